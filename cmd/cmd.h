@@ -1,0 +1,45 @@
+/*
+ * The command table lives in main.c. Adding a new command:
+ *   1. cmd/NAME.c with its option table (struct ix_cmd_spec ix_NAME_spec)
+ *      and int cmd_NAME(int argc, char **argv, const struct ix_env *env) last;
+ *   2. a row in main.c's table and the two declarations below;
+ *   3. the file in Makefile.am (ixperf_SOURCES);
+ *   4. man/ixperf-NAME.1 (and man_MANS in Makefile.am);
+ *   5. tests: tests/cli cases, and unit tests for any new module.
+ * tests/cli/help.sh checks that every listed command answers --help and
+ * has a man page.
+ */
+#ifndef IX_CMD_H
+#define IX_CMD_H
+
+#include "cmd/common.h"
+
+/* What main sets up once, from the table row's flags. */
+struct ix_env {
+	int argc; /* the whole command line, for JSON envelopes */
+	char **argv;
+};
+
+#define IX_CMD_NETWORK 1u /* ignore SIGPIPE: sockets report EPIPE instead */
+
+struct ix_command {
+	const char *name;
+	int (*fn)(int argc, char **argv, const struct ix_env *env);
+	const struct ix_cmd_spec *spec;
+	unsigned flags;
+};
+
+const struct ix_command *ix_commands(size_t *n);
+const struct ix_command *ix_command_find(const char *name);
+
+int cmd_bw(int argc, char **argv, const struct ix_env *env);
+int cmd_lat(int argc, char **argv, const struct ix_env *env);
+int cmd_server(int argc, char **argv, const struct ix_env *env);
+int cmd_help(int argc, char **argv, const struct ix_env *env);
+
+extern const struct ix_cmd_spec ix_bw_spec;
+extern const struct ix_cmd_spec ix_lat_spec;
+extern const struct ix_cmd_spec ix_server_spec;
+extern const struct ix_cmd_spec ix_help_spec;
+
+#endif

@@ -1,0 +1,245 @@
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/common.h"
+#include "probes/client.h"
+#include "probes/net.h"
+#include "probes/transport.h"
+#include "report/output.h"
+
+static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
+{
+	char *field = (char *)dst + o->offset;
+	uint64_t u;
+	double d;
+	int rc = 0;
+
+	switch (o->type) {
+	case IX_OPT_FLAG:
+		*(bool *)field = true;
+		return 0;
+	case IX_OPT_STRING:
+		if (!*arg)
+			return ix_fail(err, IX_EXIT_USAGE, "empty value");
+		*(const char **)field = arg;
+		return 0;
+	case IX_OPT_UINT:
+		rc = ix_parse_uint(arg, 0, UINT64_MAX, &u, err);
+		break;
+	case IX_OPT_SIZE:
+		rc = ix_parse_size(arg, &u, err);
+		break;
+	case IX_OPT_RATE:
+		rc = ix_parse_rate(arg, &u, err);
+		break;
+	case IX_OPT_SECONDS:
+		if (ix_parse_seconds(arg, &d, err) < 0)
+			return -1;
+		if (d < o->min || (o->max > 0 && d > o->max))
+			return ix_fail(err, IX_EXIT_USAGE, "'%s' is out of range [%g s, %g s]", arg,
+				       o->min, o->max);
+		*(double *)field = d;
+		return 0;
+	}
+	if (rc < 0)
+		return -1;
+	if ((double)u < o->min)
+		return ix_fail(err, IX_EXIT_USAGE, "'%s' must be at least %.0f", arg, o->min);
+	if (o->max > 0 && (double)u > o->max)
+		return ix_fail(err, IX_EXIT_USAGE, "'%s' must be at most %.0f", arg, o->max);
+	*(uint64_t *)field = u;
+	return 0;
+}
+
+static const char *opt_label(const struct ix_option *o, char *buf, size_t len)
+{
+	if (o->short_name)
+		snprintf(buf, len, "-%c/--%s", o->short_name, o->long_name);
+	else
+		snprintf(buf, len, "--%s", o->long_name);
+	return buf;
+}
+
+int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *dst, int *first_pos,
+		  bool *help, struct ix_err *err)
+{
+	struct option *lo = calloc(spec->nopts + 1, sizeof(*lo));
+	char shorts[2 + 3 * 64] = ":";
+	size_t sl = 1;
+	int c, idx, rc = 0;
+
+	*help = false;
+	if (!lo)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct ix_option *o = &spec->opts[i];
+		lo[i].name = o->long_name;
+		lo[i].has_arg = o->type == IX_OPT_FLAG ? no_argument : required_argument;
+		lo[i].val = 256 + (int)i;
+		if (o->short_name && sl + 3 < sizeof(shorts)) {
+			shorts[sl++] = (char)o->short_name;
+			if (o->type != IX_OPT_FLAG)
+				shorts[sl++] = ':';
+		}
+	}
+	shorts[sl] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shorts, lo, &idx)) != -1) {
+		const struct ix_option *o = NULL;
+		char label[64];
+
+		if (c == '?') {
+			if (optopt >= 256)
+				rc = ix_fail(err, IX_EXIT_USAGE, "option '--%s' takes no value",
+					     spec->opts[optopt - 256].long_name);
+			else if (optopt)
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '-%c'", optopt);
+			else
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '%s'",
+					     argv[optind - 1]);
+			break;
+		}
+		if (c == ':') {
+			rc = ix_fail(err, IX_EXIT_USAGE, "option '%s' needs a value",
+				     argv[optind - 1]);
+			break;
+		}
+		if (c >= 256)
+			o = &spec->opts[c - 256];
+		else
+			for (size_t i = 0; i < spec->nopts && !o; i++)
+				if (spec->opts[i].short_name == c)
+					o = &spec->opts[i];
+		if (!o)
+			continue;
+		if (strcmp(o->long_name, "help") == 0)
+			*help = true;
+		if (store(o, optarg, dst, err) < 0) {
+			rc = ix_fail_prefix(err, "invalid value for %s",
+					    opt_label(o, label, sizeof(label)));
+			break;
+		}
+	}
+	*first_pos = optind;
+	free(lo);
+	return rc;
+}
+
+void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f)
+{
+	fprintf(f, "usage: ixperf %s %s\n\n%s\n\nOptions:\n", spec->name, spec->usage,
+		spec->summary);
+	for (size_t i = 0; i < spec->nopts; i++) {
+		const struct ix_option *o = &spec->opts[i];
+		char left[64];
+
+		if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->long_name,
+				 o->argname ? " " : "", o->argname ? o->argname : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
+				 o->argname ? " " : "", o->argname ? o->argname : "");
+		fprintf(f, "  %-30s %s\n", left, o->help);
+	}
+	if (spec->epilog)
+		fprintf(f, "\n%s", spec->epilog);
+}
+
+void ix_opts_list(const struct ix_cmd_spec *spec, FILE *f)
+{
+	for (size_t i = 0; i < spec->nopts; i++)
+		fprintf(f, "--%s\n", spec->opts[i].long_name);
+}
+
+int ix_sink_open(struct ix_sink *s, const char *path, struct ix_err *err)
+{
+	memset(s, 0, sizeof(*s));
+	s->path = path;
+	if (!path) {
+		s->f = stdout;
+		return 0;
+	}
+	{
+		/* Refuse an unwritable destination before measuring, not after. */
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+		int n = slash ? (int)(slash - path) : 1;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : n, slash ? path : ".");
+		if (access(dir, W_OK | X_OK) < 0)
+			return ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s: %s", path, dir,
+				       strerror(errno));
+	}
+	s->f = open_memstream(&s->buf, &s->len);
+	if (!s->f)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	return 0;
+}
+
+int ix_sink_commit(struct ix_sink *s, struct ix_err *err)
+{
+	int rc;
+
+	if (!s->path)
+		return fflush(stdout) == 0 ? 0
+					   : ix_fail(err, IX_EXIT_FAIL, "cannot write to stdout");
+	fclose(s->f);
+	s->f = NULL;
+	rc = ix_output_atomic(s->path, s->buf, s->len, err);
+	free(s->buf);
+	s->buf = NULL;
+	return rc;
+}
+
+void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, const char *host)
+{
+	memset(cl, 0, sizeof(*cl));
+	cl->host = host;
+	cl->port = o->port ? (uint16_t)o->port : IX_DEFAULT_PORT;
+	cl->bind_addr = o->bind;
+	cl->connect_timeout_s = o->connect_timeout_s;
+	cl->fd = -1;
+}
+
+size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap)
+{
+	size_t n = 0;
+
+	for (uint64_t s = 1; s <= max && n < cap; s *= 2)
+		if (s >= min)
+			sizes[n++] = s;
+	return n;
+}
+
+void ix_sink_put_json(struct ix_sink *s, json_t *doc)
+{
+	json_dumpf(doc, s->f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	fputc('\n', s->f);
+	json_decref(doc);
+}
+
+int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err)
+{
+	static const char *const elsewhere[] = { "rdma", "pcie", "gpu", NULL };
+
+	*tp = ix_transport_find(name ? name : "tcp");
+	if (*tp)
+		return 0;
+	for (size_t i = 0; elsewhere[i]; i++)
+		if (strcmp(name, elsewhere[i]) == 0)
+			return ix_fail(err, IX_EXIT_UNAVAILABLE,
+				       "path '%s' is not available in this build", name);
+	return ix_fail(err, IX_EXIT_USAGE, "invalid value for --path: '%s' (tcp or udp)", name);
+}
+
+int ix_report_error(const char *cmd, const struct ix_err *err)
+{
+	fprintf(stderr, "ixperf %s: %s\n", cmd, err->msg);
+	return err->code ? err->code : IX_EXIT_FAIL;
+}

@@ -1,0 +1,123 @@
+/* Shared by the commands: the option-table parser and help, output sinks. */
+#ifndef IX_CMD_COMMON_H
+#define IX_CMD_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "probes/err.h"
+#include "report/units.h"
+
+enum ix_opt_type {
+	IX_OPT_FLAG,    /* bool */
+	IX_OPT_UINT,    /* uint64_t, plain integer */
+	IX_OPT_SIZE,    /* uint64_t bytes with K/Ki... suffixes */
+	IX_OPT_RATE,    /* uint64_t bit/s */
+	IX_OPT_SECONDS, /* double */
+	IX_OPT_STRING,  /* const char * */
+};
+
+/* One row: the only source of both parsing and --help text. */
+struct ix_option {
+	int short_name; /* 0 when there is none */
+	const char *long_name;
+	enum ix_opt_type type;
+	size_t offset; /* into the command's options struct */
+	const char *argname;
+	const char *help;
+	double min, max; /* numeric range, inclusive; max 0 = none */
+};
+
+struct ix_cmd_spec {
+	const char *name;
+	const char *usage; /* after "ixperf NAME " */
+	const char *summary;
+	const struct ix_option *opts;
+	size_t nopts;
+	const char *epilog; /* examples, notes */
+};
+
+#define IX_OPTS_END(spec_opts) (sizeof(spec_opts) / sizeof((spec_opts)[0]))
+
+/* Parse argv (argv[0] is the command name) into dst. Positional arguments
+ * are left in argv[*first_pos .. argc). --help sets *help. */
+int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *dst, int *first_pos,
+		  bool *help, struct ix_err *err);
+void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f);
+/* Names of long options, one per line (shell completion). */
+void ix_opts_list(const struct ix_cmd_spec *spec, FILE *f);
+
+/* Options every client command (bw, lat) shares; first member of their
+ * option structs so one block of rows serves both tables. */
+struct ix_client_opts {
+	uint64_t port;
+	const char *bind;
+	bool json;
+	const char *output;
+	const char *path;
+	double time_s;
+	double warmup_s;
+	uint64_t size;
+	bool sweep;
+	double connect_timeout_s;
+	bool help;
+};
+
+/* clang-format off */
+#define IX_CLIENT_OPTION_ROWS(type)                                                      \
+	{ 'p', "port", IX_OPT_UINT, offsetof(type, c.port), "PORT",                     \
+	  "server port (default 5301)", 1, 65535 },                                      \
+	{ 'B', "bind", IX_OPT_STRING, offsetof(type, c.bind), "ADDR",                   \
+	  "local address to send from", 0, 0 },                                          \
+	{ 0, "path", IX_OPT_STRING, offsetof(type, c.path), "PATH",                     \
+	  "transport: tcp (default) or udp", 0, 0 },                                     \
+	{ 't', "time", IX_OPT_SECONDS, offsetof(type, c.time_s), "SECONDS",             \
+	  "measured duration (per size in a sweep)", 0.01, 86400 },                      \
+	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(type, c.warmup_s), "SECONDS",         \
+	  "warm-up before measuring, excluded from every figure", 0, 3600 },             \
+	{ 's', "size", IX_OPT_SIZE, offsetof(type, c.size), "BYTES",                    \
+	  "message size (with -a: the largest size); K = 1000, Ki = 1024", 1, 0 },       \
+	{ 'a', "all-sizes", IX_OPT_FLAG, offsetof(type, c.sweep), NULL,                 \
+	  "sweep message sizes in powers of two up to --size", 0, 0 },                   \
+	{ 'J', "json", IX_OPT_FLAG, offsetof(type, c.json), NULL,                       \
+	  "one JSON document on stdout (diagnostics on stderr)", 0, 0 },                 \
+	{ 'o', "output", IX_OPT_STRING, offsetof(type, c.output), "FILE",               \
+	  "write the report to FILE atomically instead of stdout", 0, 0 },               \
+	{ 0, "connect-timeout", IX_OPT_SECONDS, offsetof(type, c.connect_timeout_s),    \
+	  "SECONDS", "give up connecting after this long (default 5)", 0.1, 600 },       \
+	{ 'h', "help", IX_OPT_FLAG, offsetof(type, c.help), NULL, "show this help", 0, 0 }
+/* clang-format on */
+
+/* A report destination: stdout, or a memory buffer committed atomically. */
+struct ix_sink {
+	FILE *f;
+	const char *path;
+	char *buf;
+	size_t len;
+};
+
+int ix_sink_open(struct ix_sink *s, const char *path, struct ix_err *err);
+int ix_sink_commit(struct ix_sink *s, struct ix_err *err);
+
+struct ix_transport;
+struct ix_client;
+/* A client for HOST from the shared options. */
+void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, const char *host);
+/* Powers of two from 1 to max that are >= min, at most cap of them. */
+size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
+/* Write a JSON document to the sink (reference stolen). */
+void ix_sink_put_json(struct ix_sink *s, json_t *doc);
+
+/* The transport named by --path (NULL = tcp). Paths that other builds or
+ * machines provide (rdma, pcie, gpu) are "unavailable" (exit 3), any other
+ * name a usage error. */
+int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err);
+
+/* Print "ixperf CMD: message" on stderr and return the error's exit code. */
+int ix_report_error(const char *cmd, const struct ix_err *err);
+
+#endif

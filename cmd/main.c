@@ -1,0 +1,91 @@
+/* ixperf: one binary, one command table. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+
+static const struct ix_command commands[] = {
+	{ "bw", cmd_bw, &ix_bw_spec, IX_CMD_NETWORK },
+	{ "lat", cmd_lat, &ix_lat_spec, IX_CMD_NETWORK },
+	{ "server", cmd_server, &ix_server_spec, IX_CMD_NETWORK },
+	{ "help", cmd_help, &ix_help_spec, 0 },
+};
+
+const struct ix_command *ix_commands(size_t *n)
+{
+	*n = sizeof(commands) / sizeof(commands[0]);
+	return commands;
+}
+
+const struct ix_command *ix_command_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ixperf [--version] [--list-cmds] [--help] <command> [<args>]\n\n"
+		   "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].spec->summary);
+	fprintf(f, "\n'ixperf help <command>' or 'ixperf <command> --help' shows a command's "
+		   "options.\n"
+		   "Exit codes: 0 success, 1 runtime failure, 2 usage error, 3 path unavailable,\n"
+		   "4 threshold failed.\n");
+}
+
+/* A full disk under "ixperf ... > out.json" must not pass silently. */
+static int check_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno == EPIPE)
+			return IX_EXIT_FAIL; /* the reader left: nothing to say */
+		fprintf(stderr, "ixperf: write error on standard output: %s\n", strerror(errno));
+		return IX_EXIT_FAIL;
+	}
+	if (fclose(stdout) != 0 && errno != EBADF) {
+		fprintf(stderr, "ixperf: close failed on standard output: %s\n", strerror(errno));
+		return IX_EXIT_FAIL;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ix_command *cmd;
+	struct ix_env env = { argc, argv };
+
+	if (argc < 2) {
+		usage(stderr);
+		return IX_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("ixperf %s\n", PACKAGE_VERSION);
+		return check_stdout(IX_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--list-cmds") == 0) {
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			printf("%s\n", commands[i].name);
+		return check_stdout(IX_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage(stdout);
+		return check_stdout(IX_EXIT_OK);
+	}
+	cmd = ix_command_find(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "ixperf: '%s' is not a command; see 'ixperf --help'\n", argv[1]);
+		return IX_EXIT_USAGE;
+	}
+	if (cmd->flags & IX_CMD_NETWORK)
+		signal(SIGPIPE, SIG_IGN);
+	return check_stdout(cmd->fn(argc - 1, argv + 1, &env));
+}

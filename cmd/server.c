@@ -1,0 +1,129 @@
+/* ixperf server: the agent other hosts' clients and coordinators talk to. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "probes/agent.h"
+#include "probes/net.h"
+
+struct server_opts {
+	uint64_t port;
+	const char *bind;
+	bool one_shot;
+	uint64_t max_tests;
+	uint64_t max_streams;
+	double max_duration_s;
+	double idle_s;
+	bool quiet;
+	bool help;
+};
+
+static const struct ix_option server_options[] = {
+	{ 'p', "port", IX_OPT_UINT, offsetof(struct server_opts, port), "PORT",
+	  "port to listen on (default 5301; 0 picks a free one and prints it)", 0, 65535 },
+	{ 'B', "bind", IX_OPT_STRING, offsetof(struct server_opts, bind), "ADDR",
+	  "address to listen on (default: every address, IPv6 and IPv4)", 0, 0 },
+	{ '1', "one-off", IX_OPT_FLAG, offsetof(struct server_opts, one_shot), NULL,
+	  "serve one client session, then exit", 0, 0 },
+	{ 0, "max-tests", IX_OPT_UINT, offsetof(struct server_opts, max_tests), "N",
+	  "tests running at once; more are refused (default 16)", 1, 4096 },
+	{ 0, "max-streams", IX_OPT_UINT, offsetof(struct server_opts, max_streams), "N",
+	  "streams per direction a test may ask for (default 128)", 1, 128 },
+	{ 0, "max-duration", IX_OPT_SECONDS, offsetof(struct server_opts, max_duration_s),
+	  "SECONDS", "longest test accepted, warm-up included (default 3600)", 1, 86400 },
+	{ 0, "idle-timeout", IX_OPT_SECONDS, offsetof(struct server_opts, idle_s), "SECONDS",
+	  "close control sessions idle this long (default 60)", 1, 86400 },
+	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
+	  "log nothing but errors", 0, 0 },
+	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
+	  0 },
+};
+
+const struct ix_cmd_spec ix_server_spec = {
+	.name = "server",
+	.usage = "[OPTIONS]",
+	.summary = "Run the agent: serve bw and lat tests to many clients at once",
+	.opts = server_options,
+	.nopts = IX_OPTS_END(server_options),
+	.epilog = "Each test gets its own data connections (TCP) or ports (UDP); one slow or\n"
+		  "hostile client does not hold up others. SIGINT or SIGTERM stop the server.\n",
+};
+
+static atomic_int stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	atomic_store(&stop_flag, 1);
+}
+
+static void log_line(void *arg, const char *msg)
+{
+	const struct server_opts *o = arg;
+	char when[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (o->quiet && !strstr(msg, "fail") && !strstr(msg, "refused"))
+		return;
+	localtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(stderr, "%s ixperf server: %s\n", when, msg);
+}
+
+int cmd_server(int argc, char **argv, const struct ix_env *env)
+{
+	struct server_opts o = { .port = IX_DEFAULT_PORT,
+				 .max_tests = 16,
+				 .max_streams = 128,
+				 .max_duration_s = 3600,
+				 .idle_s = 60 };
+	struct ix_agent_config cfg = { 0 };
+	struct ix_agent agent;
+	struct ix_err err = { 0 };
+	struct sigaction sa;
+	bool help;
+	int pos;
+
+	(void)env;
+	if (ix_opts_parse(&ix_server_spec, argc, argv, &o, &pos, &help, &err) < 0)
+		return ix_report_error("server", &err);
+	if (help) {
+		ix_opts_help(&ix_server_spec, stdout);
+		return IX_EXIT_OK;
+	}
+	if (pos < argc) {
+		fprintf(stderr, "ixperf server: unexpected argument '%s'\n", argv[pos]);
+		return IX_EXIT_USAGE;
+	}
+	cfg.bind_addr = o.bind;
+	cfg.port = (uint16_t)o.port;
+	cfg.one_shot = o.one_shot;
+	cfg.max_tests = (uint32_t)o.max_tests;
+	cfg.max_conns = 1024;
+	cfg.limits.max_duration_s = o.max_duration_s;
+	cfg.limits.max_streams = (uint32_t)o.max_streams;
+	cfg.handshake_s = 5;
+	cfg.idle_s = o.idle_s;
+	cfg.log = log_line;
+	cfg.log_arg = &o;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (ix_agent_open(&agent, &cfg, &stop_flag, &err) < 0)
+		return ix_report_error("server", &err);
+	printf("ixperf server %s listening on port %u\n", PACKAGE_VERSION, ix_agent_port(&agent));
+	fflush(stdout);
+	ix_agent_run(&agent, &err);
+	ix_agent_close(&agent);
+	if (!o.quiet)
+		fprintf(stderr, "ixperf server: stopped after %llu test(s), %llu refused\n",
+			(unsigned long long)agent.tests_run, (unsigned long long)agent.refused);
+	return IX_EXIT_OK;
+}

@@ -1,0 +1,381 @@
+#!/usr/bin/env bash
+# Benchmark ixperf against the tools it replaces, on loopback (127.0.0.1 only).
+#
+#   contrib/bench.sh PATH/TO/ixperf        (or: make bench)
+#
+# Measures, with runs of the two tools alternated (ixperf, peer, ixperf, ...)
+# and the median of each kept:
+#   1. TCP goodput, 1 and 2 streams: ixperf bw vs iperf3 (same duration, same
+#      congestion control; goal: ratio ixperf/iperf3 >= 1).
+#   2. CPU seconds per GB moved, 1 stream, measured the same way for both from
+#      outside: client utime+stime (GNU time) plus server utime+stime (from
+#      /proc/PID/stat before and after the run), over the receiver's bytes
+#      (goal: ratio <= 1).
+#   3. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
+#      ping-pong, one-way (RTT/2) p50 and p99 in usec (goal: ratio <= 1).
+#      Both block in receive by default; ixperf --busy-poll is shown for
+#      information only.
+#
+# This is a benchmark, not a test: a MISS still exits 0. The exit status is
+# non-zero only when a tool cannot be run or its output cannot be read.
+#
+# Environment:
+#   BENCH_RUNS   runs per tool and measurement (default 5)
+#   BENCH_TIME   seconds per run (default 5)
+#   BENCH_PORT   first of the 5 consecutive ports used (default 15301)
+#   BENCH_CC     TCP congestion control (default: the system's default)
+#   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
+set -euo pipefail
+
+usage() {
+	echo "usage: $0 PATH/TO/ixperf" >&2
+	exit 2
+}
+
+[ $# -eq 1 ] || usage
+IXPERF=$1
+[ -x "$IXPERF" ] || { echo "bench: $IXPERF is not an executable" >&2; exit 2; }
+IXPERF=$(cd "$(dirname "$IXPERF")" && pwd)/$(basename "$IXPERF")
+
+RUNS=${BENCH_RUNS:-5}
+T=${BENCH_TIME:-5}
+PORT=${BENCH_PORT:-15301}
+HOST=127.0.0.1
+LAT_SIZE=64
+LAT_WARMUP=0.5 # ixperf lat warm-up; sockperf discards its own first 400 ms
+
+[[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2; }
+[[ $T =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_TIME must be a whole number of seconds" >&2; exit 2; }
+if ! [[ $PORT =~ ^[0-9]+$ ]] || ((PORT < 1 || PORT > 65530)); then
+	echo "bench: BENCH_PORT must be a port number" >&2
+	exit 2
+fi
+
+# Ports: one per server so a server that lingers cannot disturb another.
+P_IX_BW=$PORT P_IPERF=$((PORT + 1)) P_IX_LAT=$((PORT + 2)) P_SP_TCP=$((PORT + 3)) P_SP_UDP=$((PORT + 4))
+
+# A client that has not finished well after its run is hung: give up on it.
+CLIENT_TIMEOUT=$((2 * T + 30))
+
+# ---- helpers ----------------------------------------------------------------
+
+die() {
+	echo "bench: $*" >&2
+	exit 1
+}
+
+for tool in iperf3 sockperf jq awk ss timeout getconf; do
+	command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y iperf3 sockperf jq iproute2)"
+done
+GNU_TIME=/usr/bin/time
+"$GNU_TIME" -f '%U' true >/dev/null 2>&1 || die "GNU time is missing (apt-get install -y time)"
+CLK_TCK=$(getconf CLK_TCK)
+
+CC=${BENCH_CC:-$(cat /proc/sys/net/ipv4/tcp_congestion_control)}
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ixperf-bench.XXXXXX")
+SERVER_PIDS=() # servers still running, for the EXIT trap
+SERVER_PID=    # the one server_up started last
+
+# Stop every server still running (by PID), and keep the work directory only
+# when something went wrong so that its logs can be read.
+cleanup() {
+	local rc=$? pid
+	trap - EXIT INT TERM
+	for pid in "${SERVER_PIDS[@]}"; do
+		stop_pid "$pid"
+	done
+	if [ "$rc" -eq 0 ]; then
+		rm -rf "$WORK"
+	else
+		echo "bench: failed (exit $rc); logs are in $WORK" >&2
+	fi
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# stop_pid PID: SIGTERM, then SIGKILL if it is still there after 3 s.
+stop_pid() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || true
+	for ((i = 0; i < 30; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
+# server_up NAME PROTO PORT CMD...: start a server in the background (a child
+# of this shell, so that it can be stopped and reaped by PID), wait until its
+# PROTO (tcp or udp) port is bound. Its PID is left in SERVER_PID and kept
+# for the EXIT trap. Its output goes to $WORK/NAME.log.
+server_up() {
+	local name=$1 proto=$2 port=$3 pid i flag=-Hltn
+	shift 3
+	"$@" >"$WORK/$name.log" 2>&1 </dev/null &
+	pid=$!
+	SERVER_PIDS+=("$pid")
+	SERVER_PID=$pid
+	[ "$proto" = udp ] && flag=-Hlun
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		[ -z "$(ss "$flag" "sport = :$port" 2>/dev/null)" ] || return 0
+		sleep 0.05
+	done
+	cat "$WORK/$name.log" >&2
+	die "$name server ('$*') did not start on port $port"
+}
+
+# server_down PID: stop one server and forget it.
+server_down() {
+	local pid=$1 keep=() p
+	stop_pid "$pid"
+	for p in "${SERVER_PIDS[@]}"; do
+		[ "$p" = "$pid" ] || keep+=("$p")
+	done
+	SERVER_PIDS=("${keep[@]}")
+}
+
+# proc_cpu_s PID: user+system CPU seconds of a live process, all its threads
+# (fields 14 and 15 of /proc/PID/stat, counted after the "(comm)" field, whose
+# name may hold spaces).
+proc_cpu_s() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || die "cannot read /proc/$1/stat (server died?)"
+	stat=${stat##*) }
+	awk -v tck="$CLK_TCK" '{ printf "%.4f\n", ($12 + $13) / tck }' <<<"$stat"
+}
+
+# run_client NAME CMD...: run a client with a timeout; stdout to $WORK/NAME.out,
+# stderr to $WORK/NAME.err, its user+system CPU seconds (GNU time, includes all
+# its threads) to $WORK/NAME.cpu. Fails the benchmark if the client fails.
+run_client() {
+	local name=$1 rc=0
+	shift
+	# timeout runs under time (its CPU, negligible, is counted for every tool
+	# alike) and in the foreground, so that Ctrl-C reaches the client at once.
+	"$GNU_TIME" -f '%U %S' -o "$WORK/$name.time" timeout --foreground "$CLIENT_TIMEOUT" \
+		"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 20 "$WORK/$name.err" "$WORK/$name.out" >&2 || true
+		die "$name: '$*' exited with status $rc"
+	fi
+	awk 'END { printf "%.4f\n", $1 + $2 }' "$WORK/$name.time" >"$WORK/$name.cpu"
+}
+
+# jq_num FILE FILTER: a number from a JSON document, or fail.
+jq_num() {
+	local v
+	v=$(jq -e -r "$2 | numbers" "$1" 2>/dev/null) || die "no number at '$2' in $1"
+	echo "$v"
+}
+
+# median: the median of the numbers on stdin, one per line.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END {
+		if (NR == 0) exit 1
+		if (NR % 2) printf "%.6g\n", v[(NR + 1) / 2]
+		else printf "%.6g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# calc EXPR VARS...: evaluate an awk expression on numbers, e.g. calc 'a/b' a=1 b=2.
+calc() {
+	local expr=$1 args=()
+	shift
+	for kv in "$@"; do args+=(-v "$kv"); done
+	awk "${args[@]}" "BEGIN { printf \"%.6g\n\", $expr }"
+}
+
+# Samples are appended to $WORK/samples/KEY, one number a line.
+mkdir "$WORK/samples"
+sample() { echo "$2" >>"$WORK/samples/$1"; }
+median_of() { median <"$WORK/samples/$1"; }
+
+# ---- header -------------------------------------------------------------------
+
+echo "ixperf benchmark on loopback ($HOST)"
+echo "  ixperf:     $("$IXPERF" --version 2>&1 | head -n 1) ($IXPERF)"
+echo "  iperf3:     $(iperf3 --version 2>&1 | head -n 1)"
+echo "  sockperf:   $(sockperf --version 2>&1 | head -n 1)"
+echo "  kernel:     $(uname -sr), $(getconf _NPROCESSORS_ONLN) CPUs"
+echo "  congestion: $CC"
+echo "  runs:       $RUNS per tool and measurement, $T s each (BENCH_RUNS, BENCH_TIME)"
+echo
+
+# ---- 1 & 2: TCP bandwidth and CPU cost ------------------------------------------
+
+# bw_ixperf P RUN: one ixperf bw run with P streams; records goodput (and, for
+# P=1, CPU s/GB).
+bw_ixperf() {
+	local p=$1 i=$2 name="ixbw-P$1-$2" before after bytes bps srv cli
+	before=$(proc_cpu_s "$ix_bw_pid")
+	run_client "$name" "$IXPERF" bw -t "$T" -w 0 -P "$p" -C "$CC" -J -p "$P_IX_BW" "$HOST"
+	after=$(proc_cpu_s "$ix_bw_pid")
+	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
+		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bits_per_second')
+	bytes=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bytes')
+	bw_record ixperf "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+}
+
+# bw_iperf3 P RUN: the same with iperf3.
+bw_iperf3() {
+	local p=$1 i=$2 name="iperf3-P$1-$2" before after bytes bps
+	before=$(proc_cpu_s "$iperf_pid")
+	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -t "$T" -P "$p" -C "$CC" -J
+	after=$(proc_cpu_s "$iperf_pid")
+	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
+		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" '.end.sum_received.bits_per_second')
+	bytes=$(jq_num "$WORK/$name.out" '.end.sum_received.bytes')
+	bw_record iperf3 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+}
+
+# bw_record TOOL P RUN BPS BYTES CLIENT_CPU SERVER_CPU: keep the samples, print a line.
+bw_record() {
+	local tool=$1 p=$2 i=$3 bps=$4 bytes=$5 cli=$6 srv=$7 per_gb=""
+	sample "bw-$tool-P$p" "$(calc 'b/1e9' b="$bps")"
+	if [ "$p" -eq 1 ]; then
+		per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
+		sample "cpu-$tool" "$per_gb"
+		per_gb=$(printf ', cpu client %.2f s + server %.2f s = %.3f s/GB' "$cli" "$srv" "$per_gb")
+	fi
+	printf '  run %d/%d  %-7s %7.2f Gbit/s%s\n' "$i" "$RUNS" "$tool" "$(calc 'b/1e9' b="$bps")" "$per_gb"
+}
+
+echo "== TCP bandwidth ($CC), ixperf bw vs iperf3"
+server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
+ix_bw_pid=$SERVER_PID
+server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
+iperf_pid=$SERVER_PID
+for p in 1 2; do
+	echo "-- $p stream(s)"
+	for ((i = 1; i <= RUNS; i++)); do
+		bw_ixperf "$p" "$i"
+		bw_iperf3 "$p" "$i"
+	done
+done
+server_down "$ix_bw_pid"
+server_down "$iperf_pid"
+echo
+
+# ---- 3: latency -----------------------------------------------------------------
+
+# lat_ixperf PATH RUN [--busy-poll]: one ixperf lat run; records p50/p99 in usec.
+lat_ixperf() {
+	local path=$1 i=$2 mode=${3:-} key name p50 p99
+	key="ixperf${mode:+-bp}-$path"
+	name="lat-$key-$i"
+	# shellcheck disable=SC2086 # $mode is empty or one option
+	run_client "$name" "${PIN_CLIENT[@]}" "$IXPERF" lat --path "$path" -s "$LAT_SIZE" -t "$T" -w "$LAT_WARMUP" \
+		$mode -J -p "$P_IX_LAT" "$HOST"
+	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
+		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
+	p50=$(jq_num "$WORK/$name.out" '.results[0].stats.p50_ns')
+	p99=$(jq_num "$WORK/$name.out" '.results[0].stats.p99_ns')
+	p50=$(calc 'n/1000' n="$p50")
+	p99=$(calc 'n/1000' n="$p99")
+	lat_record "$key" "$i" "$p50" "$p99" "$(jq -r '.results[0].stats.count' "$WORK/$name.out") samples"
+}
+
+# sockperf_pct P: the P-th percentile from sockperf's text on stdin.
+sockperf_pct() {
+	awk -v p="$1" '$2 == "--->" && $3 == "percentile" && $4 + 0 == p { print $6; exit }'
+}
+
+# lat_sockperf PATH RUN: one sockperf ping-pong run. sockperf prints one-way
+# latency (RTT/2) in usec, e.g. "---> percentile 99.000 =   44.490", coloured
+# with ANSI escapes on some lines; the escapes are stripped first.
+lat_sockperf() {
+	local path=$1 i=$2 port=$P_SP_UDP opt=() name="lat-sockperf-$1-$2" txt p50 p99 obs
+	[ "$path" = tcp ] && { port=$P_SP_TCP; opt=(--tcp); }
+	run_client "$name" "${PIN_CLIENT[@]}" sockperf ping-pong -i "$HOST" -p "$port" "${opt[@]}" -m "$LAT_SIZE" -t "$T"
+	txt=$(cat "$WORK/$name.out" "$WORK/$name.err" | sed 's/\x1b\[[0-9;]*m//g')
+	p50=$(sockperf_pct 50 <<<"$txt")
+	p99=$(sockperf_pct 99 <<<"$txt")
+	if [ -z "$p50" ] || [ -z "$p99" ]; then
+		die "$name: no percentiles in sockperf's output ($WORK/$name.out)"
+	fi
+	obs=$(sed -n 's/.*Total \([0-9]*\) observations.*/\1/p' <<<"$txt" | head -n 1)
+	lat_record "sockperf-$path" "$i" "$p50" "$p99" "${obs:-?} samples"
+}
+
+# lat_record KEY RUN P50 P99 NOTE: keep the samples, print a line.
+lat_record() {
+	sample "p50-$1" "$3"
+	sample "p99-$1" "$4"
+	printf '  run %d/%d  %-18s p50 %8.2f us  p99 %8.2f us  (%s)\n' "$2" "$RUNS" "$1" "$3" "$4" "$5"
+}
+
+# Where the scheduler puts the two ends decides loopback latency more than
+# either tool does (same core: ~6 us; across cores: ~20 us). Both tools are
+# pinned alike: clients on one CPU, servers on another (BENCH_PIN=none
+# leaves placement to the scheduler).
+PIN=${BENCH_PIN:-0,1}
+PIN_CLIENT=()
+PIN_SERVER=()
+if [ "$PIN" != none ] && command -v taskset >/dev/null; then
+	PIN_CLIENT=(taskset -c "${PIN%,*}")
+	PIN_SERVER=(taskset -c "${PIN#*,}")
+fi
+echo "== Latency, $LAT_SIZE-byte ping-pong, one-way (RTT/2), ixperf lat vs sockperf"
+echo "   pinning: ${PIN_CLIENT[*]:-none} (clients), ${PIN_SERVER[*]:-none} (servers)"
+server_up ix_lat tcp "$P_IX_LAT" "${PIN_SERVER[@]}" "$IXPERF" server -B "$HOST" -p "$P_IX_LAT" -q
+ix_lat_pid=$SERVER_PID
+server_up sp_tcp tcp "$P_SP_TCP" "${PIN_SERVER[@]}" sockperf server --tcp -i "$HOST" -p "$P_SP_TCP"
+sp_tcp_pid=$SERVER_PID
+server_up sp_udp udp "$P_SP_UDP" "${PIN_SERVER[@]}" sockperf server -i "$HOST" -p "$P_SP_UDP"
+sp_udp_pid=$SERVER_PID
+for path in tcp udp; do
+	echo "-- $path"
+	for ((i = 1; i <= RUNS; i++)); do
+		lat_ixperf "$path" "$i"
+		lat_sockperf "$path" "$i"
+	done
+	echo "-- $path, ixperf --busy-poll (information only)"
+	for ((i = 1; i <= RUNS; i++)); do
+		lat_ixperf "$path" "$i" --busy-poll
+	done
+done
+server_down "$ix_lat_pid"
+server_down "$sp_tcp_pid"
+server_down "$sp_udp_pid"
+echo
+
+# ---- summary ------------------------------------------------------------------
+
+# row METRIC IX PEER GOAL: one table line; GOAL is ">=1", "<=1" or "-" (no goal).
+# The verdict is taken on the ratio as printed (3 decimals).
+row() {
+	local metric=$1 ix=$2 peer=$3 goal=$4 ratio="-" verdict="info"
+	if [ "$goal" != "-" ]; then
+		ratio=$(printf '%.3f' "$(calc 'a/b' a="$ix" b="$peer")")
+		if [ "$goal" = ">=1" ]; then
+			verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 1 ? "PASS" : "MISS") }')
+		else
+			verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1 ? "PASS" : "MISS") }')
+		fi
+		peer=$(printf '%.3f' "$peer")
+	fi
+	printf '%-34s %12.3f %12s %8s %6s  %s\n' "$metric" "$ix" "$peer" "$ratio" "$goal" "$verdict"
+}
+
+echo "== Summary: medians of $RUNS runs of $T s, congestion control $CC"
+printf '%-34s %12s %12s %8s %6s  %s\n' metric ixperf peer ratio goal result
+row "TCP bw 1 stream, Gbit/s (iperf3)" "$(median_of bw-ixperf-P1)" "$(median_of bw-iperf3-P1)" ">=1"
+row "TCP bw 2 streams, Gbit/s (iperf3)" "$(median_of bw-ixperf-P2)" "$(median_of bw-iperf3-P2)" ">=1"
+row "CPU s/GB 1 stream (iperf3)" "$(median_of cpu-ixperf)" "$(median_of cpu-iperf3)" "<=1"
+for path in tcp udp; do
+	P=${path^^}
+	row "$P lat p50, us (sockperf)" "$(median_of "p50-ixperf-$path")" "$(median_of "p50-sockperf-$path")" "<=1"
+	row "$P lat p99, us (sockperf)" "$(median_of "p99-ixperf-$path")" "$(median_of "p99-sockperf-$path")" "<=1"
+done
+for path in tcp udp; do
+	P=${path^^}
+	row "$P lat p50, us, --busy-poll" "$(median_of "p50-ixperf-bp-$path")" "-" "-"
+	row "$P lat p99, us, --busy-poll" "$(median_of "p99-ixperf-bp-$path")" "-" "-"
+done

@@ -1,0 +1,499 @@
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "probes/client.h"
+#include "probes/clock.h"
+#include "probes/net.h"
+#include "probes/proto.h"
+#include "probes/sampler.h"
+#include "probes/transport.h"
+#include "probes/wire.h"
+
+#define REPLY_TIMEOUT_S 10.0
+#define FINISH_GRACE_S  2.0
+#define HARD_EXTRA_S    10.0
+#define STALL_S         10.0
+
+static int64_t after_s(double s)
+{
+	return ix_now_ns() + ix_seconds_to_ns(s);
+}
+
+/* Receive a frame of the wanted type; ERROR frames become errors. */
+static int expect(struct ix_client *c, uint16_t want, json_t **body, double timeout_s,
+		  struct ix_err *err)
+{
+	uint16_t type;
+
+	if (ix_frame_recv(c->fd, &type, body, after_s(timeout_s), err) < 0)
+		return ix_fail_prefix(err, "server %s", c->host);
+	if (type == IX_MSG_ERROR) {
+		const char *m = json_string_value(json_object_get(*body, "error"));
+		json_int_t code = json_integer_value(json_object_get(*body, "code"));
+		/* Only "path unavailable" keeps its own exit code; any other
+		 * refusal by the server is a runtime failure here. */
+		ix_fail(err, code == IX_EXIT_UNAVAILABLE ? IX_EXIT_UNAVAILABLE : IX_EXIT_FAIL,
+			"server %s: %s", c->host, m ? m : "error");
+		json_decref(*body);
+		*body = NULL;
+		return -1;
+	}
+	if (type != want) {
+		json_decref(*body);
+		*body = NULL;
+		return ix_fail(err, IX_EXIT_FAIL, "server %s sent %s, expected %s", c->host,
+			       ix_msg_name(type), ix_msg_name(want));
+	}
+	return 0;
+}
+
+int ix_client_connect(struct ix_client *c, struct ix_err *err)
+{
+	char host[256] = "";
+	json_t *hello, *ack;
+	int rc;
+
+	c->fd = ix_net_connect(c->host, c->port, SOCK_STREAM, c->bind_addr,
+			       after_s(c->connect_timeout_s > 0 ? c->connect_timeout_s : 5), err);
+	if (c->fd < 0)
+		return -1;
+	gethostname(host, sizeof(host) - 1);
+	hello = json_pack("{s:s,s:s,s:i}", "host", host, "version", PACKAGE_VERSION, "protocol",
+			  IX_PROTO_VERSION);
+	rc = ix_frame_send(c->fd, IX_MSG_HELLO, hello, after_s(REPLY_TIMEOUT_S), err);
+	json_decref(hello);
+	if (rc < 0 || expect(c, IX_MSG_HELLO_ACK, &ack, REPLY_TIMEOUT_S, err) < 0) {
+		ix_client_close(c);
+		return -1;
+	}
+	snprintf(c->server_host, sizeof(c->server_host), "%s",
+		 json_string_value(json_object_get(ack, "host")) ?: "?");
+	snprintf(c->server_version, sizeof(c->server_version), "%s",
+		 json_string_value(json_object_get(ack, "version")) ?: "?");
+	json_decref(ack);
+	return 0;
+}
+
+void ix_client_close(struct ix_client *c)
+{
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
+static double ru_s(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_usec - a->tv_usec) / 1e6;
+}
+
+static void cpu_since(const struct rusage *r0, int64_t t0, struct ix_cpu *cpu)
+{
+	struct rusage r1;
+
+	memset(cpu, 0, sizeof(*cpu));
+	if (getrusage(RUSAGE_SELF, &r1) < 0)
+		return;
+	cpu->valid = true;
+	cpu->user_s = ru_s(&r0->ru_utime, &r1.ru_utime);
+	cpu->system_s = ru_s(&r0->ru_stime, &r1.ru_stime);
+	cpu->wall_s = (double)(ix_now_ns() - t0) / 1e9;
+}
+
+/* TEST -> TEST_ACK -> open channels -> READY. */
+static int negotiate(struct ix_client *c, json_t *req, struct ix_stream *s, uint32_t n,
+		     const struct ix_transport *tp, const struct ix_bw_params *bw, char *cc,
+		     size_t cclen, struct ix_err *err)
+{
+	struct ix_dial dial = { c->host, c->port, c->bind_addr, NULL, c->fd };
+	json_t *ack, *ready, *setups;
+	int64_t deadline;
+	int rc = -1;
+
+	if (ix_frame_send(c->fd, IX_MSG_TEST, req, after_s(REPLY_TIMEOUT_S), err) < 0 ||
+	    expect(c, IX_MSG_TEST_ACK, &ack, REPLY_TIMEOUT_S, err) < 0)
+		return -1;
+	dial.cookie = json_string_value(json_object_get(ack, "cookie"));
+	setups = json_object_get(ack, "streams");
+	if (!dial.cookie || !json_is_array(setups) || json_array_size(setups) != n) {
+		ix_fail(err, IX_EXIT_FAIL, "server %s: malformed TEST_ACK", c->host);
+		goto out;
+	}
+	deadline = after_s(REPLY_TIMEOUT_S);
+	for (uint32_t i = 0; i < n; i++) {
+		s[i].tp = tp;
+		if (tp->client_open(&s[i], &dial, json_array_get(setups, i), deadline, err) < 0)
+			goto out;
+		if (bw && tp->tune && tp->tune(&s[i], bw, cc, cclen, err) < 0)
+			goto out;
+	}
+	if (expect(c, IX_MSG_READY, &ready, REPLY_TIMEOUT_S, err) < 0)
+		goto out;
+	json_decref(ready);
+	rc = 0;
+out:
+	json_decref(ack);
+	return rc;
+}
+
+static int send_simple(struct ix_client *c, uint16_t type, struct ix_err *err)
+{
+	json_t *j = json_object();
+	int rc = ix_frame_send(c->fd, type, j, after_s(REPLY_TIMEOUT_S), err);
+	json_decref(j);
+	return rc;
+}
+
+/* An interval is ready once both ends reported every stream. */
+static bool interval_ready(const struct ix_interval *iv)
+{
+	for (uint32_t i = 0; i < iv->nstreams; i++)
+		if (!iv->streams[i].have_tx || !iv->streams[i].have_rx)
+			return false;
+	return true;
+}
+
+static void emit_ready(struct ix_bw_result *r, const struct ix_bw_hooks *hooks, size_t *emitted)
+{
+	while (*emitted < r->nintervals && interval_ready(&r->intervals[*emitted])) {
+		if (hooks && hooks->on_interval)
+			hooks->on_interval(hooks->arg, r, *emitted);
+		(*emitted)++;
+	}
+}
+
+static int fill_remote(struct ix_bw_result *r, json_t *res, struct ix_stream *s, uint32_t n)
+{
+	json_t *arr = json_object_get(res, "streams"), *o;
+	size_t i;
+
+	if (!json_is_array(arr) || json_array_size(arr) != n)
+		return -1;
+	json_array_foreach(arr, i, o)
+	{
+		struct ix_stream_result *sr = &r->streams[i];
+		struct ix_stream_end e;
+
+		if (ix_wire_parse_stream_end(json_object_get(o, "end"), &e) < 0)
+			return -1;
+		if (s[i].sending)
+			sr->receiver = e;
+		else
+			sr->sender = e;
+	}
+	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
+	return 0;
+}
+
+/* A final interval shorter than a tenth of the others is noise: drop it,
+ * as the summary covers the whole window anyway. */
+static void drop_short_tail(struct ix_bw_result *r)
+{
+	struct ix_interval *iv;
+
+	if (!r->nintervals)
+		return;
+	iv = &r->intervals[r->nintervals - 1];
+	if (iv->end_s - iv->start_s < 0.1 * r->params.interval_s) {
+		free(iv->streams);
+		r->nintervals--;
+	}
+}
+
+int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_result *r,
+	      const struct ix_bw_hooks *hooks, struct ix_err *err)
+{
+	const struct ix_transport *tp = ix_transport_find(p->path);
+	struct ix_stream s[2 * IX_MAX_STREAMS];
+	struct ix_interval_stream e[2 * IX_MAX_STREAMS];
+	struct ix_sampler sm;
+	size_t emitted = 0;
+	atomic_int stop = 0;
+	struct rusage ru0;
+	uint32_t n;
+	int64_t t0, end_t = 0, grace_t = 0, hard_t = 0, last_progress;
+	uint64_t last_bytes = 0;
+	json_t *req, *res = NULL;
+	int rc;
+
+	ix_bw_result_init(r, p);
+	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
+	if (!tp)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE, "unknown path '%s'", p->path);
+	if (!r->streams)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	ix_bw_layout(p, true, s, &n);
+	for (uint32_t i = 0; i < n; i++) {
+		r->streams[i].id = i;
+		r->streams[i].dir = s[i].dir;
+	}
+	req = json_pack("{s:s,s:o}", "kind", "bw", "bw", ix_wire_bw_params(p));
+	rc = negotiate(c, req, s, n, tp, p, r->congestion_used, sizeof(r->congestion_used), err);
+	json_decref(req);
+	if (rc < 0)
+		goto fail_closed;
+	getrusage(RUSAGE_SELF, &ru0);
+	if (send_simple(c, IX_MSG_START, err) < 0)
+		goto fail_closed;
+	t0 = last_progress = ix_now_ns();
+	ix_bw_arm(s, n, p, tp, &stop, t0);
+	if (!p->bytes) {
+		end_t = t0 + ix_seconds_to_ns(p->warmup_s + p->duration_s);
+		grace_t = end_t + ix_seconds_to_ns(FINISH_GRACE_S);
+		hard_t = end_t + ix_seconds_to_ns(HARD_EXTRA_S);
+	}
+	ix_sampler_init(&sm, p->interval_s, t0, n);
+	if (ix_streams_start(s, n, err) < 0)
+		goto fail_running;
+	for (;;) {
+		int64_t now = ix_now_ns(), next = ix_sampler_next(&sm);
+		int64_t wake = now + 50 * 1000000LL;
+		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		uint64_t bytes = 0;
+
+		if (ix_streams_done(s, n))
+			break;
+		if (next && next <= now) {
+			uint64_t k = sm.next_k;
+			ix_sampler_take(&sm, s, e);
+			ix_interval_merge(r, k, e, n);
+			emit_ready(r, hooks, &emitted);
+			continue;
+		}
+		if (grace_t && now >= grace_t)
+			atomic_store(&stop, 1); /* receivers that missed the end */
+		if (hard_t && now >= hard_t) {
+			ix_fail(err, IX_EXIT_FAIL,
+				"streams did not finish %.0f s after the deadline", HARD_EXTRA_S);
+			goto fail_running;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			bytes += atomic_load_explicit(&s[i].c.bytes, memory_order_relaxed);
+		if (bytes != last_bytes) {
+			last_bytes = bytes;
+			last_progress = now;
+		} else if (now - last_progress > ix_seconds_to_ns(STALL_S)) {
+			ix_fail(err, IX_EXIT_FAIL, "no data moved for %.0f s", STALL_S);
+			goto fail_running;
+		}
+		if (next && next < wake)
+			wake = next;
+		if (poll(&pfd, 1, ix_ms_until(wake)) > 0) {
+			uint16_t type;
+			json_t *body;
+
+			if (ix_frame_recv(c->fd, &type, &body, after_s(REPLY_TIMEOUT_S), err) < 0) {
+				ix_fail_prefix(err,
+					       "server %s closed the control connection %.1f s "
+					       "into the test",
+					       c->host, (double)(ix_now_ns() - t0) / 1e9);
+				goto fail_running;
+			}
+			if (type == IX_MSG_INTERVAL) {
+				ix_interval_merge_wire(r, body);
+				emit_ready(r, hooks, &emitted);
+			} else {
+				const char *m = json_string_value(json_object_get(body, "error"));
+				ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host,
+					m ? m : ix_msg_name(type));
+				json_decref(body);
+				goto fail_running;
+			}
+			json_decref(body);
+		}
+	}
+	for (uint32_t i = 0; i < n; i++)
+		ix_stream_end_fill(&s[i],
+				   s[i].sending ? &r->streams[i].sender : &r->streams[i].receiver);
+	cpu_since(&ru0, t0, &r->cpu_local);
+	if (p->interval_s > 0) {
+		/* The tail since the last tick; the server sends its own. */
+		uint64_t k = sm.next_k;
+		int64_t now = ix_now_ns();
+
+		ix_sampler_take(&sm, s, e);
+		if (ix_interval_merge(r, k, e, n) == 0)
+			r->intervals[k].end_s = (double)(now - t0) / 1e9;
+	}
+	if (send_simple(c, IX_MSG_STOP, err) < 0)
+		goto fail_closed;
+	/* Late INTERVAL frames may come before the RESULT. */
+	for (;;) {
+		uint16_t type;
+		if (ix_frame_recv(c->fd, &type, &res, after_s(REPLY_TIMEOUT_S), err) < 0) {
+			ix_fail_prefix(err, "server %s: no result", c->host);
+			goto fail_closed;
+		}
+		if (type == IX_MSG_INTERVAL) {
+			ix_interval_merge_wire(r, res);
+			json_decref(res);
+			continue;
+		}
+		if (type == IX_MSG_RESULT)
+			break;
+		{
+			const char *m = json_string_value(json_object_get(res, "error"));
+			ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host,
+				m ? m : ix_msg_name(type));
+		}
+		json_decref(res);
+		goto fail_closed;
+	}
+	rc = fill_remote(r, res, s, n);
+	json_decref(res);
+	drop_short_tail(r);
+	emit_ready(r, hooks, &emitted);
+	if (rc < 0) {
+		ix_fail(err, IX_EXIT_FAIL, "server %s: malformed RESULT", c->host);
+		goto fail_closed;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].failed) {
+			*err = s[i].err;
+			goto fail_closed;
+		}
+	}
+	ix_streams_close(s, n);
+	r->complete = true;
+	return 0;
+
+fail_running:
+	atomic_store(&stop, 1);
+	ix_streams_join(s, n);
+	for (uint32_t i = 0; i < n; i++)
+		ix_stream_end_fill(&s[i],
+				   s[i].sending ? &r->streams[i].sender : &r->streams[i].receiver);
+	cpu_since(&ru0, t0, &r->cpu_local);
+fail_closed:
+	ix_streams_close(s, n);
+	ix_client_close(c);
+	r->complete = false;
+	snprintf(r->error, sizeof(r->error), "%s", err->msg);
+	if (!err->code)
+		err->code = IX_EXIT_FAIL;
+	return -1;
+}
+
+/* Is the control connection saying something (an ERROR, or closed)? */
+static int control_alive(struct ix_client *c, struct ix_err *err)
+{
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	uint16_t type;
+	json_t *body;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	if (ix_frame_recv(c->fd, &type, &body, after_s(1), err) < 0)
+		return ix_fail_prefix(err, "server %s closed the control connection", c->host);
+	{
+		const char *m = json_string_value(json_object_get(body, "error"));
+		ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host, m ? m : ix_msg_name(type));
+	}
+	json_decref(body);
+	return -1;
+}
+
+int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat_result *r,
+	       struct ix_err *err)
+{
+	const struct ix_transport *tp = ix_transport_find(p->path);
+	struct ix_stream s;
+	atomic_int stop = 0;
+	struct rusage ru0;
+	uint8_t *buf = NULL;
+	int64_t t0, warm_until, end_t, timeout_ns, last_check, last_reply;
+	uint64_t seq = 0;
+	json_t *req, *res;
+	int rc;
+
+	ix_lat_result_init(r, p);
+	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
+	if (!tp)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE, "unknown path '%s'", p->path);
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, true);
+	s.msg_size = p->msg_size;
+	s.busy_poll = p->busy_poll;
+	s.stop = &stop;
+	buf = calloc(1, p->msg_size);
+	if (!buf || !r->samples.hist) {
+		free(buf);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	req = json_pack("{s:s,s:o}", "kind", "lat", "lat", ix_wire_lat_params(p));
+	rc = negotiate(c, req, &s, 1, tp, NULL, NULL, 0, err);
+	json_decref(req);
+	if (rc < 0 || send_simple(c, IX_MSG_START, err) < 0)
+		goto fail;
+	/* Blocking receives wake at least as often as a reply may be late. */
+	ix_net_set_timeouts(s.fd, p->timeout_s < 0.2 ? (int)(p->timeout_s * 1000) + 1 : 200);
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = last_check = last_reply = ix_now_ns();
+	warm_until = t0 + ix_seconds_to_ns(p->warmup_s);
+	end_t = p->iters ? 0 : warm_until + ix_seconds_to_ns(p->duration_s);
+	timeout_ns = ix_seconds_to_ns(p->timeout_s);
+	for (;;) {
+		int64_t rtt = tp->ping(&s, buf, seq++, timeout_ns), now = ix_now_ns();
+
+		if (rtt < 0) {
+			*err = s.err;
+			ix_fail_prefix(err, "server %s", c->host);
+			goto fail_measured;
+		}
+		if (rtt == 0) {
+			if (now >= warm_until)
+				r->lost++;
+			if (now - last_reply > 5 * IX_NSEC_PER_SEC) {
+				ix_fail(err, IX_EXIT_FAIL, "server %s: no reply for 5 s", c->host);
+				goto fail_measured;
+			}
+		} else {
+			last_reply = now;
+			if (now >= warm_until &&
+			    ix_samples_add(&r->samples, (uint64_t)rtt / 2) < 0) {
+				ix_fail(err, IX_EXIT_FAIL, "out of memory");
+				goto fail_measured;
+			}
+		}
+		if (p->iters ? r->samples.seen >= p->iters : now >= end_t)
+			break;
+		if (now - last_check > 100 * 1000000LL) {
+			last_check = now;
+			if (control_alive(c, err) < 0)
+				goto fail_measured;
+		}
+	}
+	r->seconds = (double)(ix_now_ns() - (warm_until > t0 ? warm_until : t0)) / 1e9;
+	cpu_since(&ru0, t0, &r->cpu_local);
+	if (tp->caps & IX_CAP_EOF)
+		shutdown(s.fd, SHUT_WR);
+	if (send_simple(c, IX_MSG_STOP, err) < 0 ||
+	    expect(c, IX_MSG_RESULT, &res, REPLY_TIMEOUT_S, err) < 0)
+		goto fail_measured;
+	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
+	json_decref(res);
+	ix_stats_compute(&r->samples, &r->stats);
+	ix_streams_close(&s, 1);
+	free(buf);
+	r->complete = true;
+	return 0;
+
+fail_measured:
+	r->seconds = (double)(ix_now_ns() - t0) / 1e9;
+fail:
+	ix_stats_compute(&r->samples, &r->stats);
+	ix_streams_close(&s, 1);
+	ix_client_close(c);
+	free(buf);
+	r->complete = false;
+	snprintf(r->error, sizeof(r->error), "%s", err->msg);
+	if (!err->code)
+		err->code = IX_EXIT_FAIL;
+	return -1;
+}

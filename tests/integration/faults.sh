@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Faults: a server that dies mid-test, hostile bytes on the control port,
+# limits, and a server that must keep serving everyone else.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+J=$IX_TMP
+
+# --- A server killed mid-test: bounded exit 1, partial intervals kept. -------
+ix_server victim || exit 99
+start=$(date +%s.%N)
+"$IXPERF" bw -t 10 -w 0 -i 0.5 -J -p "$IX_PORT" 127.0.0.1 >"$J/killed.json" 2>"$J/killed.err" &
+cpid=$!
+IX_PIDS+=("$cpid")
+sleep 2.2
+kill -KILL "$IX_SPID"; wait "$IX_SPID" 2>/dev/null
+wait "$cpid"
+crc=$?
+elapsed=$(echo "$(date +%s.%N) - $start" | bc)
+check "client exits 1 when the server dies" test "$crc" = 1
+check "client gives up within 8 s of a 10 s test" test "$(echo "$elapsed < 8" | bc)" = 1
+check "JSON is still one valid document" jq_true "$J/killed.json" '. != null'
+check "JSON is marked incomplete with the reason" jq_true "$J/killed.json" \
+	'(.complete | not) and (.results[0].complete | not) and (.results[0].error | test("server"))'
+check "intervals measured before the failure are kept" jq_true "$J/killed.json" \
+	'(.results[0].intervals | length) >= 3'
+check "stderr names the failure" grep -q "closed the control connection" "$J/killed.err"
+
+ix_server victim2 || exit 99
+"$IXPERF" lat --path udp -t 10 -J -p "$IX_PORT" 127.0.0.1 >"$J/latkilled.json" 2>"$J/latkilled.err" &
+cpid=$!
+IX_PIDS+=("$cpid")
+sleep 1.5
+kill -KILL "$IX_SPID"; wait "$IX_SPID" 2>/dev/null
+wait "$cpid"
+check "udp lat exits 1 when the server dies" test "$?" = 1
+check "udp lat keeps the samples it took" jq_true "$J/latkilled.json" \
+	'(.complete | not) and .results[0].samples > 0 and .results[0].stats.p50_ns > 0'
+
+# --- Hostile bytes while a real test runs. -----------------------------------
+ix_server main || exit 99
+P=$IX_PORT
+"$IXPERF" bw -t 3 -w 0 -J -p "$P" 127.0.0.1 >"$J/real.json" 2>"$J/real.err" &
+real=$!
+IX_PIDS+=("$real")
+sleep 0.5
+
+# hostile NAME BYTES(printf format): send, then read the server's answer.
+hostile() {
+	local name=$1 fmt=$2
+	timeout 8 bash -c "exec 3<>/dev/tcp/127.0.0.1/$P; printf '$fmt' >&3; cat <&3" \
+		>"$J/hostile-$name.out" 2>/dev/null
+}
+hostile garbage '\x01\x02garbage that is not a frame at all\xff\xfe'
+check "garbage is refused with an error frame" grep -aq "bad magic" "$J/hostile-garbage.out"
+hostile version 'IXPF\x00\x09\x00\x01\x00\x00\x00\x02{}'
+check "a wrong protocol version is refused, naming it" grep -aq "unsupported protocol version 9" "$J/hostile-version.out"
+hostile oversize 'IXPF\x00\x01\x00\x01\x40\x00\x00\x00'
+check "an oversized frame is refused" grep -aq "exceeds the" "$J/hostile-oversize.out"
+hostile array 'IXPF\x00\x01\x00\x01\x00\x00\x00\x02[]'
+check "a body that is not an object is refused" grep -aq "not a JSON object" "$J/hostile-array.out"
+hostile type 'IXPF\x00\x01\x00\x63\x00\x00\x00\x02{}'
+check "an unknown message type is refused" grep -aq "unknown message type" "$J/hostile-type.out"
+hostile attach 'IXPF\x00\x01\x00\x05\x00\x00\x00\x1c{"cookie":"nope","stream":0}'
+check "a data connection with a forged cookie is refused" grep -aq "unknown test cookie" "$J/hostile-attach.out"
+hostile badtest 'IXPF\x00\x01\x00\x01\x00\x00\x00\x02{}IXPF\x00\x01\x00\x03\x00\x00\x00\x31{"kind":"bw","bw":{"path":"tcp","streams":99999}}'
+check "a hostile TEST request is refused with a reason" grep -aq "test request" "$J/hostile-badtest.out"
+# A truncated frame: header promises 100 bytes, 10 arrive, then the peer closes.
+timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$P; printf 'IXPF\x00\x01\x00\x01\x00\x00\x00\x64{\"a\":1234' >&3; exec 3>&-" 2>/dev/null
+# A silent peer holding a connection open while others are served.
+exec 4<>/dev/tcp/127.0.0.1/"$P"
+head -c 65536 /dev/urandom | timeout 5 bash -c "cat >/dev/tcp/127.0.0.1/$P" 2>/dev/null
+
+wait "$real"
+check "the real test running meanwhile still succeeds" test "$?" = 0
+check "its result is complete" jq_true "$J/real.json" '.complete and .results[0].summary.forward.bits_per_second > 1e6'
+"$IXPERF" lat -n 1000 -J -p "$P" 127.0.0.1 >"$J/after.json" 2>"$J/after.err"
+check "the server serves new clients after the hostile ones" test "$?" = 0
+exec 4>&-
+check "the server logged the refusals" grep -q "refused" "$IX_TMP/main.err"
+check "the server is still alive" kill -0 "$IX_SPID"
+
+# --- Limits. ------------------------------------------------------------------
+ix_server limited --max-tests 1 --max-duration 5 || exit 99
+"$IXPERF" bw -t 2 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1 &
+first=$!
+IX_PIDS+=("$first")
+sleep 0.5
+"$IXPERF" bw -t 1 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/busy.err"
+check "a test over --max-tests is refused (exit 1)" test "$?" = 1
+check "the refusal says the server is busy" grep -q "busy" "$J/busy.err"
+wait "$first"
+check "the test within the limit succeeds" test "$?" = 0
+"$IXPERF" bw -t 10 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/long.err"
+check "a test over --max-duration is refused (exit 1)" test "$?" = 1
+check "the refusal names the limit" grep -q "exceeds this server's limit" "$J/long.err"
+
+# --- Nothing listening; clean shutdown. ---------------------------------------
+"$IXPERF" bw -t 1 -p 1 127.0.0.1 >/dev/null 2>"$J/refused.err"
+check "no server: exit 1" test "$?" = 1
+check "no server: the message says so" grep -q "cannot connect to 127.0.0.1 port 1" "$J/refused.err"
+
+ix_server term || exit 99
+kill -TERM "$IX_SPID"
+for _ in $(seq 1 30); do kill -0 "$IX_SPID" 2>/dev/null || break; sleep 0.1; done
+wait "$IX_SPID"
+check "SIGTERM stops the server cleanly (exit 0 within 3 s)" test "$?" = 0
+
+ix_done

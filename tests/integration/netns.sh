@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Accuracy against a known truth: two network namespaces joined by a veth
+# pair whose egress is shaped with tbf to a known rate. Measured goodput must
+# land within 5% of the shaped rate; UDP offered above it must show the loss.
+# Addresses are from 198.18.0.0/15 (RFC 2544, benchmarking), inside the
+# namespaces this test creates and removes.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+[ "${IX_SKIP_NETNS:-0}" = 1 ] && ix_skip "IX_SKIP_NETNS=1"
+[ "$(id -u)" = 0 ] || ix_skip "needs root to create network namespaces (CI runs as root)"
+command -v ip >/dev/null && command -v tc >/dev/null || ix_skip "iproute2 (ip, tc) is not installed"
+
+RATE_MBIT=200
+A=ixperf-a-$$
+B=ixperf-b-$$
+M=ixperf-m-$$
+# Topology: A --veth-- [bridge in M] --veth-- B. The shaping sits in M on the
+# bridge ports, so a sender's own socket feels no back-pressure from it and
+# traffic offered above the rate is really dropped, as on a switch.
+ip netns add "$A" 2>/dev/null || ix_skip "cannot create network namespaces here"
+IX_NETNS+=("$A")
+ip netns add "$B" || exit 99
+IX_NETNS+=("$B")
+ip netns add "$M" || exit 99
+IX_NETNS+=("$M")
+ip link add ixa0 netns "$A" type veth peer name ixma netns "$M" 2>/dev/null ||
+	ix_skip "veth is not available in this kernel"
+ip link add ixb0 netns "$B" type veth peer name ixmb netns "$M" || exit 99
+ip -n "$M" link add ixbr0 type bridge 2>/dev/null || ix_skip "bridges are not available in this kernel"
+ip -n "$A" addr add 198.18.0.1/24 dev ixa0
+ip -n "$B" addr add 198.18.0.2/24 dev ixb0
+# Jumbo frames, as on cluster fabrics: header overhead stays under 1%.
+for pair in "$A:ixa0" "$B:ixb0" "$M:ixma" "$M:ixmb" "$M:ixbr0"; do
+	ip -n "${pair%%:*}" link set dev "${pair#*:}" mtu 9000 up
+done
+ip -n "$A" link set lo up
+ip -n "$B" link set lo up
+ip -n "$M" link set dev ixma master ixbr0
+ip -n "$M" link set dev ixmb master ixbr0
+for dev in ixma ixmb; do
+	tc -n "$M" qdisc add dev "$dev" root tbf rate "${RATE_MBIT}mbit" burst 64kb latency 20ms ||
+		ix_skip "tbf is not available in this kernel"
+done
+
+IX_NS=$B ix_server shaped || exit 99
+P=$IX_PORT
+J=$IX_TMP
+truth=$((RATE_MBIT * 1000000))
+
+client() { # client NAME ARGS...
+	local name=$1
+	shift
+	ip netns exec "$A" "$IXPERF" "$@" -J -p "$P" 198.18.0.2 >"$J/$name.json" 2>"$J/$name.err"
+	echo $? >"$J/$name.rc"
+}
+
+within() { # within NAME DIRECTION: goodput within 5% of the shaped rate
+	local got
+	got=$(jq -r ".results[0].summary.$2.bits_per_second" "$J/$1.json")
+	echo "  $1 $2 goodput: $got bit/s (shaped to $truth)"
+	jq_true "$J/$1.json" ".results[0].summary.$2.bits_per_second as \$g | ((\$g - $truth) | fabs) / $truth <= 0.05"
+}
+
+client tcp bw -t 5 -w 1
+check "tcp through the shaped link exits 0" test "$(cat "$J/tcp.rc")" = 0
+check "tcp goodput within 5% of ${RATE_MBIT} Mbit/s" within tcp forward
+client tcp4 bw -t 5 -w 1 -P 4
+check "tcp 4 streams: aggregate within 5% of ${RATE_MBIT} Mbit/s" within tcp4 forward
+client tcprev bw -t 4 -w 1 -R
+check "tcp reverse within 5% of ${RATE_MBIT} Mbit/s" within tcprev reverse
+
+client udp bw --path udp -s 8000 -b 300M -t 4 -w 1
+check "udp above the rate exits 0" test "$(cat "$J/udp.rc")" = 0
+check "udp goodput within 5% of the shaped rate" within udp forward
+loss=$(jq -r '.results[0].summary.forward.loss_percent' "$J/udp.json")
+echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
+# Offered 300 into 200: about a third must be reported lost.
+check "udp reports the loss (about 33%)" jq_true "$J/udp.json" \
+	'.results[0].summary.forward.loss_percent > 25 and .results[0].summary.forward.loss_percent < 40'
+client udpok bw --path udp -s 8000 -b 150M -t 3 -w 0.5
+check "udp below the rate loses nothing" jq_true "$J/udpok.json" \
+	'.results[0].summary.forward.lost == 0 and ((.results[0].summary.forward.bits_per_second - 1.5e8) | fabs) / 1.5e8 < 0.05'
+
+ix_done

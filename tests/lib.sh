@@ -1,0 +1,103 @@
+# Shared helpers for the shell-driven tests (sourced, not run).
+# Every process and namespace a test makes is recorded and removed on exit,
+# by PID and by name, even when the test fails.
+
+set -u
+IXPERF=${IXPERF:-$(pwd)/ixperf}
+IX_PIDS=()
+IX_NETNS=()
+IX_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ixperf-test.XXXXXX")
+IX_PASS=0
+IX_FAIL=0
+
+ix_cleanup() {
+	local pid ns
+	for pid in "${IX_PIDS[@]}"; do
+		kill -TERM "$pid" 2>/dev/null
+	done
+	for pid in "${IX_PIDS[@]}"; do
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for ns in "${IX_NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	rm -rf "$IX_TMP"
+}
+trap ix_cleanup EXIT
+trap 'exit 130' INT TERM
+
+ok() {
+	IX_PASS=$((IX_PASS + 1))
+	echo "ok - $*"
+}
+
+not_ok() {
+	IX_FAIL=$((IX_FAIL + 1))
+	echo "not ok - $*"
+}
+
+# check DESCRIPTION COMMAND...: passes when the command succeeds.
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+
+# Print the closing line and exit with the right status.
+ix_done() {
+	echo "$IX_PASS passed, $IX_FAIL failed"
+	[ "$IX_FAIL" -eq 0 ]
+	exit $?
+}
+
+ix_skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# ix_server NAME [ARGS...]: start a server on a free port in the background
+# (prefix with IX_NS=namespace to run it there). Sets IX_PORT and IX_SPID.
+ix_server() {
+	local name=$1 out
+	shift
+	out="$IX_TMP/$name.out"
+	if [ -n "${IX_NS:-}" ]; then
+		ip netns exec "$IX_NS" "$IXPERF" server -p 0 "$@" >"$out" 2>"$IX_TMP/$name.err" &
+	else
+		"$IXPERF" server -p 0 "$@" >"$out" 2>"$IX_TMP/$name.err" &
+	fi
+	IX_SPID=$!
+	IX_PIDS+=("$IX_SPID")
+	IX_PORT=
+	for _ in $(seq 1 100); do
+		IX_PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$out")
+		[ -n "$IX_PORT" ] && return 0
+		kill -0 "$IX_SPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "server $name did not start:" >&2
+	cat "$IX_TMP/$name.err" >&2
+	return 1
+}
+
+# jq_eq FILE FILTER EXPECTED
+jq_eq() {
+	local got
+	got=$(jq -r "$2" "$1" 2>/dev/null)
+	if [ "$got" = "$3" ]; then return 0; fi
+	echo "  $2 = '$got', expected '$3'" >&2
+	return 1
+}
+
+# jq_true FILE FILTER: the filter evaluates to true.
+jq_true() {
+	jq_eq "$1" "$2" true
+}
+
+command -v jq >/dev/null || ix_skip "jq is not installed (contrib/setup.sh installs it)"
+[ -x "$IXPERF" ] || { echo "ixperf binary not found at $IXPERF" >&2; exit 99; }
