@@ -400,7 +400,7 @@ out:
 	return rc;
 }
 
-static void serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
+static void serve_control(struct ix_agent *a, int fd, const char *peer)
 {
 	struct session ss = { .a = a, .fd = fd, .peer = peer };
 	char host[256] = "";
@@ -413,7 +413,6 @@ static void serve_control(struct ix_agent *a, int fd, json_t *hello, const char 
 			"max_streams", (int)a->cfg.limits.max_streams);
 	rc = ix_frame_send(fd, IX_MSG_HELLO_ACK, ack, ix_now_ns() + IX_NSEC_PER_SEC, NULL);
 	json_decref(ack);
-	(void)hello;
 	if (rc < 0)
 		return;
 	while (!atomic_load(a->stop)) {
@@ -460,8 +459,12 @@ static void *conn_main(void *arg)
 		handle_attach(a, c->fd, body, c->peer);
 		json_decref(body);
 	} else if (type == IX_MSG_HELLO) {
-		logf_(a, "%s: client connected", c->peer);
-		serve_control(a, c->fd, body, c->peer);
+		const char *host = json_string_value(json_object_get(body, "host"));
+		const char *ver = json_string_value(json_object_get(body, "version"));
+
+		logf_(a, "%s: client connected (%.64s, ixperf %.16s)", c->peer, host ? host : "?",
+		      ver ? ver : "?");
+		serve_control(a, c->fd, c->peer);
 		json_decref(body);
 		close(c->fd);
 		logf_(a, "%s: session ended", c->peer);
