@@ -205,42 +205,49 @@ static int wait_fd(int fd, short ev, int64_t deadline, struct ix_err *err)
 	return 0;
 }
 
+/* Both loops try the call first and wait only when it would block: one
+ * system call per message on the latency path, not two. */
 int ix_net_read_full(int fd, void *buf, size_t len, int64_t deadline_ns, struct ix_err *err)
 {
 	size_t got = 0;
 	ssize_t n;
 
 	while (got < len) {
-		if (wait_fd(fd, POLLIN, deadline_ns, err) < 0)
-			return -1;
 		n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
 		if (n == 0)
 			return ix_fail(err, IX_EXIT_FAIL, "connection closed by peer");
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return ix_fail(err, IX_EXIT_FAIL, "receive failed: %s", strerror(errno));
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
 		}
-		got += (size_t)n;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return ix_fail(err, IX_EXIT_FAIL, "receive failed: %s", strerror(errno));
+		if (wait_fd(fd, POLLIN, deadline_ns, err) < 0)
+			return -1;
 	}
 	return 0;
 }
 
-int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns, struct ix_err *err)
+int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns,
+		      struct ix_err *err)
 {
 	size_t put = 0;
 	ssize_t n;
 
 	while (put < len) {
+		n = send(fd, (const char *)buf + put, len - put, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			put += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return ix_fail(err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
 		if (wait_fd(fd, POLLOUT, deadline_ns, err) < 0)
 			return -1;
-		n = send(fd, (const char *)buf + put, len - put, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return ix_fail(err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
-		}
-		put += (size_t)n;
 	}
 	return 0;
 }
