@@ -99,5 +99,20 @@ jq_true() {
 	jq_eq "$1" "$2" true
 }
 
+# schema_check FILE: one check that FILE validates against the JSON schema
+# (noted and skipped when python3-jsonschema is missing).
+schema_check() {
+	local schema="${top_srcdir:-.}/report/ixperf-result.schema.json"
+	if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+		echo "# python3-jsonschema not installed: $(basename "$1") not checked against the schema"
+		return 0
+	fi
+	check "$(basename "$1") validates against the schema" /usr/bin/python3 -c '
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.validate(json.load(open(sys.argv[2])), schema,
+                    cls=jsonschema.validators.validator_for(schema))' "$schema" "$1"
+}
+
 command -v jq >/dev/null || ix_skip "jq is not installed (contrib/setup.sh installs it)"
 [ -x "$IXPERF" ] || { echo "ixperf binary not found at $IXPERF" >&2; exit 99; }

@@ -24,6 +24,7 @@ check "JSON is marked incomplete with the reason" jq_true "$J/killed.json" \
 check "intervals measured before the failure are kept" jq_true "$J/killed.json" \
 	'(.results[0].intervals | length) >= 3'
 check "stderr names the failure" grep -q "closed the control connection" "$J/killed.err"
+schema_check "$J/killed.json"
 
 ix_server victim2 || exit 99
 "$IXPERF" lat --path udp -t 10 -J -p "$IX_PORT" 127.0.0.1 >"$J/latkilled.json" 2>"$J/latkilled.err" &
@@ -35,6 +36,7 @@ wait "$cpid"
 check "udp lat exits 1 when the server dies" test "$?" = 1
 check "udp lat keeps the samples it took" jq_true "$J/latkilled.json" \
 	'(.complete | not) and .results[0].samples > 0 and .results[0].stats.p50_ns > 0'
+schema_check "$J/latkilled.json"
 
 # --- Hostile bytes while a real test runs. -----------------------------------
 ix_server main || exit 99

@@ -104,4 +104,9 @@ check "four concurrent clients all succeed" test "$crc" = 0
 check "concurrent results are complete" bash -c \
 	"for i in 1 2 3 4; do jq -e '.complete' '$J/conc'\$i.json >/dev/null || exit 1; done"
 
+# Every document produced above validates against the published schema.
+for f in "$J"/*.json; do
+	schema_check "$f"
+done
+
 ix_done
