@@ -207,174 +207,212 @@ static void drop_short_tail(struct ix_bw_result *r)
 	}
 }
 
+/* An unexpected frame from the server becomes an error naming it. */
+static int peer_error(struct ix_client *c, uint16_t type, json_t *body, struct ix_err *err)
+{
+	const char *m = json_string_value(json_object_get(body, "error"));
+
+	return ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host, m ? m : ix_msg_name(type));
+}
+
+/* The state of one running bandwidth test on the client. */
+struct bw_run {
+	struct ix_client *c;
+	const struct ix_bw_params *p;
+	struct ix_bw_result *r;
+	const struct ix_bw_hooks *hooks;
+	struct ix_stream s[2 * IX_MAX_STREAMS];
+	struct ix_interval_stream e[2 * IX_MAX_STREAMS];
+	uint32_t n;
+	struct ix_sampler sm;
+	size_t emitted;
+	atomic_int stop;
+	struct rusage ru0;
+	int64_t t0;
+};
+
+/* No data for this long means the path is dead, unless the pacing itself
+ * spaces messages further apart. */
+static int64_t stall_limit_ns(const struct ix_bw_params *p)
+{
+	double gap = p->rate_bps ? (double)p->msg_size * 8.0 / (double)p->rate_bps : 0;
+
+	return ix_seconds_to_ns(gap * 3 > STALL_S ? gap * 3 : STALL_S);
+}
+
+/* Run the streams until they finish, taking intervals on the way; the
+ * control connection is watched for INTERVALs, ERRORs and the server's end. */
+static int bw_drive(struct bw_run *b, struct ix_err *err)
+{
+	int64_t grace_t = 0, hard_t = 0, last_progress = b->t0, stall = stall_limit_ns(b->p);
+	uint64_t last_bytes = 0;
+
+	if (!b->p->bytes) {
+		int64_t end_t = b->t0 + ix_seconds_to_ns(b->p->warmup_s + b->p->duration_s);
+		grace_t = end_t + ix_seconds_to_ns(FINISH_GRACE_S);
+		hard_t = end_t + ix_seconds_to_ns(HARD_EXTRA_S);
+	}
+	if (ix_streams_start(b->s, b->n, err) < 0)
+		return -1;
+	while (!ix_streams_done(b->s, b->n)) {
+		int64_t now = ix_now_ns(), next = ix_sampler_next(&b->sm);
+		int64_t wake = now + 50 * 1000000LL;
+		struct pollfd pfd = { .fd = b->c->fd, .events = POLLIN };
+		uint64_t bytes = 0;
+		uint16_t type;
+		json_t *body;
+
+		if (next && next <= now) {
+			uint64_t k = b->sm.next_k;
+			ix_sampler_take(&b->sm, b->s, b->e);
+			ix_interval_merge(b->r, k, b->e, b->n);
+			emit_ready(b->r, b->hooks, &b->emitted);
+			continue;
+		}
+		if (grace_t && now >= grace_t)
+			atomic_store(&b->stop, 1); /* receivers that missed the end */
+		if (hard_t && now >= hard_t)
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "streams did not finish %.0f s after the deadline",
+				       HARD_EXTRA_S);
+		for (uint32_t i = 0; i < b->n; i++)
+			bytes += atomic_load_explicit(&b->s[i].c.bytes, memory_order_relaxed);
+		if (bytes != last_bytes) {
+			last_bytes = bytes;
+			last_progress = now;
+		} else if (now - last_progress > stall) {
+			return ix_fail(err, IX_EXIT_FAIL, "no data moved for %.0f s", stall / 1e9);
+		}
+		if (next && next < wake)
+			wake = next;
+		if (poll(&pfd, 1, ix_ms_until(wake)) <= 0)
+			continue;
+		if (ix_frame_recv(b->c->fd, &type, &body, after_s(REPLY_TIMEOUT_S), err) < 0)
+			return ix_fail_prefix(err,
+					      "server %s closed the control connection %.1f s into "
+					      "the test",
+					      b->c->host, (double)(ix_now_ns() - b->t0) / 1e9);
+		if (type != IX_MSG_INTERVAL) {
+			peer_error(b->c, type, body, err);
+			json_decref(body);
+			return -1;
+		}
+		ix_interval_merge_wire(b->r, body);
+		emit_ready(b->r, b->hooks, &b->emitted);
+		json_decref(body);
+	}
+	return 0;
+}
+
+/* Local figures, as far as they got. */
+static void bw_fill_local(struct bw_run *b)
+{
+	for (uint32_t i = 0; i < b->n; i++)
+		ix_stream_end_fill(&b->s[i], b->s[i].sending ? &b->r->streams[i].sender
+							     : &b->r->streams[i].receiver);
+	cpu_since(&b->ru0, b->t0, &b->r->cpu_local);
+}
+
+/* STOP, then the server's late INTERVALs and its RESULT. */
+static int bw_collect(struct bw_run *b, struct ix_err *err)
+{
+	json_t *res;
+	int rc;
+
+	if (b->p->interval_s > 0) {
+		/* The tail since the last tick; the server sends its own. */
+		uint64_t k = b->sm.next_k;
+		int64_t now = ix_now_ns();
+
+		ix_sampler_take(&b->sm, b->s, b->e);
+		if (ix_interval_merge(b->r, k, b->e, b->n) == 0)
+			b->r->intervals[k].end_s = (double)(now - b->t0) / 1e9;
+	}
+	if (send_simple(b->c, IX_MSG_STOP, err) < 0)
+		return -1;
+	for (;;) {
+		uint16_t type;
+
+		if (ix_frame_recv(b->c->fd, &type, &res, after_s(REPLY_TIMEOUT_S), err) < 0)
+			return ix_fail_prefix(err, "server %s: no result", b->c->host);
+		if (type == IX_MSG_RESULT)
+			break;
+		if (type != IX_MSG_INTERVAL) {
+			peer_error(b->c, type, res, err);
+			json_decref(res);
+			return -1;
+		}
+		ix_interval_merge_wire(b->r, res);
+		json_decref(res);
+	}
+	rc = fill_remote(b->r, res, b->s, b->n);
+	json_decref(res);
+	drop_short_tail(b->r);
+	emit_ready(b->r, b->hooks, &b->emitted);
+	if (rc < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "server %s: malformed RESULT", b->c->host);
+	for (uint32_t i = 0; i < b->n; i++) {
+		if (b->s[i].failed) {
+			*err = b->s[i].err;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_result *r,
 	      const struct ix_bw_hooks *hooks, struct ix_err *err)
 {
 	const struct ix_transport *tp = ix_transport_find(p->path);
-	struct ix_stream s[2 * IX_MAX_STREAMS];
-	struct ix_interval_stream e[2 * IX_MAX_STREAMS];
-	struct ix_sampler sm;
-	size_t emitted = 0;
-	atomic_int stop = 0;
-	struct rusage ru0;
-	uint32_t n;
-	int64_t t0, end_t = 0, grace_t = 0, hard_t = 0, last_progress;
-	uint64_t last_bytes = 0;
-	json_t *req, *res = NULL;
-	int rc;
+	struct bw_run *b;
+	json_t *req;
+	int rc = -1;
 
 	ix_bw_result_init(r, p);
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
 	if (!tp)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE, "unknown path '%s'", p->path);
-	if (!r->streams)
+	b = calloc(1, sizeof(*b));
+	if (!b || !r->streams) {
+		free(b);
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	ix_bw_layout(p, true, s, &n);
-	for (uint32_t i = 0; i < n; i++) {
+	}
+	b->c = c;
+	b->p = p;
+	b->r = r;
+	b->hooks = hooks;
+	ix_bw_layout(p, true, b->s, &b->n);
+	for (uint32_t i = 0; i < b->n; i++) {
 		r->streams[i].id = i;
-		r->streams[i].dir = s[i].dir;
+		r->streams[i].dir = b->s[i].dir;
 	}
 	req = json_pack("{s:s,s:o}", "kind", "bw", "bw", ix_wire_bw_params(p));
-	rc = negotiate(c, req, s, n, tp, p, r->congestion_used, sizeof(r->congestion_used), err);
+	rc = negotiate(c, req, b->s, b->n, tp, p, r->congestion_used, sizeof(r->congestion_used),
+		       err);
 	json_decref(req);
-	if (rc < 0)
-		goto fail_closed;
-	getrusage(RUSAGE_SELF, &ru0);
-	if (send_simple(c, IX_MSG_START, err) < 0)
-		goto fail_closed;
-	t0 = last_progress = ix_now_ns();
-	ix_bw_arm(s, n, p, tp, &stop, t0);
-	if (!p->bytes) {
-		end_t = t0 + ix_seconds_to_ns(p->warmup_s + p->duration_s);
-		grace_t = end_t + ix_seconds_to_ns(FINISH_GRACE_S);
-		hard_t = end_t + ix_seconds_to_ns(HARD_EXTRA_S);
+	if (rc == 0) {
+		getrusage(RUSAGE_SELF, &b->ru0);
+		rc = send_simple(c, IX_MSG_START, err);
 	}
-	ix_sampler_init(&sm, p->interval_s, t0, n);
-	if (ix_streams_start(s, n, err) < 0)
-		goto fail_running;
-	for (;;) {
-		int64_t now = ix_now_ns(), next = ix_sampler_next(&sm);
-		int64_t wake = now + 50 * 1000000LL;
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
-		uint64_t bytes = 0;
-
-		if (ix_streams_done(s, n))
-			break;
-		if (next && next <= now) {
-			uint64_t k = sm.next_k;
-			ix_sampler_take(&sm, s, e);
-			ix_interval_merge(r, k, e, n);
-			emit_ready(r, hooks, &emitted);
-			continue;
+	if (rc == 0) {
+		b->t0 = ix_now_ns();
+		ix_bw_arm(b->s, b->n, p, tp, &b->stop, b->t0);
+		ix_sampler_init(&b->sm, p->interval_s, b->t0, b->n);
+		rc = bw_drive(b, err);
+		if (rc < 0) {
+			atomic_store(&b->stop, 1);
+			ix_streams_join(b->s, b->n);
 		}
-		if (grace_t && now >= grace_t)
-			atomic_store(&stop, 1); /* receivers that missed the end */
-		if (hard_t && now >= hard_t) {
-			ix_fail(err, IX_EXIT_FAIL,
-				"streams did not finish %.0f s after the deadline", HARD_EXTRA_S);
-			goto fail_running;
-		}
-		for (uint32_t i = 0; i < n; i++)
-			bytes += atomic_load_explicit(&s[i].c.bytes, memory_order_relaxed);
-		if (bytes != last_bytes) {
-			last_bytes = bytes;
-			last_progress = now;
-		} else if (now - last_progress > ix_seconds_to_ns(STALL_S)) {
-			ix_fail(err, IX_EXIT_FAIL, "no data moved for %.0f s", STALL_S);
-			goto fail_running;
-		}
-		if (next && next < wake)
-			wake = next;
-		if (poll(&pfd, 1, ix_ms_until(wake)) > 0) {
-			uint16_t type;
-			json_t *body;
-
-			if (ix_frame_recv(c->fd, &type, &body, after_s(REPLY_TIMEOUT_S), err) < 0) {
-				ix_fail_prefix(err,
-					       "server %s closed the control connection %.1f s "
-					       "into the test",
-					       c->host, (double)(ix_now_ns() - t0) / 1e9);
-				goto fail_running;
-			}
-			if (type == IX_MSG_INTERVAL) {
-				ix_interval_merge_wire(r, body);
-				emit_ready(r, hooks, &emitted);
-			} else {
-				const char *m = json_string_value(json_object_get(body, "error"));
-				ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host,
-					m ? m : ix_msg_name(type));
-				json_decref(body);
-				goto fail_running;
-			}
-			json_decref(body);
-		}
+		bw_fill_local(b);
+		if (rc == 0)
+			rc = bw_collect(b, err);
 	}
-	for (uint32_t i = 0; i < n; i++)
-		ix_stream_end_fill(&s[i],
-				   s[i].sending ? &r->streams[i].sender : &r->streams[i].receiver);
-	cpu_since(&ru0, t0, &r->cpu_local);
-	if (p->interval_s > 0) {
-		/* The tail since the last tick; the server sends its own. */
-		uint64_t k = sm.next_k;
-		int64_t now = ix_now_ns();
-
-		ix_sampler_take(&sm, s, e);
-		if (ix_interval_merge(r, k, e, n) == 0)
-			r->intervals[k].end_s = (double)(now - t0) / 1e9;
-	}
-	if (send_simple(c, IX_MSG_STOP, err) < 0)
-		goto fail_closed;
-	/* Late INTERVAL frames may come before the RESULT. */
-	for (;;) {
-		uint16_t type;
-		if (ix_frame_recv(c->fd, &type, &res, after_s(REPLY_TIMEOUT_S), err) < 0) {
-			ix_fail_prefix(err, "server %s: no result", c->host);
-			goto fail_closed;
-		}
-		if (type == IX_MSG_INTERVAL) {
-			ix_interval_merge_wire(r, res);
-			json_decref(res);
-			continue;
-		}
-		if (type == IX_MSG_RESULT)
-			break;
-		{
-			const char *m = json_string_value(json_object_get(res, "error"));
-			ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host,
-				m ? m : ix_msg_name(type));
-		}
-		json_decref(res);
-		goto fail_closed;
-	}
-	rc = fill_remote(r, res, s, n);
-	json_decref(res);
-	drop_short_tail(r);
-	emit_ready(r, hooks, &emitted);
-	if (rc < 0) {
-		ix_fail(err, IX_EXIT_FAIL, "server %s: malformed RESULT", c->host);
-		goto fail_closed;
-	}
-	for (uint32_t i = 0; i < n; i++) {
-		if (s[i].failed) {
-			*err = s[i].err;
-			goto fail_closed;
-		}
-	}
-	ix_streams_close(s, n);
-	r->complete = true;
-	return 0;
-
-fail_running:
-	atomic_store(&stop, 1);
-	ix_streams_join(s, n);
-	for (uint32_t i = 0; i < n; i++)
-		ix_stream_end_fill(&s[i],
-				   s[i].sending ? &r->streams[i].sender : &r->streams[i].receiver);
-	cpu_since(&ru0, t0, &r->cpu_local);
-fail_closed:
-	ix_streams_close(s, n);
+	ix_streams_close(b->s, b->n);
+	free(b);
+	r->complete = rc == 0;
+	if (rc == 0)
+		return 0;
 	ix_client_close(c);
-	r->complete = false;
 	snprintf(r->error, sizeof(r->error), "%s", err->msg);
 	if (!err->code)
 		err->code = IX_EXIT_FAIL;
@@ -392,10 +430,7 @@ static int control_alive(struct ix_client *c, struct ix_err *err)
 		return 0;
 	if (ix_frame_recv(c->fd, &type, &body, after_s(1), err) < 0)
 		return ix_fail_prefix(err, "server %s closed the control connection", c->host);
-	{
-		const char *m = json_string_value(json_object_get(body, "error"));
-		ix_fail(err, IX_EXIT_FAIL, "server %s: %s", c->host, m ? m : ix_msg_name(type));
-	}
+	peer_error(c, type, body, err);
 	json_decref(body);
 	return -1;
 }
