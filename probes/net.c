@@ -230,8 +230,7 @@ int ix_net_read_full(int fd, void *buf, size_t len, int64_t deadline_ns, struct 
 	return 0;
 }
 
-int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns,
-		      struct ix_err *err)
+int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns, struct ix_err *err)
 {
 	size_t put = 0;
 	ssize_t n;
