@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "probes/auth.h"
 #include "probes/client.h"
 #include "probes/net.h"
 #include "probes/transport.h"
@@ -117,6 +118,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	struct ix_unit_choice units;
 	struct ix_bw_params p;
 	struct ix_client cl;
+	struct ix_token token;
 	struct ix_err err = { 0 };
 	struct ix_sink sink;
 	struct live live;
@@ -163,10 +165,17 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 		return IX_EXIT_FAIL;
 
 	ix_client_from_opts(&cl, &o.c, argv[pos]);
+	if (ix_token_from_opt(o.c.token_file, &token, &err) < 0) {
+		free(res);
+		return ix_report_error("bw", &err);
+	}
+	cl.token = &token;
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		free(res);
 		return ix_report_error("bw", &err);
 	}
+	if (token.set && cl.unauthenticated)
+		fprintf(stderr, "ixperf bw: WARNING: server %s runs without a token\n", cl.host);
 	live.f = sink.f;
 	live.u = &units;
 	p.msg_size = sizes[0];

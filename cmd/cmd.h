@@ -36,10 +36,14 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env);
 int cmd_lat(int argc, char **argv, const struct ix_env *env);
 int cmd_server(int argc, char **argv, const struct ix_env *env);
 int cmd_help(int argc, char **argv, const struct ix_env *env);
+int cmd_mesh(int argc, char **argv, const struct ix_env *env);
+int cmd_incast(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
 extern const struct ix_cmd_spec ix_server_spec;
 extern const struct ix_cmd_spec ix_help_spec;
+extern const struct ix_cmd_spec ix_mesh_spec;
+extern const struct ix_cmd_spec ix_incast_spec;
 
 #endif

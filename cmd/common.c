@@ -1,13 +1,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ctype.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/common.h"
+#include "probes/auth.h"
 #include "probes/client.h"
+#include "probes/coord.h"
 #include "probes/net.h"
 #include "probes/transport.h"
 #include "report/output.h"
@@ -38,13 +42,25 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 		rc = ix_parse_rate(arg, &u, err);
 		break;
 	case IX_OPT_SECONDS:
-		if (ix_parse_seconds(arg, &d, err) < 0)
-			return -1;
+	case IX_OPT_NUMBER: {
+		const char *unit = o->type == IX_OPT_SECONDS ? " s" : "";
+		char *end;
+
+		if (o->type == IX_OPT_SECONDS) {
+			if (ix_parse_seconds(arg, &d, err) < 0)
+				return -1;
+		} else {
+			d = strtod(arg, &end);
+			if (end == arg || *end || !isfinite(d) || arg[0] == '-' || arg[0] == '+' ||
+			    isspace((unsigned char)arg[0]))
+				return ix_fail(err, IX_EXIT_USAGE, "'%s' is not a number", arg);
+		}
 		if (d < o->min || (o->max > 0 && d > o->max))
-			return ix_fail(err, IX_EXIT_USAGE, "'%s' is out of range [%g s, %g s]", arg,
-				       o->min, o->max);
+			return ix_fail(err, IX_EXIT_USAGE, "'%s' is out of range [%g%s, %g%s]", arg,
+				       o->min, unit, o->max, unit);
 		*(double *)field = d;
 		return 0;
+	}
 	}
 	if (rc < 0)
 		return -1;
@@ -205,6 +221,36 @@ void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, c
 	cl->bind_addr = o->bind;
 	cl->connect_timeout_s = o->connect_timeout_s;
 	cl->fd = -1;
+}
+
+void ix_coord_warn(const struct ix_coord *co, const char *cmd)
+{
+	uint32_t open = 0;
+
+	for (uint32_t i = 0; i < co->n; i++) {
+		char name[IX_HOST_NAME_MAX + 16];
+
+		ix_host_format(&co->peers[i].host, name, sizeof(name));
+		if (co->peers[i].error[0])
+			fprintf(stderr, "ixperf %s: %s: %s\n", cmd, name, co->peers[i].error);
+		else if (co->peers[i].unauthenticated)
+			open++;
+	}
+	if (open)
+		fprintf(stderr,
+			"ixperf %s: WARNING: %u agent(s) run without a token: anyone who can "
+			"reach them can make them send traffic\n",
+			cmd, open);
+}
+
+int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err)
+{
+	memset(t, 0, sizeof(*t));
+	if (!path)
+		return 0;
+	if (ix_token_load(path, t, err) < 0)
+		return ix_fail_prefix(err, "--token-file");
+	return 0;
 }
 
 size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap)

@@ -17,7 +17,8 @@ enum ix_opt_type {
 	IX_OPT_UINT,    /* uint64_t, plain integer */
 	IX_OPT_SIZE,    /* uint64_t bytes with K/Ki... suffixes */
 	IX_OPT_RATE,    /* uint64_t bit/s */
-	IX_OPT_SECONDS, /* double */
+	IX_OPT_SECONDS, /* double, with s/ms/us/m/h */
+	IX_OPT_NUMBER,  /* double, a plain decimal number */
 	IX_OPT_STRING,  /* const char * */
 };
 
@@ -64,6 +65,7 @@ struct ix_client_opts {
 	uint64_t size;
 	bool sweep;
 	double connect_timeout_s;
+	const char *token_file;
 	bool help;
 };
 
@@ -89,8 +91,46 @@ struct ix_client_opts {
 	  "write the report to FILE atomically instead of stdout", 0, 0 },               \
 	{ 0, "connect-timeout", IX_OPT_SECONDS, offsetof(type, c.connect_timeout_s),    \
 	  "SECONDS", "give up connecting after this long (default 5)", 0.1, 600 },       \
+	{ 0, "token-file", IX_OPT_STRING, offsetof(type, c.token_file), "FILE",         \
+	  "shared token for agents that require one (mode 600)", 0, 0 },                 \
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, c.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
+
+/* Options of the commands that coordinate many agents (mesh, incast). */
+struct ix_coord_opts {
+	uint64_t port;
+	bool json;
+	const char *output;
+	const char *units;
+	const char *token_file;
+	double connect_timeout_s;
+	bool help;
+};
+
+/* clang-format off */
+#define IX_COORD_OPTION_ROWS(type)                                                       \
+	{ 'p', "port", IX_OPT_UINT, offsetof(type, k.port), "PORT",                     \
+	  "agent port for hosts given without one (default 5301)", 1, 65535 },           \
+	{ 0, "token-file", IX_OPT_STRING, offsetof(type, k.token_file), "FILE",         \
+	  "shared token the agents require (mode 600)", 0, 0 },                          \
+	{ 'J', "json", IX_OPT_FLAG, offsetof(type, k.json), NULL,                       \
+	  "one JSON document on stdout (diagnostics on stderr)", 0, 0 },                 \
+	{ 'o', "output", IX_OPT_STRING, offsetof(type, k.output), "FILE",               \
+	  "write the report to FILE atomically instead of stdout", 0, 0 },               \
+	{ 0, "units", IX_OPT_STRING, offsetof(type, k.units), "UNIT",                   \
+	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 }, \
+	{ 0, "connect-timeout", IX_OPT_SECONDS, offsetof(type, k.connect_timeout_s),    \
+	  "SECONDS", "time to reach and authenticate every agent (default 10)", 0.1, 600 }, \
+	{ 'h', "help", IX_OPT_FLAG, offsetof(type, k.help), NULL, "show this help", 0, 0 }
+/* clang-format on */
+
+struct ix_token;
+/* The token of --token-file, or an unset one without it. */
+int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err);
+
+struct ix_coord;
+/* Say on stderr which agents failed to join and which run without a token. */
+void ix_coord_warn(const struct ix_coord *co, const char *cmd);
 
 /* A report destination: stdout, or a memory buffer committed atomically. */
 struct ix_sink {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "probes/auth.h"
 #include "probes/client.h"
 #include "probes/net.h"
 #include "probes/transport.h"
@@ -74,6 +75,7 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 	const struct ix_transport *tp;
 	struct ix_lat_params p;
 	struct ix_client cl;
+	struct ix_token token;
 	struct ix_err err = { 0 };
 	struct ix_sink sink;
 	struct ix_lat_result *res;
@@ -111,10 +113,17 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 	if (!res)
 		return IX_EXIT_FAIL;
 	ix_client_from_opts(&cl, &o.c, argv[pos]);
+	if (ix_token_from_opt(o.c.token_file, &token, &err) < 0) {
+		free(res);
+		return ix_report_error("lat", &err);
+	}
+	cl.token = &token;
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		free(res);
 		return ix_report_error("lat", &err);
 	}
+	if (token.set && cl.unauthenticated)
+		fprintf(stderr, "ixperf lat: WARNING: server %s runs without a token\n", cl.host);
 	if (!o.c.json)
 		ix_text_lat_header(sink.f, &p, argv[pos]);
 	for (size_t i = 0; i < nsizes; i++) {

@@ -13,6 +13,8 @@ static const struct ix_command commands[] = {
 	{ "bw", cmd_bw, &ix_bw_spec, IX_CMD_NETWORK },
 	{ "lat", cmd_lat, &ix_lat_spec, IX_CMD_NETWORK },
 	{ "server", cmd_server, &ix_server_spec, IX_CMD_NETWORK },
+	{ "mesh", cmd_mesh, &ix_mesh_spec, IX_CMD_NETWORK },
+	{ "incast", cmd_incast, &ix_incast_spec, IX_CMD_NETWORK },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

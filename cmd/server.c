@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "probes/agent.h"
+#include "probes/auth.h"
 #include "probes/net.h"
 
 struct server_opts {
@@ -17,8 +18,10 @@ struct server_opts {
 	uint64_t max_tests;
 	uint64_t max_streams;
 	double max_duration_s;
+	uint64_t max_rate;
 	double idle_s;
 	bool quiet;
+	const char *token_file;
 	bool help;
 };
 
@@ -35,8 +38,12 @@ static const struct ix_option server_options[] = {
 	  "streams per direction a test may ask for (default 128)", 1, 128 },
 	{ 0, "max-duration", IX_OPT_SECONDS, offsetof(struct server_opts, max_duration_s),
 	  "SECONDS", "longest test accepted, warm-up included (default 3600)", 1, 86400 },
+	{ 0, "max-rate", IX_OPT_RATE, offsetof(struct server_opts, max_rate), "RATE",
+	  "highest rate per stream a test may ask for; unpaced tests are paced at it", 1, 0 },
 	{ 0, "idle-timeout", IX_OPT_SECONDS, offsetof(struct server_opts, idle_s), "SECONDS",
 	  "close control sessions idle this long (default 60)", 1, 86400 },
+	{ 0, "token-file", IX_OPT_STRING, offsetof(struct server_opts, token_file), "FILE",
+	  "require clients and coordinators to prove this shared token (mode 600)", 0, 0 },
 	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
 	  "log nothing but errors", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
@@ -46,7 +53,7 @@ static const struct ix_option server_options[] = {
 const struct ix_cmd_spec ix_server_spec = {
 	.name = "server",
 	.usage = "[OPTIONS]",
-	.summary = "Run the agent: serve bw and lat tests to many clients at once",
+	.summary = "Run the agent: serve tests to many clients at once, run mesh and incast jobs",
 	.opts = server_options,
 	.nopts = IX_OPTS_END(server_options),
 	.epilog = "Each test gets its own data connections (TCP) or ports (UDP); one slow or\n"
@@ -84,6 +91,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 				 .idle_s = 60 };
 	struct ix_agent_config cfg = { 0 };
 	struct ix_agent agent;
+	struct ix_token token;
 	struct ix_err err = { 0 };
 	struct sigaction sa;
 	bool help;
@@ -107,10 +115,14 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.max_conns = 1024;
 	cfg.limits.max_duration_s = o.max_duration_s;
 	cfg.limits.max_streams = (uint32_t)o.max_streams;
+	cfg.limits.max_rate_bps = o.max_rate;
 	cfg.handshake_s = 5;
 	cfg.idle_s = o.idle_s;
 	cfg.log = log_line;
 	cfg.log_arg = &o;
+	if (ix_token_from_opt(o.token_file, &token, &err) < 0)
+		return ix_report_error("server", &err);
+	cfg.token = &token;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -118,6 +130,11 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	sigaction(SIGTERM, &sa, NULL);
 	if (ix_agent_open(&agent, &cfg, &stop_flag, &err) < 0)
 		return ix_report_error("server", &err);
+	if (!token.set)
+		fprintf(stderr,
+			"ixperf server: WARNING: no --token-file: anyone who can reach port "
+			"%u can run tests and make this host send traffic to others it names\n",
+			ix_agent_port(&agent));
 	printf("ixperf server %s listening on port %u\n", PACKAGE_VERSION, ix_agent_port(&agent));
 	fflush(stdout);
 	ix_agent_run(&agent, &err);

@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "probes/agent.h"
+#include "probes/auth.h"
+#include "probes/runner.h"
 #include "probes/clock.h"
 #include "probes/net.h"
 #include "probes/proto.h"
@@ -81,6 +83,7 @@ static void handle_attach(struct ix_agent *a, int fd, json_t *body, const char *
 	const char *cookie = json_string_value(json_object_get(body, "cookie"));
 	json_t *jid = json_object_get(body, "stream");
 	struct ix_agent_test *t;
+	struct sockaddr_storage from;
 	const char *why = "unknown test cookie";
 
 	pthread_mutex_lock(&a->lock);
@@ -94,6 +97,9 @@ static void handle_attach(struct ix_agent *a, int fd, json_t *body, const char *
 			why = "stream index out of range";
 		} else if (t->streams[id].fd >= 0) {
 			why = "stream already attached";
+		} else if (ix_net_peer_addr(fd, &from) < 0 ||
+			   !ix_net_same_host(&from, &t->streams[id].ctrl_peer)) {
+			why = "data connection from another host than the test's client";
 		} else {
 			t->streams[id].fd = fd;
 			t->attached++;
@@ -115,6 +121,7 @@ struct session {
 	struct ix_agent *a;
 	int fd;
 	const char *peer;
+	bool authenticated;
 	struct ix_err err;
 };
 
@@ -135,7 +142,7 @@ static int claim_test_slot(struct ix_agent *a)
 static void release_test(struct ix_agent *a, struct ix_agent_test *t, bool registered)
 {
 	pthread_mutex_lock(&a->lock);
-	if (registered) {
+	if (registered && t) {
 		struct ix_agent_test **pp = &a->tests;
 		while (*pp && *pp != t)
 			pp = &(*pp)->next;
@@ -160,6 +167,7 @@ static int setup_streams(struct session *ss, struct ix_agent_test *t, const stru
 	for (uint32_t i = 0; i < t->n; i++) {
 		json_t *o = json_object();
 		t->streams[i].tp = tp;
+		ix_net_peer_addr(ss->fd, &t->streams[i].ctrl_peer);
 		if (tp->server_open && tp->server_open(&t->streams[i], ss->fd, o, &ss->err) < 0) {
 			json_decref(o);
 			json_decref(setups);
@@ -273,7 +281,7 @@ static int run_streams(struct session *ss, struct ix_agent_test *t, double inter
 	/* Receivers normally end on their own (EOF, end markers); give them a
 	 * grace period, then stop everything. Echo responders end on STOP. */
 	{
-		bool echo = t->streams[0].echo;
+		bool echo = t->streams[0].echo || t->streams[0].blocks;
 		int64_t grace = ix_now_ns() + ix_seconds_to_ns(rc < 0 || echo ? 0 : FINISH_GRACE_S);
 		while (!ix_streams_done(t->streams, t->n) && ix_now_ns() < grace)
 			usleep(2000);
@@ -358,6 +366,19 @@ static int serve_test(struct session *ss, json_t *req)
 		t.n = 1;
 		tp = ix_transport_find(lat.path);
 		total_s = lat.iters ? a->cfg.limits.max_duration_s : lat.warmup_s + lat.duration_s;
+	} else if (kind && strcmp(kind, "block") == 0) {
+		struct ix_read_params rp;
+
+		if (ix_wire_parse_read(json_object_get(req, "block"), &a->cfg.limits, &rp,
+				       &ss->err) < 0)
+			return -1;
+		/* One sending stream that answers block requests. */
+		ix_stream_init(&streams[0], 0, IX_DIR_REVERSE, true);
+		streams[0].msg_size = rp.sru;
+		streams[0].blocks = true;
+		t.n = 1;
+		tp = ix_transport_find(rp.path);
+		total_s = a->cfg.limits.max_duration_s;
 	} else {
 		return ix_fail(&ss->err, IX_EXIT_USAGE, "test request: unknown kind");
 	}
@@ -382,7 +403,7 @@ static int serve_test(struct session *ss, json_t *req)
 	getrusage(RUSAGE_THREAD, &ru0);
 	if (is_bw) {
 		ix_bw_arm(streams, t.n, &bw, tp, &stop, t0);
-	} else {
+	} else { /* one responder stream: echo or blocks */
 		streams[0].tp = tp;
 		streams[0].stop = &stop;
 		streams[0].t_start = streams[0].warm_until = t0;
@@ -400,21 +421,84 @@ out:
 	return rc;
 }
 
-static void serve_control(struct ix_agent *a, int fd, const char *peer)
+/* HELLO_ACK, then the token handshake when the agent has a token. */
+static int greet(struct session *ss, json_t *hello)
 {
-	struct session ss = { .a = a, .fd = fd, .peer = peer };
-	char host[256] = "";
-	json_t *ack;
+	struct ix_agent *a = ss->a;
+	const char *cc = json_string_value(json_object_get(hello, "nonce"));
+	char host[256] = "", sc[IX_AUTH_HEX], proof[IX_AUTH_HEX];
+	bool token = a->cfg.token && a->cfg.token->set;
+	uint16_t type;
+	json_t *ack, *body;
 	int rc;
 
 	gethostname(host, sizeof(host) - 1);
-	ack = json_pack("{s:s,s:s,s:i,s:f,s:i}", "host", host, "version", PACKAGE_VERSION,
+	ack = json_pack("{s:s,s:s,s:i,s:f,s:i,s:s}", "host", host, "version", PACKAGE_VERSION,
 			"protocol", IX_PROTO_VERSION, "max_duration", a->cfg.limits.max_duration_s,
-			"max_streams", (int)a->cfg.limits.max_streams);
-	rc = ix_frame_send(fd, IX_MSG_HELLO_ACK, ack, ix_now_ns() + IX_NSEC_PER_SEC, NULL);
+			"max_streams", (int)a->cfg.limits.max_streams, "auth",
+			token ? "hmac-sha256" : "none");
+	if (token) {
+		if (!cc || ix_auth_challenge(sc, &ss->err) < 0 ||
+		    ix_auth_mac(a->cfg.token, "agent", sc, cc, proof) < 0) {
+			json_decref(ack);
+			return ix_fail(&ss->err, IX_EXIT_FAIL, "HELLO without a valid nonce");
+		}
+		json_object_set_new(ack, "challenge", json_string(sc));
+		json_object_set_new(ack, "proof", json_string(proof));
+	}
+	rc = ix_frame_send(ss->fd, IX_MSG_HELLO_ACK, ack, ix_now_ns() + IX_NSEC_PER_SEC, &ss->err);
 	json_decref(ack);
-	if (rc < 0)
+	if (rc < 0 || !token)
+		return rc;
+	if (ix_frame_recv(ss->fd, &type, &body, ix_now_ns() + ix_seconds_to_ns(a->cfg.handshake_s),
+			  &ss->err) < 0)
+		return -1;
+	rc = type == IX_MSG_AUTH && ix_auth_verify(a->cfg.token, "client", sc, cc,
+						   json_string_value(json_object_get(body, "mac")));
+	json_decref(body);
+	if (!rc)
+		return ix_fail(&ss->err, IX_EXIT_FAIL, "authentication failed");
+	ss->authenticated = true;
+	body = json_object();
+	rc = ix_frame_send(ss->fd, IX_MSG_AUTH_OK, body, ix_now_ns() + IX_NSEC_PER_SEC, &ss->err);
+	json_decref(body);
+	return rc;
+}
+
+static int serve_run(struct session *ss, json_t *req)
+{
+	struct ix_agent *a = ss->a;
+	struct ix_runner_ctx ctx = { .token = a->cfg.token, .limits = &a->cfg.limits };
+	json_t *report;
+	int rc;
+
+	if (claim_test_slot(a) < 0)
+		return ix_fail(&ss->err, IX_EXIT_FAIL, "server busy: %u tests already running",
+			       a->cfg.max_tests);
+	logf_(a, "%s: RUN %s", ss->peer, ix_runner_describe(req));
+	report = ix_runner_run(&ctx, req, &ss->err);
+	release_test(a, NULL, false);
+	if (!report) {
+		/* A refused job is reported, and the session goes on. */
+		logf_(a, "%s: RUN refused: %s", ss->peer, ss->err.msg);
+		report = json_pack("{s:b,s:s}", "ok", 0, "error", ss->err.msg);
+	}
+	rc = ix_frame_send(ss->fd, IX_MSG_REPORT, report, ix_now_ns() + 5 * IX_NSEC_PER_SEC,
+			   &ss->err);
+	json_decref(report);
+	return rc;
+}
+
+static void serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
+{
+	struct session ss = { .a = a, .fd = fd, .peer = peer };
+	int rc;
+
+	if (greet(&ss, hello) < 0) {
+		logf_(a, "%s: refused: %s", peer, ss.err.msg);
+		send_error(fd, IX_EXIT_FAIL, ss.err.msg);
 		return;
+	}
 	while (!atomic_load(a->stop)) {
 		uint16_t type;
 		json_t *body;
@@ -426,16 +510,23 @@ static void serve_control(struct ix_agent *a, int fd, const char *peer)
 			send_error(fd, IX_EXIT_FAIL, ss.err.msg);
 			return;
 		}
-		if (type != IX_MSG_TEST) {
-			json_decref(body);
-			logf_(a, "%s: expected TEST, got %s", peer, ix_msg_name(type));
-			send_error(fd, IX_EXIT_FAIL, "expected a TEST message");
-			return;
+		if (type == IX_MSG_TEST) {
+			rc = serve_test(&ss, body);
+		} else if (type == IX_MSG_PING) {
+			rc = ix_frame_send(fd, IX_MSG_PONG, body, ix_now_ns() + IX_NSEC_PER_SEC,
+					   &ss.err);
+		} else if (type == IX_MSG_RUN) {
+			/* Traffic towards third hosts: only for an authenticated
+			 * coordinator, or on an agent run without a token. */
+			rc = ss.authenticated || !(a->cfg.token && a->cfg.token->set)
+				     ? serve_run(&ss, body)
+				     : ix_fail(&ss.err, IX_EXIT_FAIL, "RUN needs authentication");
+		} else {
+			rc = ix_fail(&ss.err, IX_EXIT_FAIL, "unexpected %s", ix_msg_name(type));
 		}
-		rc = serve_test(&ss, body);
 		json_decref(body);
 		if (rc < 0) {
-			logf_(a, "%s: test failed: %s", peer, ss.err.msg);
+			logf_(a, "%s: failed: %s", peer, ss.err.msg);
 			send_error(fd, ss.err.code ? ss.err.code : IX_EXIT_FAIL, ss.err.msg);
 			return;
 		}
@@ -464,7 +555,7 @@ static void *conn_main(void *arg)
 
 		logf_(a, "%s: client connected (%.64s, ixperf %.16s)", c->peer, host ? host : "?",
 		      ver ? ver : "?");
-		serve_control(a, c->fd, c->peer);
+		serve_control(a, c->fd, body, c->peer);
 		json_decref(body);
 		close(c->fd);
 		logf_(a, "%s: session ended", c->peer);

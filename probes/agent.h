@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "probes/auth.h"
 #include "probes/err.h"
 #include "probes/wire.h"
 
@@ -17,8 +18,9 @@ struct ix_agent_config {
 	uint32_t max_tests; /* concurrent tests */
 	uint32_t max_conns; /* connections being served at once */
 	struct ix_limits limits;
-	double handshake_s; /* first frame must arrive within this */
-	double idle_s;      /* a control session idle this long is closed */
+	const struct ix_token *token; /* shared token; NULL or unset = none */
+	double handshake_s;           /* first frame must arrive within this */
+	double idle_s;                /* a control session idle this long is closed */
 	/* Log sink (the command prints; the agent never does). */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "probes/auth.h"
 #include "probes/client.h"
 #include "probes/clock.h"
 #include "probes/net.h"
@@ -28,8 +29,8 @@ static int64_t after_s(double s)
 }
 
 /* Receive a frame of the wanted type; ERROR frames become errors. */
-static int expect(struct ix_client *c, uint16_t want, json_t **body, double timeout_s,
-		  struct ix_err *err)
+int ix_client_expect(struct ix_client *c, uint16_t want, json_t **body, double timeout_s,
+		     struct ix_err *err)
 {
 	uint16_t type;
 
@@ -55,22 +56,72 @@ static int expect(struct ix_client *c, uint16_t want, json_t **body, double time
 	return 0;
 }
 
+int ix_client_answer_hello(const char *host, const struct ix_token *token, json_t *ack,
+			   const char *cc, char mac[IX_AUTH_HEX], bool *unauthenticated,
+			   struct ix_err *err)
+{
+	const char *mode = json_string_value(json_object_get(ack, "auth"));
+	const char *sc = json_string_value(json_object_get(ack, "challenge"));
+	const char *proof = json_string_value(json_object_get(ack, "proof"));
+
+	mac[0] = '\0';
+	*unauthenticated = !mode || strcmp(mode, "none") == 0;
+	if (*unauthenticated)
+		return 0;
+	if (strcmp(mode, "hmac-sha256") != 0)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "server %s asks for unknown authentication '%.32s'", host, mode);
+	if (!token || !token->set)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "server %s requires the shared token: give --token-file", host);
+	if (!sc || !proof || !ix_auth_verify(token, "agent", sc, cc, proof))
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "server %s did not prove the shared token (a different token, "
+			       "or not the agent meant)",
+			       host);
+	if (ix_auth_mac(token, "client", sc, cc, mac) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "server %s: malformed challenge", host);
+	return 0;
+}
+
+/* The shared-token handshake that follows HELLO_ACK (see auth.h). */
+static int client_auth(struct ix_client *c, json_t *ack, const char *cc, struct ix_err *err)
+{
+	char mac[IX_AUTH_HEX];
+	json_t *j, *ok;
+	int rc;
+
+	if (ix_client_answer_hello(c->host, c->token, ack, cc, mac, &c->unauthenticated, err) < 0)
+		return -1;
+	if (!mac[0])
+		return 0;
+	j = json_pack("{s:s}", "mac", mac);
+	rc = ix_frame_send(c->fd, IX_MSG_AUTH, j, after_s(REPLY_TIMEOUT_S), err);
+	json_decref(j);
+	if (rc < 0 || ix_client_expect(c, IX_MSG_AUTH_OK, &ok, REPLY_TIMEOUT_S, err) < 0)
+		return -1;
+	json_decref(ok);
+	return 0;
+}
+
 int ix_client_connect(struct ix_client *c, struct ix_err *err)
 {
-	char host[256] = "";
+	char host[256] = "", cc[IX_AUTH_HEX];
 	json_t *hello, *ack;
 	int rc;
 
+	if (ix_auth_challenge(cc, err) < 0)
+		return -1;
 	c->fd = ix_net_connect(c->host, c->port, SOCK_STREAM, c->bind_addr,
 			       after_s(c->connect_timeout_s > 0 ? c->connect_timeout_s : 5), err);
 	if (c->fd < 0)
 		return -1;
 	gethostname(host, sizeof(host) - 1);
-	hello = json_pack("{s:s,s:s,s:i}", "host", host, "version", PACKAGE_VERSION, "protocol",
-			  IX_PROTO_VERSION);
+	hello = json_pack("{s:s,s:s,s:i,s:s}", "host", host, "version", PACKAGE_VERSION, "protocol",
+			  IX_PROTO_VERSION, "nonce", cc);
 	rc = ix_frame_send(c->fd, IX_MSG_HELLO, hello, after_s(REPLY_TIMEOUT_S), err);
 	json_decref(hello);
-	if (rc < 0 || expect(c, IX_MSG_HELLO_ACK, &ack, REPLY_TIMEOUT_S, err) < 0) {
+	if (rc < 0 || ix_client_expect(c, IX_MSG_HELLO_ACK, &ack, REPLY_TIMEOUT_S, err) < 0) {
 		ix_client_close(c);
 		return -1;
 	}
@@ -78,8 +129,11 @@ int ix_client_connect(struct ix_client *c, struct ix_err *err)
 		 json_string_value(json_object_get(ack, "host")) ?: "?");
 	snprintf(c->server_version, sizeof(c->server_version), "%s",
 		 json_string_value(json_object_get(ack, "version")) ?: "?");
+	rc = client_auth(c, ack, cc, err);
 	json_decref(ack);
-	return 0;
+	if (rc < 0)
+		ix_client_close(c);
+	return rc;
 }
 
 void ix_client_close(struct ix_client *c)
@@ -108,9 +162,9 @@ static void cpu_since(const struct rusage *r0, int64_t t0, struct ix_cpu *cpu)
 }
 
 /* TEST -> TEST_ACK -> open channels -> READY. */
-static int negotiate(struct ix_client *c, json_t *req, struct ix_stream *s, uint32_t n,
-		     const struct ix_transport *tp, const struct ix_bw_params *bw, char *cc,
-		     size_t cclen, struct ix_err *err)
+int ix_client_negotiate(struct ix_client *c, json_t *req, struct ix_stream *s, uint32_t n,
+			const struct ix_transport *tp, const struct ix_bw_params *bw, char *cc,
+			size_t cclen, struct ix_err *err)
 {
 	struct ix_dial dial = { c->host, c->port, c->bind_addr, NULL, c->fd };
 	json_t *ack, *ready, *setups;
@@ -118,7 +172,7 @@ static int negotiate(struct ix_client *c, json_t *req, struct ix_stream *s, uint
 	int rc = -1;
 
 	if (ix_frame_send(c->fd, IX_MSG_TEST, req, after_s(REPLY_TIMEOUT_S), err) < 0 ||
-	    expect(c, IX_MSG_TEST_ACK, &ack, REPLY_TIMEOUT_S, err) < 0)
+	    ix_client_expect(c, IX_MSG_TEST_ACK, &ack, REPLY_TIMEOUT_S, err) < 0)
 		return -1;
 	dial.cookie = json_string_value(json_object_get(ack, "cookie"));
 	setups = json_object_get(ack, "streams");
@@ -134,7 +188,7 @@ static int negotiate(struct ix_client *c, json_t *req, struct ix_stream *s, uint
 		if (bw && tp->tune && tp->tune(&s[i], bw, cc, cclen, err) < 0)
 			goto out;
 	}
-	if (expect(c, IX_MSG_READY, &ready, REPLY_TIMEOUT_S, err) < 0)
+	if (ix_client_expect(c, IX_MSG_READY, &ready, REPLY_TIMEOUT_S, err) < 0)
 		goto out;
 	json_decref(ready);
 	rc = 0;
@@ -143,7 +197,7 @@ out:
 	return rc;
 }
 
-static int send_simple(struct ix_client *c, uint16_t type, struct ix_err *err)
+int ix_client_send(struct ix_client *c, uint16_t type, struct ix_err *err)
 {
 	json_t *j = json_object();
 	int rc = ix_frame_send(c->fd, type, j, after_s(REPLY_TIMEOUT_S), err);
@@ -328,7 +382,7 @@ static int bw_collect(struct bw_run *b, struct ix_err *err)
 		if (ix_interval_merge(b->r, k, b->e, b->n) == 0)
 			b->r->intervals[k].end_s = (double)(now - b->t0) / 1e9;
 	}
-	if (send_simple(b->c, IX_MSG_STOP, err) < 0)
+	if (ix_client_send(b->c, IX_MSG_STOP, err) < 0)
 		return -1;
 	for (;;) {
 		uint16_t type;
@@ -387,12 +441,12 @@ int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_re
 		r->streams[i].dir = b->s[i].dir;
 	}
 	req = json_pack("{s:s,s:o}", "kind", "bw", "bw", ix_wire_bw_params(p));
-	rc = negotiate(c, req, b->s, b->n, tp, p, r->congestion_used, sizeof(r->congestion_used),
-		       err);
+	rc = ix_client_negotiate(c, req, b->s, b->n, tp, p, r->congestion_used,
+				 sizeof(r->congestion_used), err);
 	json_decref(req);
 	if (rc == 0) {
 		getrusage(RUSAGE_SELF, &b->ru0);
-		rc = send_simple(c, IX_MSG_START, err);
+		rc = ix_client_send(c, IX_MSG_START, err);
 	}
 	if (rc == 0) {
 		b->t0 = ix_now_ns();
@@ -462,9 +516,9 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	}
 	req = json_pack("{s:s,s:o}", "kind", "lat", "lat", ix_wire_lat_params(p));
-	rc = negotiate(c, req, &s, 1, tp, NULL, NULL, 0, err);
+	rc = ix_client_negotiate(c, req, &s, 1, tp, NULL, NULL, 0, err);
 	json_decref(req);
-	if (rc < 0 || send_simple(c, IX_MSG_START, err) < 0)
+	if (rc < 0 || ix_client_send(c, IX_MSG_START, err) < 0)
 		goto fail;
 	/* Blocking receives wake at least as often as a reply may be late. */
 	ix_net_set_timeouts(s.fd, p->timeout_s < 0.2 ? (int)(p->timeout_s * 1000) + 1 : 200);
@@ -508,8 +562,8 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 	cpu_since(&ru0, t0, &r->cpu_local);
 	if (tp->caps & IX_CAP_EOF)
 		shutdown(s.fd, SHUT_WR);
-	if (send_simple(c, IX_MSG_STOP, err) < 0 ||
-	    expect(c, IX_MSG_RESULT, &res, REPLY_TIMEOUT_S, err) < 0)
+	if (ix_client_send(c, IX_MSG_STOP, err) < 0 ||
+	    ix_client_expect(c, IX_MSG_RESULT, &res, REPLY_TIMEOUT_S, err) < 0)
 		goto fail_measured;
 	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
 	json_decref(res);

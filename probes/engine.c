@@ -61,6 +61,8 @@ static void *stream_main(void *arg)
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
 	if (s->echo) {
 		rc = s->tp->echo(s);
+	} else if (s->blocks) {
+		rc = s->tp->serve_blocks(s);
 	} else if (s->sending) {
 		rc = s->tp->send(s);
 		if (s->tp->finish)

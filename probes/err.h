@@ -14,9 +14,11 @@ enum ix_exit {
 	IX_EXIT_THRESHOLD = 4,   /* a threshold failed (plans) */
 };
 
+#define IX_ERR_MAX 512
+
 struct ix_err {
 	int code; /* one of enum ix_exit, set with the message */
-	char msg[512];
+	char msg[IX_ERR_MAX];
 };
 
 /* Fill err (if not NULL) and return -1, so callers can "return ix_fail(...)". */

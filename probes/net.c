@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -135,6 +136,39 @@ int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_a
 	if (type == SOCK_STREAM)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	return fd;
+}
+
+int ix_net_connect_start(const char *host, uint16_t port, struct ix_err *err)
+{
+	struct addrinfo *res;
+	int fd, one = 1;
+
+	if (resolve(host, port, SOCK_STREAM, 0, &res, err) < 0)
+		return -1;
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		freeaddrinfo(res);
+		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		ix_fail(err, IX_EXIT_FAIL, "cannot connect to %s port %u: %s", host, port,
+			strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+void ix_net_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 int ix_net_listen(const char *bind_addr, uint16_t port, int backlog, struct ix_err *err)
@@ -279,4 +313,39 @@ uint16_t ix_net_local_port(int fd)
 	if (ss.ss_family == AF_INET)
 		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int ix_net_peer_addr(int fd, struct sockaddr_storage *ss)
+{
+	socklen_t sl = sizeof(*ss);
+
+	memset(ss, 0, sizeof(*ss));
+	return getpeername(fd, (struct sockaddr *)ss, &sl);
+}
+
+/* The IPv4 address in a (possibly IPv4-mapped IPv6) address, or 0. */
+static bool as_v4(const struct sockaddr_storage *a, struct in_addr *out)
+{
+	if (a->ss_family == AF_INET) {
+		*out = ((const struct sockaddr_in *)a)->sin_addr;
+		return true;
+	}
+	if (a->ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)a)->sin6_addr)) {
+		memcpy(out, ((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr + 12, 4);
+		return true;
+	}
+	return false;
+}
+
+bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct in_addr x, y;
+
+	if (as_v4(a, &x) && as_v4(b, &y))
+		return x.s_addr == y.s_addr;
+	if (a->ss_family == AF_INET6 && b->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return false;
 }

@@ -12,9 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/err.h"
 #include "probes/stats.h"
 
 #define IX_MAX_STREAMS 128
+#define IX_MAX_FANIN   1024 /* senders of one incast */
 #define IX_CC_NAME_MAX 16
 
 struct ix_opt_u64 {
@@ -73,6 +75,35 @@ struct ix_lat_params {
 	double timeout_s; /* UDP: a reply later than this counts as lost */
 };
 
+/* Synchronised reads (incast): the receiver asks every sender for sru
+ * bytes at once, waits for all of them, and repeats. */
+struct ix_read_params {
+	const char *path;       /* a transport with IX_CAP_BLOCKS */
+	uint64_t sru;           /* bytes per sender per round */
+	uint32_t rounds;        /* measured rounds */
+	uint32_t warmup_rounds; /* rounds before them, not measured */
+	double timeout_s;       /* a round slower than this fails the test */
+};
+
+#define IX_RTO_MIN_NS        (200 * 1000000ull) /* Linux's minimum TCP RTO */
+#define IX_SLOW_ROUND_FACTOR 5                  /* "far slower than the median" */
+
+/* What one synchronised-read run measured, at the receiver. */
+struct ix_read_figures {
+	bool complete;
+	char error[IX_ERR_MAX];
+	uint32_t senders;
+	uint64_t rounds; /* measured rounds completed */
+	uint64_t bytes;  /* received in them */
+	double seconds;  /* their total time */
+	double goodput_bps;
+	struct ix_lat_stats round;     /* round completion times, ns */
+	uint64_t rto_rounds;           /* rounds of IX_RTO_MIN_NS or more */
+	uint64_t slow_rounds;          /* rounds over IX_SLOW_ROUND_FACTOR x the median */
+	uint64_t stalled_rounds;       /* either of the two */
+	struct ix_opt_u64 retransmits; /* all senders, from their TCP_INFO */
+};
+
 /* CPU time consumed by one end of a test. */
 struct ix_cpu {
 	bool valid;
@@ -126,9 +157,9 @@ struct ix_bw_result {
 	struct ix_bw_params params;
 	char path[16];
 	char congestion_used[IX_CC_NAME_MAX];
-	bool complete;     /* false when the test ended early */
-	char error[512];   /* why it is incomplete */
-	uint32_t nstreams; /* total, both directions */
+	bool complete;          /* false when the test ended early */
+	char error[IX_ERR_MAX]; /* why it is incomplete */
+	uint32_t nstreams;      /* total, both directions */
 	struct ix_stream_result *streams;
 	size_t nintervals, cap_intervals;
 	struct ix_interval *intervals;
@@ -140,7 +171,7 @@ struct ix_lat_result {
 	struct ix_lat_params params;
 	char path[16];
 	bool complete;
-	char error[512];
+	char error[IX_ERR_MAX];
 	uint64_t lost;             /* UDP replies that never came */
 	double seconds;            /* measured wall time */
 	struct ix_samples samples; /* one-way (RTT/2) in ns */

@@ -1,6 +1,8 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,6 +161,57 @@ int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, st
 	*type = h.type;
 	*body = j;
 	return 0;
+}
+
+void ix_frame_reader_reset(struct ix_frame_reader *r)
+{
+	free(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+int ix_frame_reader_feed(struct ix_frame_reader *r, int fd, uint16_t *type, json_t **body,
+			 struct ix_err *err)
+{
+	for (;;) {
+		uint8_t *dst;
+		size_t want;
+		ssize_t n;
+
+		if (r->got < IX_FRAME_HDR) {
+			dst = r->hdr + r->got;
+			want = IX_FRAME_HDR - r->got;
+		} else {
+			dst = r->body + (r->got - IX_FRAME_HDR);
+			want = IX_FRAME_HDR + r->h.length - r->got;
+		}
+		if (want == 0) {
+			json_t *j = ix_frame_parse_body(r->body, r->h.length, err);
+			*type = r->h.type;
+			free(r->body);
+			r->body = NULL;
+			r->got = 0;
+			if (!j)
+				return -1;
+			*body = j;
+			return 1;
+		}
+		n = recv(fd, dst, want, MSG_DONTWAIT);
+		if (n == 0)
+			return ix_fail(err, IX_EXIT_FAIL, "connection closed by peer");
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return ix_fail(err, IX_EXIT_FAIL, "receive failed: %s", strerror(errno));
+		}
+		r->got += (size_t)n;
+		if (r->got == IX_FRAME_HDR) {
+			if (ix_frame_parse_header(r->hdr, IX_FRAME_HDR, &r->h, err) < 0)
+				return -1;
+			r->body = malloc(r->h.length ? r->h.length : 1);
+			if (!r->body)
+				return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		}
+	}
 }
 
 void ix_frame_send_error(int fd, const char *msg)

@@ -38,6 +38,12 @@ enum ix_msg {
 	IX_MSG_STOP,      /* client -> server: local side finished */
 	IX_MSG_RESULT,    /* server -> client: server-side figures */
 	IX_MSG_ERROR,     /* either way: a refusal or failure, then close */
+	IX_MSG_AUTH,      /* client -> server: MAC over both challenges (auth.h) */
+	IX_MSG_AUTH_OK,   /* server -> client: the client is authenticated */
+	IX_MSG_PING,      /* coordinator -> agent: round-trip measurement */
+	IX_MSG_PONG,      /* agent -> coordinator */
+	IX_MSG_RUN,       /* coordinator -> agent: run a test towards named peers */
+	IX_MSG_REPORT,    /* agent -> coordinator: the figures of a RUN */
 	IX_MSG__MAX
 };
 
@@ -62,6 +68,20 @@ int ix_frame_send(int fd, uint16_t type, json_t *body, int64_t deadline_ns, stru
 /* Receive one frame; *body is a new reference. Returns 0, or -1 with err
  * (err->code IX_EXIT_FAIL; msg says EOF, timeout or the protocol fault). */
 int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, struct ix_err *err);
+/* Incremental receive for event loops: feed it when the socket is
+ * readable; it never blocks. Returns 1 with a frame, 0 when more bytes are
+ * needed, -1 on EOF, a protocol fault or a socket error. */
+struct ix_frame_reader {
+	uint8_t hdr[IX_FRAME_HDR];
+	size_t got; /* bytes of header + body so far */
+	struct ix_frame_hdr h;
+	uint8_t *body;
+};
+
+int ix_frame_reader_feed(struct ix_frame_reader *r, int fd, uint16_t *type, json_t **body,
+			 struct ix_err *err);
+void ix_frame_reader_reset(struct ix_frame_reader *r);
+
 /* Best-effort ERROR frame to a peer, with a short deadline. */
 void ix_frame_send_error(int fd, const char *msg);
 

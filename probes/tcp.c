@@ -226,6 +226,57 @@ static int tcp_echo(struct ix_stream *s)
 	return rc;
 }
 
+static int tcp_serve_blocks(struct ix_stream *s)
+{
+	uint8_t *buf = pattern_buf(TCP_RECV_MIN), req[8];
+	uint64_t sent = 0;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	ix_stream_mark_warm(s, ix_now_ns(), 0, 0);
+	for (;;) {
+		uint64_t want = 0;
+		ssize_t n = recv(s->fd, req, sizeof(req), MSG_WAITALL);
+
+		if (n == 0)
+			break;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (ix_stream_stopped(s))
+				break;
+			continue;
+		}
+		if (n != (ssize_t)sizeof(req)) {
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "block request: %s",
+				     n < 0 ? strerror(errno) : "truncated");
+			break;
+		}
+		for (int i = 0; i < 8; i++)
+			want = want << 8 | req[i];
+		if (want == 0 || want > s->msg_size) {
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "block request of %llu bytes refused",
+				     (unsigned long long)want);
+			break;
+		}
+		while (want > 0) {
+			size_t len = want < TCP_RECV_MIN ? (size_t)want : TCP_RECV_MIN;
+			if (ix_net_write_full(s->fd, buf, len, ix_now_ns() + 30 * IX_NSEC_PER_SEC,
+					      &s->err) < 0) {
+				rc = -1;
+				goto out;
+			}
+			want -= len;
+			sent += len;
+		}
+		atomic_store_explicit(&s->c.bytes, sent, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
+		s->last_t = ix_now_ns();
+	}
+out:
+	free(buf);
+	return rc;
+}
+
 static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns)
 {
 	int64_t t0 = ix_now_ns(), deadline = t0 + timeout_ns;
@@ -266,7 +317,7 @@ static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 const struct ix_transport ix_tcp_transport = {
 	.name = "tcp",
 	.desc = "TCP over IPv4/IPv6, one connection per stream",
-	.caps = IX_CAP_ATTACH | IX_CAP_RETRANS | IX_CAP_CONGESTION | IX_CAP_EOF,
+	.caps = IX_CAP_ATTACH | IX_CAP_RETRANS | IX_CAP_CONGESTION | IX_CAP_EOF | IX_CAP_BLOCKS,
 	.default_msg_size = 128 * 1024,
 	.min_msg_size = 1,
 	.min_lat_size = 1,
@@ -277,6 +328,7 @@ const struct ix_transport ix_tcp_transport = {
 	.send = tcp_send,
 	.recv = tcp_recv,
 	.echo = tcp_echo,
+	.serve_blocks = tcp_serve_blocks,
 	.ping = tcp_ping,
 	.sender_info = tcp_sender_info,
 	.finish = tcp_finish,

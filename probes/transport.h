@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 
 #include <jansson.h>
 
@@ -24,6 +25,7 @@ enum ix_cap {
 	IX_CAP_CONGESTION = 1u << 3, /* congestion control can be chosen */
 	IX_CAP_NEEDS_RATE = 1u << 4, /* sender must be paced (no flow control) */
 	IX_CAP_EOF = 1u << 5,        /* the receiver sees the sender's end in band */
+	IX_CAP_BLOCKS = 1u << 6,     /* serves requested blocks (synchronised reads) */
 };
 
 /* Counters a data thread publishes; the engine samples them for intervals. */
@@ -40,6 +42,7 @@ struct ix_stream {
 	enum ix_dir dir;
 	bool sending; /* this end sends on this stream */
 	bool echo;    /* latency responder */
+	bool blocks;  /* block responder (synchronised reads) */
 	int fd;
 	const struct ix_transport *tp;
 	uint64_t msg_size;
@@ -58,6 +61,8 @@ struct ix_stream {
 	int64_t last_t;        /* sender: last send; receiver: last byte */
 	uint64_t peer_packets; /* UDP: datagrams the peer says it sent */
 	bool have_peer_packets;
+	/* Server: the address of the test's client; data from elsewhere is refused. */
+	struct sockaddr_storage ctrl_peer;
 	struct rusage ru; /* thread's CPU time at its end */
 	bool ru_valid;
 	struct ix_err err;
@@ -98,6 +103,9 @@ struct ix_transport {
 	int (*send)(struct ix_stream *s); /* data loop until done */
 	int (*recv)(struct ix_stream *s);
 	int (*echo)(struct ix_stream *s); /* latency responder */
+	/* Block responder: read a request (8-byte big-endian size), send that
+	 * many bytes, until the peer closes. */
+	int (*serve_blocks)(struct ix_stream *s);
 	/* One round trip of len bytes; returns RTT in ns, 0 when lost, -1 on error. */
 	int64_t (*ping)(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns);
 	/* Sender-side figures from the stack (TCP_INFO). */

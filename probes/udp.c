@@ -89,7 +89,10 @@ static int udp_server_accept(struct ix_stream *s, const char *cookie, int64_t de
 				       "firewall?)",
 				       s->id);
 		n = recvfrom(s->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
-		if (n == (ssize_t)wlen && memcmp(buf, want, wlen) == 0) {
+		/* Only the test's own client may open the channel: the agent
+		 * must not be talked into sending towards a third host. */
+		if (n == (ssize_t)wlen && memcmp(buf, want, wlen) == 0 &&
+		    ix_net_same_host(&from, &s->ctrl_peer)) {
 			if (connect(s->fd, (struct sockaddr *)&from, fl) < 0)
 				return ix_fail(err, IX_EXIT_FAIL, "UDP connect: %s",
 					       strerror(errno));

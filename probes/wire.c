@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "probes/transport.h"
@@ -122,6 +123,13 @@ int ix_wire_parse_bw(json_t *j, const struct ix_limits *lim, struct ix_bw_params
 			       "test request: neither duration nor bytes given");
 	if (p->interval_s > 0 && p->interval_s < 0.05)
 		return ix_fail(err, IX_EXIT_USAGE, "test request: interval below 0.05 s");
+	if (lim->max_rate_bps && p->rate_bps > lim->max_rate_bps)
+		return ix_fail(
+			err, IX_EXIT_USAGE,
+			"requested %llu bit/s per stream exceeds this server's limit of %llu",
+			(unsigned long long)p->rate_bps, (unsigned long long)lim->max_rate_bps);
+	if (lim->max_rate_bps && p->rate_bps == 0)
+		p->rate_bps = lim->max_rate_bps; /* unpaced: paced at the limit */
 	if ((tp->caps & IX_CAP_NEEDS_RATE) && p->rate_bps == 0)
 		return ix_fail(err, IX_EXIT_USAGE, "test request: path '%s' needs a rate",
 			       tp->name);
@@ -162,6 +170,93 @@ int ix_wire_parse_lat(json_t *j, const struct ix_limits *lim, struct ix_lat_para
 	p->busy_poll = json_is_true(bp);
 	if (p->duration_s > 0 && check_duration(lim, p->duration_s + p->warmup_s, err) < 0)
 		return -1;
+	return 0;
+}
+
+json_t *ix_wire_read_params(const struct ix_read_params *p)
+{
+	return json_pack("{s:s,s:I,s:I,s:I,s:f}", "path", p->path, "sru", (json_int_t)p->sru,
+			 "rounds", (json_int_t)p->rounds, "warmup_rounds",
+			 (json_int_t)p->warmup_rounds, "timeout", p->timeout_s);
+}
+
+int ix_wire_parse_read(json_t *j, const struct ix_limits *lim, struct ix_read_params *p,
+		       struct ix_err *err)
+{
+	const struct ix_transport *tp;
+	uint64_t rounds, warm;
+
+	memset(p, 0, sizeof(*p));
+	if (!json_is_object(j))
+		return ix_fail(err, IX_EXIT_USAGE, "test request: 'block' is not an object");
+	if (get_path(j, &p->path, &tp, err) < 0 ||
+	    get_u64(j, "sru", 1, 1ull << 30, &p->sru, err) < 0 ||
+	    get_u64(j, "rounds", 1, 10000000, &rounds, err) < 0 ||
+	    get_u64(j, "warmup_rounds", 0, 10000000, &warm, err) < 0 ||
+	    get_f64(j, "timeout", 0.01, 600, &p->timeout_s, err) < 0)
+		return -1;
+	if (!(tp->caps & IX_CAP_BLOCKS))
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "path '%s' cannot serve synchronised reads (tcp can)", tp->name);
+	p->rounds = (uint32_t)rounds;
+	p->warmup_rounds = (uint32_t)warm;
+	(void)lim;
+	return 0;
+}
+
+json_t *ix_wire_read_figures(const struct ix_read_figures *f)
+{
+	const struct ix_lat_stats *r = &f->round;
+	json_t *o = json_pack("{s:b,s:s,s:i,s:I,s:I,s:f,s:f,s:I,s:I,s:I}", "complete", f->complete,
+			      "error", f->error, "senders", (int)f->senders, "rounds",
+			      (json_int_t)f->rounds, "bytes", (json_int_t)f->bytes, "seconds",
+			      f->seconds, "goodput_bps", f->goodput_bps, "rto_rounds",
+			      (json_int_t)f->rto_rounds, "slow_rounds", (json_int_t)f->slow_rounds,
+			      "stalled_rounds", (json_int_t)f->stalled_rounds);
+
+	set_opt_u64(o, "retransmits", f->retransmits);
+	if (r->valid)
+		json_object_set_new(o, "round_ns",
+				    json_pack("{s:I,s:I,s:I,s:I,s:f}", "min", (json_int_t)r->min,
+					      "p50", (json_int_t)r->p50, "p99", (json_int_t)r->p99,
+					      "max", (json_int_t)r->max, "mean", r->mean));
+	return o;
+}
+
+int ix_wire_parse_read_figures(json_t *j, struct ix_read_figures *f)
+{
+	json_t *r = json_object_get(j, "round_ns");
+	uint64_t v;
+	struct ix_err e;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(j))
+		return -1;
+	f->complete = json_is_true(json_object_get(j, "complete"));
+	snprintf(f->error, sizeof(f->error), "%s",
+		 json_string_value(json_object_get(j, "error")) ?: "");
+	if (get_u64(j, "senders", 0, IX_MAX_FANIN, &v, &e) < 0)
+		return -1;
+	f->senders = (uint32_t)v;
+	if (get_u64(j, "rounds", 0, UINT64_MAX >> 2, &f->rounds, &e) < 0 ||
+	    get_u64(j, "bytes", 0, UINT64_MAX >> 2, &f->bytes, &e) < 0 ||
+	    get_f64(j, "seconds", 0, 1e9, &f->seconds, &e) < 0 ||
+	    get_f64(j, "goodput_bps", 0, 1e18, &f->goodput_bps, &e) < 0 ||
+	    get_u64(j, "rto_rounds", 0, UINT64_MAX >> 2, &f->rto_rounds, &e) < 0 ||
+	    get_u64(j, "slow_rounds", 0, UINT64_MAX >> 2, &f->slow_rounds, &e) < 0 ||
+	    get_u64(j, "stalled_rounds", 0, UINT64_MAX >> 2, &f->stalled_rounds, &e) < 0)
+		return -1;
+	get_opt_u64(j, "retransmits", &f->retransmits);
+	if (json_is_object(r)) {
+		f->round.valid = true;
+		f->round.count = f->rounds;
+		if (get_u64(r, "min", 0, UINT64_MAX >> 2, &f->round.min, &e) < 0 ||
+		    get_u64(r, "p50", 0, UINT64_MAX >> 2, &f->round.p50, &e) < 0 ||
+		    get_u64(r, "p99", 0, UINT64_MAX >> 2, &f->round.p99, &e) < 0 ||
+		    get_u64(r, "max", 0, UINT64_MAX >> 2, &f->round.max, &e) < 0 ||
+		    get_f64(r, "mean", 0, 1e18, &f->round.mean, &e) < 0)
+			return -1;
+	}
 	return 0;
 }
 

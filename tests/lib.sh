@@ -114,5 +114,30 @@ jsonschema.validate(json.load(open(sys.argv[2])), schema,
                     cls=jsonschema.validators.validator_for(schema))' "$schema" "$1"
 }
 
+# ix_fabric PREFIX N [MTU]: N hosts on one switch. Host i lives in network
+# namespace ${PREFIX}h$i with address 198.18.0.$i/24 (RFC 2544 benchmarking
+# range) on its eth0; the switch is a bridge in ${PREFIX}sw whose port
+# towards host i is swp$i (shape it with tc -n ${PREFIX}sw ... dev swp$i).
+# Every namespace is removed on exit. Skips the test where that is impossible.
+ix_fabric() {
+	local prefix=$1 n=$2 mtu=${3:-1500} i sw=${1}sw
+	[ "$(id -u)" = 0 ] || ix_skip "needs root to create network namespaces (CI runs as root)"
+	command -v ip >/dev/null && command -v tc >/dev/null || ix_skip "iproute2 (ip, tc) is not installed"
+	ip netns add "$sw" 2>/dev/null || ix_skip "cannot create network namespaces here"
+	IX_NETNS+=("$sw")
+	ip -n "$sw" link add br0 type bridge 2>/dev/null || ix_skip "bridges are not available in this kernel"
+	ip -n "$sw" link set dev br0 mtu "$mtu" up
+	for ((i = 1; i <= n; i++)); do
+		ip netns add "${prefix}h$i" || return 1
+		IX_NETNS+=("${prefix}h$i")
+		ip link add eth0 netns "${prefix}h$i" type veth peer name "swp$i" netns "$sw" ||
+			ix_skip "veth is not available in this kernel"
+		ip -n "$sw" link set dev "swp$i" mtu "$mtu" master br0 up
+		ip -n "${prefix}h$i" link set dev lo up
+		ip -n "${prefix}h$i" link set dev eth0 mtu "$mtu" up
+		ip -n "${prefix}h$i" addr add "198.18.0.$i/24" dev eth0
+	done
+}
+
 command -v jq >/dev/null || ix_skip "jq is not installed (contrib/setup.sh installs it)"
 [ -x "$IXPERF" ] || { echo "ixperf binary not found at $IXPERF" >&2; exit 99; }

@@ -96,6 +96,13 @@ check "the test within the limit succeeds" test "$?" = 0
 check "a test over --max-duration is refused (exit 1)" test "$?" = 1
 check "the refusal names the limit" grep -q "exceeds this server's limit" "$J/long.err"
 
+ix_server capped --max-rate 100M || exit 99
+"$IXPERF" bw -R -t 1 -w 0.2 -J -p "$IX_PORT" 127.0.0.1 >"$J/capped.json" 2>/dev/null
+check "--max-rate paces what the server sends" jq_true "$J/capped.json" \
+	'.results[0].summary.reverse.bits_per_second < 1.05e8 and .results[0].summary.reverse.bits_per_second > 0.9e8'
+"$IXPERF" bw -b 1G -t 1 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/overrate.err"
+check "a rate above --max-rate is refused, naming the limit" grep -q "exceeds this server's limit of 100000000" "$J/overrate.err"
+
 # --- Nothing listening; clean shutdown. ---------------------------------------
 "$IXPERF" bw -t 1 -p 1 127.0.0.1 >/dev/null 2>"$J/refused.err"
 check "no server: exit 1" test "$?" = 1

@@ -533,3 +533,51 @@ Test(io, send_error_frame)
 	close(sv[0]);
 	close(sv[1]);
 }
+
+/* ---- the incremental reader of event loops -------------------------------- */
+
+Test(reader, frames_arrive_in_pieces)
+{
+	int sv[2];
+	struct ix_frame_reader rd = { 0 };
+	struct ix_err err = { 0 };
+	uint8_t *buf;
+	size_t len;
+	uint16_t type;
+	json_t *body = json_pack("{s:i}", "n", 7), *got = NULL;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(ix_frame_encode(IX_MSG_PING, body, &buf, &len, &err), 0);
+	for (size_t i = 0; i < len; i++) {
+		cr_assert_eq(write(sv[1], buf + i, 1), 1);
+		int rc = ix_frame_reader_feed(&rd, sv[0], &type, &got, &err);
+		cr_assert_eq(rc, i + 1 == len ? 1 : 0, "byte %zu: %d (%s)", i, rc, err.msg);
+	}
+	cr_assert_eq(type, IX_MSG_PING);
+	cr_assert_eq(json_integer_value(json_object_get(got, "n")), 7);
+	cr_assert_eq(ix_frame_reader_feed(&rd, sv[0], &type, &got, &err), 0, "nothing more yet");
+	close(sv[1]);
+	cr_assert_eq(ix_frame_reader_feed(&rd, sv[0], &type, &got, &err), -1, "EOF");
+	ix_frame_reader_reset(&rd);
+	close(sv[0]);
+	free(buf);
+	json_decref(body);
+	json_decref(got);
+}
+
+Test(reader, garbage_is_refused)
+{
+	int sv[2];
+	struct ix_frame_reader rd = { 0 };
+	struct ix_err err = { 0 };
+	uint16_t type;
+	json_t *got = NULL;
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(write(sv[1], "GARBAGE-GARBAGE", 15), 15);
+	cr_assert_eq(ix_frame_reader_feed(&rd, sv[0], &type, &got, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "bad magic"), "%s", err.msg);
+	ix_frame_reader_reset(&rd);
+	close(sv[0]);
+	close(sv[1]);
+}

@@ -1,0 +1,192 @@
+/* ixperf mesh HOSTS: all-pairs bandwidth and latency over ixperf agents. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "probes/auth.h"
+#include "probes/coord.h"
+#include "probes/mesh.h"
+#include "probes/net.h"
+#include "probes/transport.h"
+#include "report/json.h"
+#include "report/multi.h"
+
+struct mesh_opts {
+	struct ix_coord_opts k;
+	const char *test;
+	const char *path;
+	double time_s;
+	double warmup_s;
+	uint64_t size;
+	uint64_t lat_size;
+	uint64_t iters;
+	uint64_t parallel;
+	bool both;
+	uint64_t concurrency;
+	double bw_fraction;
+	double lat_factor;
+	bool no_retest;
+};
+
+static const struct ix_option mesh_options[] = {
+	IX_COORD_OPTION_ROWS(struct mesh_opts),
+	{ 0, "test", IX_OPT_STRING, offsetof(struct mesh_opts, test), "WHAT",
+	  "bw, lat, or both (default both)", 0, 0 },
+	{ 0, "path", IX_OPT_STRING, offsetof(struct mesh_opts, path), "PATH",
+	  "transport: tcp (default) or udp", 0, 0 },
+	{ 't', "time", IX_OPT_SECONDS, offsetof(struct mesh_opts, time_s), "SECONDS",
+	  "measured time per pair and test (default 2 for bw, 1 for lat)", 0.01, 3600 },
+	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(struct mesh_opts, warmup_s), "SECONDS",
+	  "warm-up per pair, excluded (default 0.5 for bw, 0.1 for lat)", 0, 600 },
+	{ 's', "size", IX_OPT_SIZE, offsetof(struct mesh_opts, size), "BYTES",
+	  "bandwidth message size (default 128Ki for TCP, 1472 for UDP)", 1, 0 },
+	{ 0, "lat-size", IX_OPT_SIZE, offsetof(struct mesh_opts, lat_size), "BYTES",
+	  "latency message size (default 64)", 1, 65507 },
+	{ 'n', "iters", IX_OPT_UINT, offsetof(struct mesh_opts, iters), "N",
+	  "latency round trips per pair instead of --time", 1, 1e9 },
+	{ 'P', "parallel", IX_OPT_UINT, offsetof(struct mesh_opts, parallel), "N",
+	  "streams per pair (default 1)", 1, IX_MAX_STREAMS },
+	{ 0, "both-directions", IX_OPT_FLAG, offsetof(struct mesh_opts, both), NULL,
+	  "measure every ordered pair (a to b and b to a), twice the rounds", 0, 0 },
+	{ 0, "concurrency", IX_OPT_UINT, offsetof(struct mesh_opts, concurrency), "N",
+	  "pairs measured at once (default: a whole round)", 1, 1u << 20 },
+	{ 0, "bad-fraction", IX_OPT_NUMBER, offsetof(struct mesh_opts, bw_fraction), "F",
+	  "a pair is bad below F x the median bandwidth (default 0.7)", 0.01, 1 },
+	{ 0, "lat-factor", IX_OPT_NUMBER, offsetof(struct mesh_opts, lat_factor), "F",
+	  "a pair is bad above F x the lowest latency (default 2)", 1, 1000 },
+	{ 0, "no-retest", IX_OPT_FLAG, offsetof(struct mesh_opts, no_retest), NULL,
+	  "do not measure bad pairs a second time", 0, 0 },
+};
+
+const struct ix_cmd_spec ix_mesh_spec = {
+	.name = "mesh",
+	.usage = "[OPTIONS] [HOSTS]",
+	.summary = "Measure every pair of hosts running 'ixperf server'; flag bad pairs and nodes",
+	.opts = mesh_options,
+	.nopts = IX_OPTS_END(mesh_options),
+	.epilog = "HOSTS: comma list, Slurm ranges (node[01-16]), @FILE, host:port; default\n"
+		  "$SLURM_JOB_NODELIST. Pairs run in a round-robin tournament: every host in at\n"
+		  "most one pair per round, N-1 rounds (N for odd N).\n"
+		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs found.\n"
+		  "Examples:\n"
+		  "  ixperf mesh --token-file ~/.ixperf-token 'node[01-32]'\n"
+		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n",
+};
+
+static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *err)
+{
+	const struct ix_transport *tp;
+	const char *t = o->test ? o->test : "both";
+
+	memset(p, 0, sizeof(*p));
+	if (strcmp(t, "bw") == 0)
+		p->tests = IX_MESH_BW;
+	else if (strcmp(t, "lat") == 0)
+		p->tests = IX_MESH_LAT;
+	else if (strcmp(t, "both") == 0)
+		p->tests = IX_MESH_BW | IX_MESH_LAT;
+	else
+		return ix_fail(err, IX_EXIT_USAGE, "invalid value for --test: '%s' (bw, lat, both)",
+			       t);
+	if (ix_path_lookup(o->path, &tp, err) < 0)
+		return -1;
+	if (o->size && (o->size < tp->min_msg_size || o->size > tp->max_msg_size))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "invalid value for -s/--size: %llu is outside [%llu, %llu] for %s",
+			       (unsigned long long)o->size, (unsigned long long)tp->min_msg_size,
+			       (unsigned long long)tp->max_msg_size, tp->name);
+	if (o->lat_size && o->lat_size < tp->min_lat_size)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "invalid value for --lat-size: below %llu for %s",
+			       (unsigned long long)tp->min_lat_size, tp->name);
+	p->both_directions = o->both;
+	p->concurrency = (uint32_t)o->concurrency;
+	p->retest = !o->no_retest;
+	p->rules.bw_fraction = o->bw_fraction > 0 ? o->bw_fraction : 0.7;
+	p->rules.lat_factor = o->lat_factor > 0 ? o->lat_factor : 2.0;
+	p->bw.path = tp->name;
+	p->bw.msg_size = o->size ? o->size : tp->default_msg_size;
+	p->bw.streams = o->parallel ? (uint32_t)o->parallel : 1;
+	p->bw.duration_s = o->time_s > 0 ? o->time_s : 2;
+	p->bw.warmup_s = o->warmup_s >= 0 ? o->warmup_s : 0.5;
+	p->bw.rate_bps = (tp->caps & IX_CAP_NEEDS_RATE) ? 1000000000ull : 0;
+	p->lat.path = tp->name;
+	p->lat.msg_size = o->lat_size ? o->lat_size : 64;
+	p->lat.iters = o->iters;
+	p->lat.duration_s = o->iters ? 0 : o->time_s > 0 ? o->time_s : 1;
+	p->lat.warmup_s = o->warmup_s >= 0 ? o->warmup_s : 0.1;
+	p->lat.timeout_s = 1;
+	return 0;
+}
+
+int cmd_mesh(int argc, char **argv, const struct ix_env *env)
+{
+	struct mesh_opts o = { .warmup_s = -1 };
+	struct ix_hostlist hosts = { 0 };
+	struct ix_mesh_params p;
+	struct ix_mesh_result r;
+	struct ix_unit_choice units;
+	struct ix_token token;
+	struct ix_coord co;
+	struct ix_err err = { 0 };
+	struct ix_sink sink;
+	bool help;
+	int pos, rc;
+
+	if (ix_opts_parse(&ix_mesh_spec, argc, argv, &o, &pos, &help, &err) < 0)
+		return ix_report_error("mesh", &err);
+	if (help) {
+		ix_opts_help(&ix_mesh_spec, stdout);
+		return IX_EXIT_OK;
+	}
+	if (pos + 1 < argc) {
+		fprintf(stderr, "ixperf mesh: one HOSTS argument (a comma list); unexpected '%s'\n",
+			argv[pos + 1]);
+		return IX_EXIT_USAGE;
+	}
+	if (check(&o, &p, &err) < 0 ||
+	    ix_parse_units(o.k.units ? o.k.units : "bits", &units, &err) < 0 ||
+	    ix_hostlist_parse(pos < argc ? argv[pos] : NULL,
+			      o.k.port ? (uint16_t)o.k.port : IX_DEFAULT_PORT, &hosts, &err) < 0 ||
+	    ix_token_from_opt(o.k.token_file, &token, &err) < 0) {
+		ix_hostlist_free(&hosts);
+		return ix_report_error("mesh", &err);
+	}
+	if (hosts.n < 2) {
+		ix_hostlist_free(&hosts);
+		fprintf(stderr, "ixperf mesh: a mesh needs at least two hosts\n");
+		return IX_EXIT_USAGE;
+	}
+	if (ix_sink_open(&sink, o.k.output, &err) < 0) {
+		ix_hostlist_free(&hosts);
+		return ix_report_error("mesh", &err);
+	}
+	ix_coord_open(&co, &hosts, &token, o.k.connect_timeout_s > 0 ? o.k.connect_timeout_s : 10,
+		      &err);
+	ix_coord_warn(&co, "mesh");
+	rc = ix_mesh_run(&co, &p, &hosts, &r, NULL, &err);
+	ix_coord_close(&co);
+	if (rc < 0) {
+		ix_hostlist_free(&hosts);
+		return ix_report_error("mesh", &err);
+	}
+	if (o.k.json) {
+		json_t *arr = json_array();
+		json_array_append_new(arr, ix_json_mesh(&r));
+		ix_sink_put_json(
+			&sink,
+			ix_json_document("mesh", env->argc, env->argv, arr,
+					 r.complete ? NULL : "some pairs were not measured"));
+	} else {
+		ix_text_mesh(sink.f, &r, &units);
+	}
+	rc = !r.complete ? IX_EXIT_FAIL : r.findings.bad_pairs ? IX_EXIT_THRESHOLD : IX_EXIT_OK;
+	ix_mesh_result_free(&r);
+	ix_hostlist_free(&hosts);
+	if (ix_sink_commit(&sink, &err) < 0)
+		return ix_report_error("mesh", &err);
+	return rc;
+}

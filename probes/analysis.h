@@ -1,0 +1,66 @@
+/* Figures derived from many results: fairness, bad pairs, suspects, and the
+ * one-line diagnosis of an incast sweep. Pure functions over plain arrays. */
+#ifndef IX_ANALYSIS_H
+#define IX_ANALYSIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Jain's fairness index (sum x)^2 / (n * sum x^2): 1 = perfectly fair,
+ * 1/n = one flow got everything. 0 when n == 0 or every x is 0. */
+double ix_jain_index(const double *x, size_t n);
+/* Median of n values (sorts a private copy); 0 when n == 0. */
+double ix_median(const double *x, size_t n);
+
+/* One cell of an all-pairs matrix, compact: a 4096-host mesh is 16.7 M
+ * cells, 16 bytes each. Row = the host that initiated, column = its peer. */
+enum ix_cell_state {
+	IX_CELL_PENDING = 0, /* not measured (yet) */
+	IX_CELL_OK,
+	IX_CELL_FAILED, /* the test failed: see the node's error */
+	IX_CELL_NONE,   /* the diagonal, or a direction not asked for */
+};
+
+struct ix_cell {
+	float bw_bps;     /* goodput, bit/s; 0 when not measured */
+	float lat_p50_ns; /* one-way latency; 0 when not measured */
+	float lat_p99_ns;
+	uint8_t state;    /* enum ix_cell_state */
+	uint8_t bad;      /* flagged by ix_mesh_analyze */
+	uint8_t retested; /* measured a second time */
+	uint8_t pad;
+};
+
+struct ix_mesh_rules {
+	double bw_fraction; /* bad when bw < bw_fraction * median bw (default 0.7) */
+	double lat_factor;  /* bad when p50 > lat_factor * min p50 (default 2.0) */
+};
+
+struct ix_mesh_findings {
+	size_t bad_pairs;     /* cells flagged bad */
+	double median_bw_bps; /* over OK cells with a bandwidth */
+	double min_lat_ns;    /* over OK cells with a latency */
+	uint32_t *suspects;   /* node indexes, allocated; free() it */
+	size_t nsuspects;
+};
+
+/* Flag bad cells (sets cell.bad) and name suspects: a node is suspect when
+ * most of its measured pairs are bad and at least two are (needs n >= 3).
+ * Returns 0, or -1 when out of memory. */
+int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
+		    struct ix_mesh_findings *out);
+
+/* Incast sweep: goodput per sender count, stalled rounds (0 when the mode
+ * has no rounds). Writes one sentence saying what the figures show. */
+struct ix_incast_point {
+	uint32_t senders;
+	double goodput_bps;
+	uint64_t stalled_rounds; /* rounds > 200 ms or far slower than the median */
+	uint64_t rounds;
+	uint64_t retransmits;
+};
+
+void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len);
+
+#endif

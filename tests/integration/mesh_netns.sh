@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# A mesh that must find the bad host: 6 hosts on a bridge, host 4's port
+# shaped far below the others. Exactly the pairs with host 4 are flagged and
+# host 4 is named the suspect.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+[ "${IX_SKIP_NETNS:-0}" = 1 ] && ix_skip "IX_SKIP_NETNS=1"
+N=6
+BAD=4
+ix_fabric "ixm$$-" "$N"
+SW="ixm$$-sw"
+J=$IX_TMP
+
+# Every port at 400 Mbit/s, host 4's at 50 Mbit/s both ways: one slow cable.
+for ((i = 1; i <= N; i++)); do
+	rate=400mbit
+	[ "$i" = "$BAD" ] && rate=50mbit
+	tc -n "$SW" qdisc add dev "swp$i" root tbf rate "$rate" burst 64kb latency 20ms ||
+		ix_skip "no tbf"
+	tc -n "ixm$$-h$i" qdisc add dev eth0 root tbf rate "$rate" burst 64kb latency 20ms
+done
+hosts=
+for ((i = 1; i <= N; i++)); do
+	IX_NS="ixm$$-h$i" ix_server "a$i" || exit 99
+	hosts="${hosts:+$hosts,}198.18.0.$i:$IX_PORT"
+done
+ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0.3 -J "$hosts" >"$J/mesh.json" 2>"$J/mesh.err"
+rc=$?
+jq -r '.results[0].nodes[] | "  \(.host): send \(.bw_out_bps), recv \(.bw_in_bps), bad \(.bad)\(if .suspect then " SUSPECT" else "" end)"' "$J/mesh.json"
+check "the mesh exits 4: bad pairs found" test "$rc" = 4
+check "all 15 pairs measured" jq_true "$J/mesh.json" '.results[0].pairs.measured == 15'
+check "exactly the 5 pairs with host $BAD are bad" jq_true "$J/mesh.json" \
+	"[.results[0].bad_pairs[] | [.from, .to] | map(startswith(\"198.18.0.$BAD:\")) | any] | (length == 5 and all)"
+check "host $BAD is the one suspect" jq_true "$J/mesh.json" \
+	".results[0].suspects | length == 1 and (.[0] | startswith(\"198.18.0.$BAD:\"))"
+check "bad pairs were retested and confirmed" jq_true "$J/mesh.json" \
+	'[.results[0].bad_pairs[].retested] | all'
+schema_check "$J/mesh.json"
+
+ix_done

@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# Many agents on loopback: mesh and incast end to end, authentication, an
+# agent that dies mid-mesh.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+J=$IX_TMP
+TOK=$J/token
+printf 's3cret-for-tests\n' >"$TOK"
+chmod 600 "$TOK"
+
+agents() { # agents NAME COUNT [server args]: start COUNT agents; HOSTS lists them
+	local name=$1 count=$2 i
+	shift 2
+	HOSTS=
+	APIDS=()
+	for ((i = 1; i <= count; i++)); do
+		ix_server "$name$i" "$@" || exit 99
+		HOSTS="${HOSTS:+$HOSTS,}127.0.0.1:$IX_PORT"
+		APIDS+=("$IX_SPID")
+	done
+}
+
+# --- An open mesh: every pair once, both tests. ------------------------------
+agents open 5
+"$IXPERF" mesh -t 0.3 -w 0.05 -J "$HOSTS" >"$J/mesh.json" 2>"$J/mesh.err"
+rc=$?
+check "mesh over 5 agents ends with 0 or 4 (bad pairs on a noisy host)" test "$rc" = 0 -o "$rc" = 4
+check "mesh measured all 10 unordered pairs" jq_true "$J/mesh.json" \
+	'.results[0] | .pairs.planned == 10 and .pairs.measured == 10 and .pairs.failed == 0 and .complete'
+check "5 hosts take 5 rounds (odd N)" jq_eq "$J/mesh.json" '.results[0].rounds' 5
+check "each unordered pair has exactly one measured direction" jq_true "$J/mesh.json" \
+	'.results[0].matrix.state as $s | [range(0;5) as $a | range($a+1;5) as $b |
+	  ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
+check "measured cells carry bandwidth and latency" jq_true "$J/mesh.json" \
+	'.results[0].matrix as $m | [range(0;5) as $a | range(0;5) as $b | select($m.state[$a][$b] == "ok")
+	  | ($m.bw_bps[$a][$b] > 1e6 and $m.lat_p50_ns[$a][$b] > 0)] | all'
+check "unmeasured directions are null" jq_true "$J/mesh.json" \
+	'.results[0].matrix as $m | [range(0;5) as $a | range(0;5) as $b | select($m.state[$a][$b] != "ok")
+	  | $m.bw_bps[$a][$b] == null] | all'
+check "the mesh warns that the agents run without a token" grep -q "WARNING: 5 agent(s) run without a token" "$J/mesh.err"
+schema_check "$J/mesh.json"
+
+"$IXPERF" mesh --test lat -n 200 -w 0 --both-directions --concurrency 1 -J "$HOSTS" >"$J/meshlat.json" 2>/dev/null
+check "--both-directions measures all 20 ordered pairs" jq_true "$J/meshlat.json" \
+	'.results[0] | .pairs.planned == 20 and .pairs.measured == 20'
+check "a latency-only mesh has no bandwidth" jq_true "$J/meshlat.json" \
+	'[.results[0].matrix.bw_bps[][] | select(. != null)] | length == 0'
+
+# --- Incast on loopback: stream and synchronised reads. ------------------------
+"$IXPERF" incast -t 0.5 -w 0.1 --sweep 1,2,4 -J "$HOSTS" >"$J/incast.json" 2>/dev/null
+check "incast stream sweep exits 0" test "$?" = 0
+check "three steps with 1, 2, 4 flows" jq_true "$J/incast.json" \
+	'[.results[0].steps[] | (.flows | length)] == [1,2,4]'
+check "aggregate goodput is the sum of the flows" jq_true "$J/incast.json" \
+	'[.results[0].steps[] | ((.goodput_bps - ([.flows[].bps] | add)) | fabs) < 1e-6 * .goodput_bps] | all'
+check "Jain's index lies in [1/n, 1]" jq_true "$J/incast.json" \
+	'[.results[0].steps[] | .jain >= (1 / (.flows | length)) - 1e-9 and .jain <= 1 + 1e-9] | all'
+check "the sweep ends with a diagnosis" jq_true "$J/incast.json" '.results[0].diagnosis | test("N=")'
+schema_check "$J/incast.json"
+"$IXPERF" incast --mode read --sru 32Ki --rounds 40 --sweep 1,4 -J "$HOSTS" >"$J/read.json" 2>/dev/null
+check "synchronised reads exit 0" test "$?" = 0
+check "every round of every step is measured" jq_true "$J/read.json" \
+	'[.results[0].steps[] | .read.rounds == 40 and .read.bytes == 40 * 32768 * .senders] | all'
+check "round times are ordered" jq_true "$J/read.json" \
+	'[.results[0].steps[].read.round_ns | .min <= .p50 and .p50 <= .p99 and .p99 <= .max] | all'
+schema_check "$J/read.json"
+"$IXPERF" incast --mode read --path udp "$HOSTS" >/dev/null 2>"$J/readudp.err"
+check "synchronised reads over UDP are refused (exit 2)" test "$?" = 2
+"$IXPERF" incast --sweep 1,9 "$HOSTS" >/dev/null 2>"$J/sweep.err"
+check "a sweep beyond the senders is refused naming the limit" grep -q "out of range \[1, 4\]" "$J/sweep.err"
+
+# --- Authentication. -----------------------------------------------------------
+agents sec 3 --token-file "$TOK"
+"$IXPERF" mesh --test lat -n 100 -w 0 --token-file "$TOK" -J "$HOSTS" >"$J/auth.json" 2>"$J/auth.err"
+check "with the token the mesh runs" jq_true "$J/auth.json" '.results[0].complete'
+check "no warning when every agent has a token" bash -c "! grep -q WARNING '$J/auth.err'"
+"$IXPERF" mesh --test lat -n 100 "$HOSTS" >/dev/null 2>"$J/noauth.err"
+check "without a token: exit 1" test "$?" = 1
+check "without a token: the agents say they need one" grep -q "requires the shared token" "$J/noauth.err"
+printf 'wrong-token\n' >"$J/wrong"
+chmod 600 "$J/wrong"
+"$IXPERF" mesh --test lat -n 100 --token-file "$J/wrong" "$HOSTS" >/dev/null 2>"$J/wrong.err"
+check "a wrong token: exit 1, the agent's proof fails" grep -q "did not prove the shared token" "$J/wrong.err"
+"$IXPERF" lat -n 100 --token-file "$TOK" -p "${HOSTS##*:}" 127.0.0.1 >/dev/null 2>&1
+check "bw/lat clients authenticate with --token-file" test "$?" = 0
+"$IXPERF" lat -n 100 -p "${HOSTS##*:}" 127.0.0.1 >/dev/null 2>"$J/latnotok.err"
+check "a client without the token is refused" grep -q "requires the shared token" "$J/latnotok.err"
+cp "$TOK" "$J/loose"
+chmod 644 "$J/loose"
+"$IXPERF" mesh --token-file "$J/loose" "$HOSTS" >/dev/null 2>"$J/loose.err"
+check "a token file others can read is refused (exit 2)" test "$?" = 2
+check "the refusal says chmod 600" grep -q "chmod 600" "$J/loose.err"
+# A forged AUTH with a replayed MAC on a fresh connection is refused.
+p=${HOSTS##*:}
+timeout 5 bash -c "exec 3<>/dev/tcp/127.0.0.1/$p
+printf 'IXPF\x00\x01\x00\x01\x00\x00\x00\x4c{\"nonce\":\"%s\"}' \$(printf '0%.0s' {1..64}) >&3
+sleep 0.3
+printf 'IXPF\x00\x01\x00\x0c\x00\x00\x00\x4a{\"mac\":\"%s\"}' \$(printf 'a%.0s' {1..64}) >&3
+cat <&3" >"$J/forged.out" 2>/dev/null
+check "a forged MAC is refused" grep -aq "authentication failed" "$J/forged.out"
+check "the agents logged the refusals" grep -q "refused: authentication failed" "$IX_TMP/sec3.err"
+
+# --- An agent dies mid-mesh: its pairs fail, the rest completes. ----------------
+agents doomed 4
+victim=${APIDS[2]}
+"$IXPERF" mesh --test bw -t 1 -w 0 --no-retest -J "$HOSTS" >"$J/dead.json" 2>"$J/dead.err" &
+mpid=$!
+IX_PIDS+=("$mpid")
+sleep 1.5
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+wait "$mpid"
+check "a mesh with a dead agent exits 1" test "$?" = 1
+check "the dead agent is marked with a reason" jq_true "$J/dead.json" \
+	'.results[0].nodes[2].error != null and ([.results[0].nodes[] | select(.error != null)] | length) == 1'
+check "pairs among the live agents were all measured" jq_true "$J/dead.json" \
+	'.results[0].matrix.state as $s | [0,1,3] as $live | [$live[] as $a | $live[] as $b | select($a < $b)
+	  | ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
+check "the JSON still holds everything measured" jq_true "$J/dead.json" \
+	'(.complete | not) and .results[0].pairs.measured >= 3 and .results[0].pairs.failed >= 1'
+
+ix_done
