@@ -8,12 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "probes/auth.h"
 #include "probes/client.h"
 #include "probes/coord.h"
 #include "probes/net.h"
 #include "probes/transport.h"
+#include "report/json.h"
 #include "report/output.h"
 
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
@@ -223,26 +225,6 @@ void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, c
 	cl->fd = -1;
 }
 
-void ix_coord_warn(const struct ix_coord *co, const char *cmd)
-{
-	uint32_t open = 0;
-
-	for (uint32_t i = 0; i < co->n; i++) {
-		char name[IX_HOST_NAME_MAX + 16];
-
-		ix_host_format(&co->peers[i].host, name, sizeof(name));
-		if (co->peers[i].error[0])
-			fprintf(stderr, "ixperf %s: %s: %s\n", cmd, name, co->peers[i].error);
-		else if (co->peers[i].unauthenticated)
-			open++;
-	}
-	if (open)
-		fprintf(stderr,
-			"ixperf %s: WARNING: %u agent(s) run without a token: anyone who can "
-			"reach them can make them send traffic\n",
-			cmd, open);
-}
-
 int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err)
 {
 	memset(t, 0, sizeof(*t));
@@ -288,4 +270,71 @@ int ix_report_error(const char *cmd, const struct ix_err *err)
 {
 	fprintf(stderr, "ixperf %s: %s\n", cmd, err->msg);
 	return err->code ? err->code : IX_EXIT_FAIL;
+}
+
+int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
+			 const char *spec, struct ix_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	c->name = name;
+	if (ix_parse_units(k->units ? k->units : "bits", &c->units, err) < 0 ||
+	    ix_hostlist_parse(spec, k->port ? (uint16_t)k->port : IX_DEFAULT_PORT, &c->hosts, err) <
+		    0)
+		return -1;
+	return ix_token_from_opt(k->token_file, &c->token, err);
+}
+
+int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, struct ix_err *err)
+{
+	uint32_t open = 0;
+
+	if (ix_sink_open(&c->sink, k->output, err) < 0)
+		return -1;
+	c->sink_open = true;
+	ix_coord_open(&c->co, &c->hosts, &c->token,
+		      k->connect_timeout_s > 0 ? k->connect_timeout_s : 10, err);
+	c->coord_open = true;
+	for (uint32_t i = 0; i < c->co.n; i++) {
+		char name[IX_HOST_NAME_MAX + 16];
+
+		ix_host_format(&c->co.peers[i].host, name, sizeof(name));
+		if (c->co.peers[i].error[0])
+			fprintf(stderr, "ixperf %s: %s: %s\n", c->name, name, c->co.peers[i].error);
+		else if (c->co.peers[i].unauthenticated)
+			open++;
+	}
+	if (open)
+		fprintf(stderr,
+			"ixperf %s: WARNING: %u agent(s) run without a token: anyone who can "
+			"reach them can make them send traffic\n",
+			c->name, open);
+	return 0;
+}
+
+int ix_coord_cmd_json(struct ix_coord_cmd *c, const struct ix_env *env, json_t *result,
+		      const char *error, struct ix_err *err)
+{
+	json_t *arr = json_array();
+
+	json_array_append_new(arr, result);
+	ix_sink_put_json(&c->sink, ix_json_document(c->name, env->argc, env->argv, arr, error));
+	return ix_coord_cmd_commit(c, err);
+}
+
+int ix_coord_cmd_commit(struct ix_coord_cmd *c, struct ix_err *err)
+{
+	c->sink_open = false;
+	return ix_sink_commit(&c->sink, err);
+}
+
+void ix_coord_cmd_free(struct ix_coord_cmd *c)
+{
+	if (c->coord_open)
+		ix_coord_close(&c->co);
+	if (c->sink_open && c->sink.path) {
+		fclose(c->sink.f);
+		free(c->sink.buf);
+	}
+	ix_hostlist_free(&c->hosts);
+	memset(c, 0, sizeof(*c));
 }

@@ -9,7 +9,10 @@
 
 #include <jansson.h>
 
+#include "probes/auth.h"
+#include "probes/coord.h"
 #include "probes/err.h"
+#include "probes/hostlist.h"
 #include "report/units.h"
 
 enum ix_opt_type {
@@ -124,13 +127,8 @@ struct ix_coord_opts {
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, k.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
 
-struct ix_token;
 /* The token of --token-file, or an unset one without it. */
 int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err);
-
-struct ix_coord;
-/* Say on stderr which agents failed to join and which run without a token. */
-void ix_coord_warn(const struct ix_coord *co, const char *cmd);
 
 /* A report destination: stdout, or a memory buffer committed atomically. */
 struct ix_sink {
@@ -159,5 +157,30 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */
 int ix_report_error(const char *cmd, const struct ix_err *err);
+
+struct ix_env;
+
+/* What mesh and incast share: hosts, token, units, output, the agents. */
+struct ix_coord_cmd {
+	const char *name;
+	struct ix_hostlist hosts;
+	struct ix_token token;
+	struct ix_unit_choice units;
+	struct ix_sink sink;
+	struct ix_coord co;
+	bool sink_open, coord_open;
+};
+
+/* Units, the host list (spec NULL = $SLURM_JOB_NODELIST) and the token. */
+int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
+			 const char *spec, struct ix_err *err);
+/* The output and the agents; which failed to join and which run without a
+ * token is said on stderr. */
+int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, struct ix_err *err);
+/* Write the JSON document (result stolen) and commit the output. */
+int ix_coord_cmd_json(struct ix_coord_cmd *c, const struct ix_env *env, json_t *result,
+		      const char *error, struct ix_err *err);
+int ix_coord_cmd_commit(struct ix_coord_cmd *c, struct ix_err *err);
+void ix_coord_cmd_free(struct ix_coord_cmd *c);
 
 #endif

@@ -145,15 +145,11 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 int cmd_incast(int argc, char **argv, const struct ix_env *env)
 {
 	struct incast_opts o = { .warmup_s = -1, .warmup_rounds = UINT64_MAX };
-	struct ix_hostlist hosts = { 0 };
+	struct ix_coord_cmd c;
 	struct ix_incast_params p;
 	struct ix_incast_result r;
-	struct ix_unit_choice units;
 	uint32_t sweep[MAX_SWEEP];
-	struct ix_token token;
-	struct ix_coord co;
 	struct ix_err err = { 0 };
-	struct ix_sink sink;
 	bool help;
 	int pos, rc;
 
@@ -163,48 +159,35 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 		ix_opts_help(&ix_incast_spec, stdout);
 		return IX_EXIT_OK;
 	}
-	if (pos + 1 < argc) {
-		fprintf(stderr,
-			"ixperf incast: one HOSTS argument (a comma list); unexpected '%s'\n",
+	memset(&c, 0, sizeof(c));
+	if (pos + 1 < argc)
+		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
-		return IX_EXIT_USAGE;
-	}
-	if (ix_parse_units(o.k.units ? o.k.units : "bits", &units, &err) < 0 ||
-	    ix_hostlist_parse(pos < argc ? argv[pos] : NULL,
-			      o.k.port ? (uint16_t)o.k.port : IX_DEFAULT_PORT, &hosts, &err) < 0)
-		goto usage;
-	if (hosts.n < 2 || hosts.n - 1 > IX_MAX_FANIN) {
+	if (err.code ||
+	    ix_coord_cmd_prepare(&c, "incast", &o.k, pos < argc ? argv[pos] : NULL, &err) < 0)
+		goto fail;
+	if (c.hosts.n < 2 || c.hosts.n - 1 > IX_MAX_FANIN) {
 		ix_fail(&err, IX_EXIT_USAGE,
 			"incast needs a receiver and 1 to %d senders; %zu hosts given",
-			IX_MAX_FANIN, hosts.n);
-		goto usage;
+			IX_MAX_FANIN, c.hosts.n);
+		goto fail;
 	}
-	if (build(&o, (uint32_t)hosts.n - 1, &p, sweep, &err) < 0 ||
-	    ix_token_from_opt(o.k.token_file, &token, &err) < 0 ||
-	    ix_sink_open(&sink, o.k.output, &err) < 0)
-		goto usage;
-	ix_coord_open(&co, &hosts, &token, o.k.connect_timeout_s > 0 ? o.k.connect_timeout_s : 10,
-		      &err);
-	ix_coord_warn(&co, "incast");
-	rc = ix_incast_run(&co, &p, &hosts, &r, &err);
-	ix_coord_close(&co);
-	if (rc < 0)
-		goto usage;
+	if (build(&o, (uint32_t)c.hosts.n - 1, &p, sweep, &err) < 0 ||
+	    ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
+	    ix_incast_run(&c.co, &p, &c.hosts, &r, &err) < 0)
+		goto fail;
 	if (o.k.json) {
-		json_t *arr = json_array();
-		json_array_append_new(arr, ix_json_incast(&r));
-		ix_sink_put_json(&sink, ix_json_document("incast", env->argc, env->argv, arr,
-							 r.complete ? NULL : "a step failed"));
+		rc = ix_coord_cmd_json(&c, env, ix_json_incast(&r),
+				       r.complete ? NULL : "a step failed", &err);
 	} else {
-		ix_text_incast(sink.f, &r, &units);
+		ix_text_incast(c.sink.f, &r, &c.units);
+		rc = ix_coord_cmd_commit(&c, &err);
 	}
-	rc = r.complete ? IX_EXIT_OK : IX_EXIT_FAIL;
+	rc = rc < 0 ? ix_report_error("incast", &err) : r.complete ? IX_EXIT_OK : IX_EXIT_FAIL;
 	ix_incast_result_free(&r);
-	ix_hostlist_free(&hosts);
-	if (ix_sink_commit(&sink, &err) < 0)
-		return ix_report_error("incast", &err);
+	ix_coord_cmd_free(&c);
 	return rc;
-usage:
-	ix_hostlist_free(&hosts);
+fail:
+	ix_coord_cmd_free(&c);
 	return ix_report_error("incast", &err);
 }

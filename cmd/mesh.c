@@ -125,14 +125,10 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 {
 	struct mesh_opts o = { .warmup_s = -1 };
-	struct ix_hostlist hosts = { 0 };
+	struct ix_coord_cmd c;
 	struct ix_mesh_params p;
 	struct ix_mesh_result r;
-	struct ix_unit_choice units;
-	struct ix_token token;
-	struct ix_coord co;
 	struct ix_err err = { 0 };
-	struct ix_sink sink;
 	bool help;
 	int pos, rc;
 
@@ -142,51 +138,37 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		ix_opts_help(&ix_mesh_spec, stdout);
 		return IX_EXIT_OK;
 	}
-	if (pos + 1 < argc) {
-		fprintf(stderr, "ixperf mesh: one HOSTS argument (a comma list); unexpected '%s'\n",
+	memset(&c, 0, sizeof(c));
+	if (pos + 1 < argc)
+		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
-		return IX_EXIT_USAGE;
+	if (err.code || check(&o, &p, &err) < 0 ||
+	    ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err) < 0)
+		goto fail;
+	if (c.hosts.n < 2) {
+		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
+		goto fail;
 	}
-	if (check(&o, &p, &err) < 0 ||
-	    ix_parse_units(o.k.units ? o.k.units : "bits", &units, &err) < 0 ||
-	    ix_hostlist_parse(pos < argc ? argv[pos] : NULL,
-			      o.k.port ? (uint16_t)o.k.port : IX_DEFAULT_PORT, &hosts, &err) < 0 ||
-	    ix_token_from_opt(o.k.token_file, &token, &err) < 0) {
-		ix_hostlist_free(&hosts);
-		return ix_report_error("mesh", &err);
-	}
-	if (hosts.n < 2) {
-		ix_hostlist_free(&hosts);
-		fprintf(stderr, "ixperf mesh: a mesh needs at least two hosts\n");
-		return IX_EXIT_USAGE;
-	}
-	if (ix_sink_open(&sink, o.k.output, &err) < 0) {
-		ix_hostlist_free(&hosts);
-		return ix_report_error("mesh", &err);
-	}
-	ix_coord_open(&co, &hosts, &token, o.k.connect_timeout_s > 0 ? o.k.connect_timeout_s : 10,
-		      &err);
-	ix_coord_warn(&co, "mesh");
-	rc = ix_mesh_run(&co, &p, &hosts, &r, NULL, &err);
-	ix_coord_close(&co);
-	if (rc < 0) {
-		ix_hostlist_free(&hosts);
-		return ix_report_error("mesh", &err);
-	}
+	if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
+	    ix_mesh_run(&c.co, &p, &c.hosts, &r, NULL, &err) < 0)
+		goto fail;
 	if (o.k.json) {
-		json_t *arr = json_array();
-		json_array_append_new(arr, ix_json_mesh(&r));
-		ix_sink_put_json(
-			&sink,
-			ix_json_document("mesh", env->argc, env->argv, arr,
-					 r.complete ? NULL : "some pairs were not measured"));
+		rc = ix_coord_cmd_json(&c, env, ix_json_mesh(&r),
+				       r.complete ? NULL : "some pairs were not measured", &err);
 	} else {
-		ix_text_mesh(sink.f, &r, &units);
+		ix_text_mesh(c.sink.f, &r, &c.units);
+		rc = ix_coord_cmd_commit(&c, &err);
 	}
-	rc = !r.complete ? IX_EXIT_FAIL : r.findings.bad_pairs ? IX_EXIT_THRESHOLD : IX_EXIT_OK;
+	if (rc == 0)
+		rc = !r.complete            ? IX_EXIT_FAIL
+		     : r.findings.bad_pairs ? IX_EXIT_THRESHOLD
+					    : IX_EXIT_OK;
+	else
+		rc = ix_report_error("mesh", &err);
 	ix_mesh_result_free(&r);
-	ix_hostlist_free(&hosts);
-	if (ix_sink_commit(&sink, &err) < 0)
-		return ix_report_error("mesh", &err);
+	ix_coord_cmd_free(&c);
 	return rc;
+fail:
+	ix_coord_cmd_free(&c);
+	return ix_report_error("mesh", &err);
 }
