@@ -20,9 +20,11 @@ for ((i = 1; i <= N; i++)); do
 	tc -n "ixm$$-h$i" qdisc add dev eth0 root tbf rate "$rate" burst 64kb latency 20ms
 done
 hosts=
+SPIDS=()
 for ((i = 1; i <= N; i++)); do
 	IX_NS="ixm$$-h$i" ix_server "a$i" || exit 99
 	hosts="${hosts:+$hosts,}198.18.0.$i:$IX_PORT"
+	SPIDS[i]=$IX_SPID
 done
 ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0.3 -J "$hosts" >"$J/mesh.json" 2>"$J/mesh.err"
 rc=$?
@@ -36,5 +38,22 @@ check "host $BAD is the one suspect" jq_true "$J/mesh.json" \
 check "bad pairs were retested and confirmed" jq_true "$J/mesh.json" \
 	'[.results[0].bad_pairs[].retested] | all'
 schema_check "$J/mesh.json"
+
+# Kill one agent mid-mesh: its pairs fail with the reason, the rest completes.
+victim=${SPIDS[6]}
+ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0 --no-retest -J "$hosts" \
+	>"$J/dead.json" 2>"$J/dead.err" &
+mpid=$!
+IX_PIDS+=("$mpid")
+sleep 2
+kill -KILL "$victim"
+wait "$victim" 2>/dev/null
+wait "$mpid"
+check "a mesh that loses an agent exits 1" test "$?" = 1
+check "only the dead agent is marked, with a reason" jq_true "$J/dead.json" \
+	'[.results[0].nodes[] | .error != null] == [false,false,false,false,false,true]'
+check "every pair among the 5 live agents was measured" jq_true "$J/dead.json" \
+	'.results[0].matrix.state as $s | [range(0;5) as $a | range($a+1;5) as $b
+	  | ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
 
 ix_done
