@@ -39,13 +39,22 @@ build() {
 
 # The main job until 'ixperf run' exists: a loopback bandwidth and latency
 # measurement against a server ixperf starts for the purpose and stops after.
+SERVER_PID=
+SERVER_OUT=
+stop_server() {
+	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
+	[ -n "$SERVER_OUT" ] && rm -f "$SERVER_OUT" "$SERVER_OUT.log"
+	return 0
+}
+
 run_main() {
-	local bin=$top/_build/ixperf out port spid rc=0
+	local bin=$top/_build/ixperf out port rc=0
 	build
 	out=$(mktemp)
-	"$bin" server -p 0 -q >"$out" &
-	spid=$!
-	trap 'kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; rm -f "$out"' EXIT
+	SERVER_OUT=$out
+	trap stop_server EXIT
+	"$bin" server -p 0 -q >"$out" 2>"$out.log" &
+	SERVER_PID=$!
 	for _ in $(seq 1 100); do
 		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$out")
 		[ -n "$port" ] && break
