@@ -75,7 +75,7 @@ static void send_ping(struct ix_coord_peer *p)
 }
 
 /* The connect finished: say HELLO. */
-static void on_connected(struct ix_coord *co, struct ix_coord_peer *p)
+static void on_connected(struct ix_coord_peer *p)
 {
 	struct ix_err e = { 0 };
 	char host[256] = "";
@@ -97,7 +97,6 @@ static void on_connected(struct ix_coord *co, struct ix_coord_peer *p)
 	if (send_frame(p, IX_MSG_HELLO, hello) == 0)
 		p->state = P_HELLO;
 	json_decref(hello);
-	(void)co;
 }
 
 /* One frame from a peer during the handshake. */
@@ -195,7 +194,7 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 			if (!pfd[i].revents)
 				continue;
 			if (p->state == P_CONNECTING) {
-				on_connected(co, p);
+				on_connected(p);
 				continue;
 			}
 			while (p->state != P_FAILED && p->state != P_READY &&

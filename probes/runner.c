@@ -104,87 +104,98 @@ static json_t *report_lat(const struct ix_lat_result *r)
 			 "p99", (json_int_t)s->p99, "max", (json_int_t)s->max, "mean", s->mean);
 }
 
+#define REFUSED (-2) /* the request itself is refused: err says why */
+
+/* A bw or lat test towards one peer. 0 ok, -1 failed (terr), REFUSED. */
+static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_bw_params bp;
+	struct ix_lat_params lp;
+	int rc;
+
+	rc = bw ? ix_wire_parse_bw(json_object_get(run, "bw"), ctx->limits, &bp, err)
+		: ix_wire_parse_lat(json_object_get(run, "lat"), ctx->limits, &lp, err);
+	if (rc < 0)
+		return REFUSED;
+	if (n != 1)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: a %s job takes one target",
+			       bw ? "bw" : "lat"),
+		       REFUSED;
+	sleep_until(start);
+	rc = ix_client_connect(&c, terr);
+	if (bw) {
+		struct ix_bw_result r;
+
+		if (rc == 0)
+			rc = ix_bw_run(&c, &bp, &r, NULL, terr);
+		else
+			ix_bw_result_init(&r, &bp);
+		json_object_set_new(rep, "bw", report_bw(&r));
+		ix_bw_result_free(&r);
+	} else {
+		struct ix_lat_result r;
+
+		if (rc == 0)
+			rc = ix_lat_run(&c, &lp, &r, terr);
+		else
+			ix_lat_result_init(&r, &lp);
+		json_object_set_new(rep, "lat", report_lat(&r));
+		ix_lat_result_free(&r);
+	}
+	ix_client_close(&c);
+	return rc;
+}
+
+/* Synchronised reads from the senders. */
+static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_read_params rp;
+	struct ix_read_figures f;
+	int rc;
+
+	if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp, err) < 0)
+		return REFUSED;
+	sleep_until(start);
+	rc = ix_read_run(&rp, t, n, ctx->token, &f, terr);
+	json_object_set_new(rep, "read", ix_wire_read_figures(&f));
+	return rc;
+}
+
 json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_err *err)
 {
 	const char *kind = json_string_value(json_object_get(run, "kind"));
 	json_t *delay = json_object_get(run, "delay_us"), *rep;
-	struct ix_client c = { .token = ctx->token, .fd = -1 };
 	struct ix_err terr = { 0 };
+	struct ix_host *tg;
+	int64_t start;
 	uint32_t n = 0;
 	int rc;
 
 	if (!kind || !json_is_integer(delay) || json_integer_value(delay) < 0 ||
 	    json_integer_value(delay) > MAX_DELAY_US)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: malformed request"), NULL;
-	{
-		struct ix_host *tg = calloc(IX_MAX_FANIN, sizeof(*tg));
-		int64_t start = ix_now_ns() + json_integer_value(delay) * 1000LL;
-
-		if (!tg)
-			return ix_fail(err, IX_EXIT_FAIL, "out of memory"), NULL;
-		if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0) {
-			free(tg);
-			return NULL;
-		}
-		rep = json_object();
-		if (strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0) {
-			bool bw = kind[0] == 'b';
-			struct ix_bw_params bp;
-			struct ix_lat_params lp;
-
-			rc = bw ? ix_wire_parse_bw(json_object_get(run, "bw"), ctx->limits, &bp,
-						   err)
-				: ix_wire_parse_lat(json_object_get(run, "lat"), ctx->limits, &lp,
-						    err);
-			if (rc < 0 || n != 1) {
-				json_decref(rep);
-				free(tg);
-				if (rc == 0)
-					ix_fail(err, IX_EXIT_USAGE, "RUN: %s takes one target",
-						kind);
-				return NULL;
-			}
-			c.host = tg[0].name;
-			c.port = tg[0].port;
-			sleep_until(start);
-			rc = ix_client_connect(&c, &terr);
-			if (bw) {
-				struct ix_bw_result r;
-				if (rc == 0)
-					rc = ix_bw_run(&c, &bp, &r, NULL, &terr);
-				else
-					ix_bw_result_init(&r, &bp);
-				json_object_set_new(rep, "bw", report_bw(&r));
-				ix_bw_result_free(&r);
-			} else {
-				struct ix_lat_result r;
-				if (rc == 0)
-					rc = ix_lat_run(&c, &lp, &r, &terr);
-				else
-					ix_lat_result_init(&r, &lp);
-				json_object_set_new(rep, "lat", report_lat(&r));
-				ix_lat_result_free(&r);
-			}
-			ix_client_close(&c);
-		} else if (strcmp(kind, "read") == 0) {
-			struct ix_read_params rp;
-			struct ix_read_figures f;
-
-			if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp,
-					       err) < 0) {
-				json_decref(rep);
-				free(tg);
-				return NULL;
-			}
-			sleep_until(start);
-			rc = ix_read_run(&rp, tg, n, ctx->token, &f, &terr);
-			json_object_set_new(rep, "read", ix_wire_read_figures(&f));
-		} else {
-			json_decref(rep);
-			free(tg);
-			return ix_fail(err, IX_EXIT_USAGE, "RUN: unknown kind"), NULL;
-		}
-		free(tg);
+	start = ix_now_ns() + json_integer_value(delay) * 1000LL;
+	tg = calloc(IX_MAX_FANIN, sizeof(*tg));
+	if (!tg)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), NULL;
+	rep = json_object();
+	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0)
+		rc = REFUSED;
+	else if (strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0)
+		rc = run_pair(ctx, run, kind[0] == 'b', tg, n, start, rep, &terr, err);
+	else if (strcmp(kind, "read") == 0)
+		rc = run_read(ctx, run, tg, n, start, rep, &terr, err);
+	else {
+		ix_fail(err, IX_EXIT_USAGE, "RUN: unknown kind");
+		rc = REFUSED;
+	}
+	free(tg);
+	if (rc == REFUSED) {
+		json_decref(rep);
+		return NULL;
 	}
 	json_object_set_new(rep, "ok", json_boolean(rc == 0));
 	json_object_set_new(rep, "error", rc == 0 ? json_null() : json_string(terr.msg));
