@@ -38,6 +38,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env);
 int cmd_help(int argc, char **argv, const struct ix_env *env);
 int cmd_mesh(int argc, char **argv, const struct ix_env *env);
 int cmd_incast(int argc, char **argv, const struct ix_env *env);
+int cmd_run(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
@@ -45,5 +46,6 @@ extern const struct ix_cmd_spec ix_server_spec;
 extern const struct ix_cmd_spec ix_help_spec;
 extern const struct ix_cmd_spec ix_mesh_spec;
 extern const struct ix_cmd_spec ix_incast_spec;
+extern const struct ix_cmd_spec ix_run_spec;
 
 #endif

@@ -15,6 +15,7 @@ static const struct ix_command commands[] = {
 	{ "server", cmd_server, &ix_server_spec, IX_CMD_NETWORK },
 	{ "mesh", cmd_mesh, &ix_mesh_spec, IX_CMD_NETWORK },
 	{ "incast", cmd_incast, &ix_incast_spec, IX_CMD_NETWORK },
+	{ "run", cmd_run, &ix_run_spec, IX_CMD_NETWORK },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

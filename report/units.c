@@ -168,13 +168,15 @@ int ix_parse_seconds(const char *s, double *out, struct ix_err *err)
 		mult = 1e-3;
 	else if (strcmp(rest, "us") == 0)
 		mult = 1e-6;
+	else if (strcmp(rest, "ns") == 0)
+		mult = 1e-9;
 	else if (strcmp(rest, "m") == 0 || strcmp(rest, "min") == 0)
 		mult = 60;
 	else if (strcmp(rest, "h") == 0)
 		mult = 3600;
 	else if (*rest && strcmp(rest, "s") != 0)
 		return ix_fail(err, IX_EXIT_USAGE,
-			       "'%s': unknown time unit '%s' (use s, ms, us, m, h)", s, rest);
+			       "'%s': unknown time unit '%s' (use s, ms, us, ns, m, h)", s, rest);
 	if (!isfinite(num * mult) || num * mult > 31536000.0)
 		return ix_fail(err, IX_EXIT_USAGE, "'%s' is too long", s);
 	*out = num * mult;

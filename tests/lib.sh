@@ -4,6 +4,7 @@
 
 set -u
 IXPERF=${IXPERF:-$(pwd)/ixperf}
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd)
 IX_PIDS=()
 IX_NETNS=()
 IX_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ixperf-test.XXXXXX")

@@ -1,0 +1,75 @@
+/*
+ * Plans for 'ixperf run': INI files in the spirit of fio job files, parsed
+ * with inih. One [plan] section of run-wide settings, then one section per
+ * check. See ixperf-plan(5).
+ */
+#ifndef IX_PLAN_H
+#define IX_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probes/err.h"
+#include "probes/multi.h"
+#include "probes/probe.h"
+
+#define IX_PLAN_MAX_CHECKS 256
+#define IX_PLAN_MAX_EXPECT 16
+#define IX_PLAN_MAX_SIZES  32
+
+enum ix_check_probe { IX_CHECK_BW, IX_CHECK_LAT, IX_CHECK_MESH, IX_CHECK_INCAST };
+
+/* What a figure must satisfy. */
+enum ix_expect_kind {
+	IX_EXPECT_MIN,        /* measured >= limit */
+	IX_EXPECT_MAX,        /* measured <= limit */
+	IX_EXPECT_REGRESSION, /* worse than the baseline by at most limit (a fraction) */
+};
+
+struct ix_expect {
+	char key[32];  /* as written: min_bw, max_p99, ... */
+	char text[64]; /* the value as written */
+	enum ix_expect_kind kind;
+	const char *figure; /* bits_per_second, p99_ns, ... */
+	const char *unit;   /* bit/s, ns, %, "" */
+	double limit;
+	bool line_relative; /* limit is a fraction of the link's rate */
+	int line;           /* in the plan file */
+};
+
+struct ix_check {
+	char name[128];
+	int line; /* of the section's first key */
+	enum ix_check_probe probe;
+	bool have_probe;
+	char hosts[1024]; /* host list; "" = the plan's, or the local agents */
+	struct ix_bw_params bw;
+	struct ix_lat_params lat;
+	uint64_t sizes[IX_PLAN_MAX_SIZES]; /* bw/lat message sizes */
+	uint32_t nsizes;
+	struct ix_mesh_params mesh;
+	struct ix_incast_params incast;
+	uint32_t sweep[64];
+	struct ix_expect expect[IX_PLAN_MAX_EXPECT];
+	uint32_t nexpect;
+};
+
+struct ix_plan {
+	char name[128];
+	char file[512];   /* "" = the embedded default */
+	char hosts[1024]; /* default host list of every check */
+	char token_file[512];
+	char baseline[512];
+	struct ix_check *checks;
+	uint32_t nchecks;
+};
+
+/* Parse a plan file (path) or, with path NULL, the embedded default plan.
+ * Errors name file:line. */
+int ix_plan_load(const char *path, struct ix_plan *plan, struct ix_err *err);
+int ix_plan_parse_string(const char *text, const char *name, struct ix_plan *plan,
+			 struct ix_err *err);
+void ix_plan_free(struct ix_plan *plan);
+const char *ix_check_probe_name(enum ix_check_probe p);
+
+#endif

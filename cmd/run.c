@@ -1,0 +1,606 @@
+/* ixperf run [PLAN]: execute a plan of checks, judge every figure, write the
+ * result JSON, the HTML report and a text summary, post, and exit with a
+ * status a script can act on. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/plan.h"
+#include "probes/agent.h"
+#include "probes/client.h"
+#include "probes/clock.h"
+#include "probes/incast.h"
+#include "probes/inventory.h"
+#include "probes/mesh.h"
+#include "probes/net.h"
+#include "report/json.h"
+#include "report/multi.h"
+#include "report/output.h"
+#include "report/verdict.h"
+
+#define MAX_LOCAL_AGENTS 17
+
+struct run_opts {
+	const char *output_dir;
+	bool json;
+	bool no_html;
+	const char *history;
+	const char *baseline;
+	const char *token_file;
+	const char *post;
+	const char *post_format;
+	const char *units;
+	bool check_plan;
+	bool help;
+};
+
+static const struct ix_option run_options[] = {
+	{ 'd', "output-dir", IX_OPT_STRING, offsetof(struct run_opts, output_dir), "DIR",
+	  "where the result JSON and HTML go, timestamped (default ./ixperf-results)", 0, 0 },
+	{ 'J', "json", IX_OPT_FLAG, offsetof(struct run_opts, json), NULL,
+	  "print the result document on stdout instead of the text summary", 0, 0 },
+	{ 0, "no-html", IX_OPT_FLAG, offsetof(struct run_opts, no_html), NULL,
+	  "do not write the HTML report", 0, 0 },
+	{ 0, "history", IX_OPT_STRING, offsetof(struct run_opts, history), "DIR",
+	  "earlier run documents for trend charts (default: the output directory)", 0, 0 },
+	{ 0, "baseline", IX_OPT_STRING, offsetof(struct run_opts, baseline), "FILE",
+	  "result document that max_regression compares with (overrides the plan)", 0, 0 },
+	{ 0, "token-file", IX_OPT_STRING, offsetof(struct run_opts, token_file), "FILE",
+	  "shared token for the agents (overrides the plan; mode 600)", 0, 0 },
+	{ 0, "post", IX_OPT_STRING, offsetof(struct run_opts, post), "URL",
+	  "post the result there (queued in the spool when the endpoint is down)", 0, 0 },
+	{ 0, "post-format", IX_OPT_STRING, offsetof(struct run_opts, post_format), "FORMAT",
+	  "webhook (default), chat, pushgateway or html", 0, 0 },
+	{ 0, "units", IX_OPT_STRING, offsetof(struct run_opts, units), "UNIT",
+	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 },
+	{ 0, "check-plan", IX_OPT_FLAG, offsetof(struct run_opts, check_plan), NULL,
+	  "only read and check the plan, run nothing", 0, 0 },
+	{ 'h', "help", IX_OPT_FLAG, offsetof(struct run_opts, help), NULL, "show this help", 0, 0 },
+};
+
+const struct ix_cmd_spec ix_run_spec = {
+	.name = "run",
+	.usage = "[OPTIONS] [PLAN]",
+	.summary = "Run an acceptance plan: every check judged, JSON + HTML + summary, posted",
+	.opts = run_options,
+	.nopts = IX_OPTS_END(run_options),
+	.epilog = "Without PLAN, the embedded local acceptance plan runs against agents that\n"
+		  "ixperf starts on loopback and stops afterwards. Plans: see ixperf-plan(5).\n"
+		  "Exit status: 0 every check passed, 4 a threshold failed, 1 a probe errored\n"
+		  "(its partial figures are kept), 2 a bad plan or command line.\n",
+};
+
+/* ---- agents ixperf starts itself ------------------------------------------ */
+
+struct local_agents {
+	uint32_t n;
+	pid_t pid[MAX_LOCAL_AGENTS];
+	uint16_t port[MAX_LOCAL_AGENTS];
+	char hosts[MAX_LOCAL_AGENTS * 24];
+};
+
+static atomic_int child_stop;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	atomic_store(&child_stop, 1);
+}
+
+/* The child: an agent on loopback; its port goes up the pipe. */
+static void agent_child(int wfd)
+{
+	struct ix_agent_config cfg = { .bind_addr = "127.0.0.1",
+				       .max_tests = 64,
+				       .max_conns = 256,
+				       .limits = { .max_duration_s = 3600, .max_streams = 128 },
+				       .handshake_s = 5,
+				       .idle_s = 3600 };
+	struct ix_agent a;
+	struct ix_err err = { 0 };
+	struct sigaction sa = { .sa_handler = on_term };
+	uint16_t port = 0;
+
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGINT, SIG_IGN);
+	if (ix_agent_open(&a, &cfg, &child_stop, &err) == 0)
+		port = ix_agent_port(&a);
+	if (write(wfd, &port, sizeof(port)) != (ssize_t)sizeof(port) || !port)
+		_exit(1);
+	close(wfd);
+	ix_agent_run(&a, &err);
+	_exit(0);
+}
+
+static void stop_agents(struct local_agents *la)
+{
+	for (uint32_t i = 0; i < la->n; i++)
+		kill(la->pid[i], SIGTERM);
+	for (uint32_t i = 0; i < la->n; i++) {
+		int64_t deadline = ix_now_ns() + 6 * IX_NSEC_PER_SEC;
+		while (waitpid(la->pid[i], NULL, WNOHANG) == 0) {
+			if (ix_now_ns() > deadline) {
+				kill(la->pid[i], SIGKILL);
+				waitpid(la->pid[i], NULL, 0);
+				break;
+			}
+			usleep(20000);
+		}
+	}
+	la->n = 0;
+}
+
+static int start_agents(struct local_agents *la, uint32_t n, struct ix_err *err)
+{
+	memset(la, 0, sizeof(*la));
+	for (uint32_t i = 0; i < n; i++) {
+		struct pollfd pfd;
+		int fds[2];
+		pid_t pid;
+
+		if (pipe2(fds, O_CLOEXEC) < 0)
+			return ix_fail(err, IX_EXIT_FAIL, "pipe: %s", strerror(errno));
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			close(fds[0]);
+			close(fds[1]);
+			return ix_fail(err, IX_EXIT_FAIL, "fork: %s", strerror(errno));
+		}
+		if (pid == 0) {
+			close(fds[0]);
+			agent_child(fds[1]);
+		}
+		close(fds[1]);
+		la->pid[la->n++] = pid;
+		pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+		if (poll(&pfd, 1, 5000) <= 0 ||
+		    read(fds[0], &la->port[i], sizeof(la->port[i])) != sizeof(la->port[i]) ||
+		    !la->port[i]) {
+			close(fds[0]);
+			return ix_fail(err, IX_EXIT_FAIL, "a local agent did not start");
+		}
+		close(fds[0]);
+		snprintf(la->hosts + strlen(la->hosts), sizeof(la->hosts) - strlen(la->hosts),
+			 "%s127.0.0.1:%u", i ? "," : "", la->port[i]);
+	}
+	return 0;
+}
+
+/* How many local agents the plan's host-less checks need. */
+static uint32_t agents_needed(const struct ix_plan *pl)
+{
+	uint32_t need = 0;
+
+	if (pl->hosts[0])
+		return 0;
+	for (uint32_t i = 0; i < pl->nchecks; i++) {
+		const struct ix_check *c = &pl->checks[i];
+		uint32_t k = 1;
+
+		if (c->hosts[0])
+			continue;
+		if (c->probe == IX_CHECK_MESH)
+			k = 4;
+		for (uint32_t s = 0; c->probe == IX_CHECK_INCAST && s < c->incast.nsweep; s++)
+			if (c->sweep[s] + 1 > k)
+				k = c->sweep[s] + 1;
+		if (k > need)
+			need = k;
+	}
+	return need > MAX_LOCAL_AGENTS ? MAX_LOCAL_AGENTS : need;
+}
+
+/* ---- running checks ---------------------------------------------------------- */
+
+struct ctx {
+	const struct ix_plan *plan;
+	const struct local_agents *la;
+	const struct ix_token *token;
+};
+
+static const char *hosts_of(const struct ctx *x, const struct ix_check *c)
+{
+	return c->hosts[0] ? c->hosts : x->plan->hosts[0] ? x->plan->hosts : x->la->hosts;
+}
+
+/* bw and lat: one client towards the first host, one result per size. */
+static int run_pair(const struct ctx *x, const struct ix_check *c, json_t *results,
+		    struct ix_err *err)
+{
+	struct ix_hostlist hl = { 0 };
+	struct ix_client cl;
+	int rc = ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, err);
+
+	if (rc < 0)
+		return -1;
+	cl = (struct ix_client){
+		.host = hl.v[0].name, .port = hl.v[0].port, .token = x->token, .fd = -1
+	};
+	rc = ix_client_connect(&cl, err);
+	for (uint32_t i = 0; rc == 0 && i < c->nsizes; i++) {
+		if (c->probe == IX_CHECK_BW) {
+			struct ix_bw_params p = c->bw;
+			struct ix_bw_result r;
+
+			p.msg_size = c->sizes[i];
+			rc = ix_bw_run(&cl, &p, &r, NULL, err);
+			json_array_append_new(results, ix_json_bw(&r));
+			ix_bw_result_free(&r);
+		} else {
+			struct ix_lat_params p = c->lat;
+			struct ix_lat_result r;
+
+			p.msg_size = c->sizes[i];
+			rc = ix_lat_run(&cl, &p, &r, err);
+			json_array_append_new(results, ix_json_lat(&r));
+			ix_lat_result_free(&r);
+		}
+	}
+	ix_client_close(&cl);
+	ix_hostlist_free(&hl);
+	return rc;
+}
+
+/* mesh and incast: the coordinator over the check's hosts. */
+static int run_multi(const struct ctx *x, const struct ix_check *c, json_t *results,
+		     struct ix_err *err)
+{
+	struct ix_hostlist hl = { 0 };
+	struct ix_coord co;
+	int rc = ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, err);
+
+	if (rc < 0)
+		return -1;
+	ix_coord_open(&co, &hl, x->token, 10, err);
+	if (c->probe == IX_CHECK_MESH) {
+		struct ix_mesh_result r;
+		struct ix_mesh_params p = c->mesh;
+
+		if (!p.rules.bw_fraction)
+			p.rules.bw_fraction = 0.7;
+		if (!p.rules.lat_factor)
+			p.rules.lat_factor = 2.0;
+		rc = ix_mesh_run(&co, &p, &hl, &r, NULL, err);
+		if (rc == 0) {
+			json_array_append_new(results, ix_json_mesh(&r));
+			if (!r.complete)
+				rc = ix_fail(
+					err, IX_EXIT_FAIL, "%llu of %llu pairs not measured",
+					(unsigned long long)(r.pairs_planned - r.pairs_measured),
+					(unsigned long long)r.pairs_planned);
+			ix_mesh_result_free(&r);
+		}
+	} else {
+		struct ix_incast_result r;
+		struct ix_incast_params p = c->incast;
+		uint32_t all = (uint32_t)hl.n - 1;
+
+		if (!p.nsweep) { /* every sender at once */
+			p.sweep = &all;
+			p.nsweep = 1;
+		}
+		rc = ix_incast_run(&co, &p, &hl, &r, err);
+		if (rc == 0) {
+			json_array_append_new(results, ix_json_incast(&r));
+			if (!r.complete)
+				rc = ix_fail(err, IX_EXIT_FAIL, "a step of the sweep failed");
+			ix_incast_result_free(&r);
+		}
+	}
+	ix_coord_close(&co);
+	ix_hostlist_free(&hl);
+	return rc;
+}
+
+/* Judge the expectations of a check; its verdict. */
+static const char *judge(const struct ix_check *c, json_t *results, json_t *baseline,
+			 const char *hosts, json_t *out, char *why, size_t whylen)
+{
+	const char *probe = ix_check_probe_name(c->probe);
+	struct ix_headline h;
+	bool fail = false, error = false;
+
+	ix_headline_of(probe, results, &h);
+	for (uint32_t i = 0; i < c->nexpect; i++) {
+		const struct ix_expect *e = &c->expect[i];
+		double v = 0, limit = e->limit, base;
+		bool have, pass;
+
+		if (e->kind == IX_EXPECT_REGRESSION) {
+			have = h.valid && baseline &&
+			       ix_baseline_headline(baseline, c->name, &base) && base > 0;
+			if (have) /* the fraction it got worse by */
+				v = h.higher_better ? (base - h.value) / base
+						    : (h.value - base) / base;
+			if (!baseline)
+				snprintf(why, whylen,
+					 "max_regression needs a baseline (--baseline)");
+			else if (!have)
+				snprintf(why, whylen, "the baseline has no '%s' figure", c->name);
+		} else {
+			have = ix_figure_of(probe, results, e->figure, &v);
+			if (e->line_relative) {
+				char host[IX_HOST_NAME_MAX];
+				double rate;
+
+				snprintf(host, sizeof(host), "%.*s", (int)strcspn(hosts, ":,"),
+					 hosts);
+				rate = ix_link_rate_bps(host, "");
+				if (rate <= 0) {
+					have = false;
+					snprintf(why, whylen,
+						 "%s: the link rate towards %s is unknown "
+						 "(loopback, or "
+						 "no speed in sysfs)",
+						 e->key, host);
+				}
+				limit = e->limit * rate;
+			}
+		}
+		pass = have && (e->kind == IX_EXPECT_MIN ? v >= limit : v <= limit);
+		error |= !have;
+		fail |= have && !pass;
+		json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:f,s:o,s:s,s:b,s:i}", "key",
+						     e->key, "text", e->text, "figure", e->figure,
+						     "limit", limit, "measured",
+						     have ? json_real(v) : json_null(), "unit",
+						     e->unit, "pass", pass, "line", e->line));
+	}
+	return error ? "ERROR" : fail ? "FAIL" : "PASS";
+}
+
+static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *baseline)
+{
+	const char *probe = ix_check_probe_name(c->probe), *verdict;
+	json_t *results = json_array(), *exps = json_array(), *hosts = json_array();
+	struct ix_err err = { 0 };
+	struct ix_headline h;
+	char why[IX_ERR_MAX] = "";
+	struct ix_hostlist hl = { 0 };
+	int rc;
+
+	if (ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, &err) == 0)
+		for (size_t i = 0; i < hl.n; i++) {
+			char b[IX_HOST_NAME_MAX + 16];
+			ix_host_format(&hl.v[i], b, sizeof(b));
+			json_array_append_new(hosts, json_string(b));
+		}
+	ix_hostlist_free(&hl);
+	rc = c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT ? run_pair(x, c, results, &err)
+								 : run_multi(x, c, results, &err);
+	verdict = judge(c, results, baseline, hosts_of(x, c), exps, why, sizeof(why));
+	if (rc < 0) {
+		verdict = "ERROR";
+		snprintf(why, sizeof(why), "%s", err.msg);
+	}
+	ix_headline_of(probe, results, &h);
+	return json_pack("{s:s,s:s,s:s,s:o,s:s,s:o,s:o,s:{s:s,s:o,s:s},s:o}", "name", c->name,
+			 "probe", probe, "path", c->bw.path, "hosts", hosts, "verdict", verdict,
+			 "error", why[0] ? json_string(why) : json_null(), "expectations", exps,
+			 "headline", "name", h.name, "value",
+			 h.valid ? json_real(h.value) : json_null(), "unit", h.unit, "results",
+			 results);
+}
+
+/* ---- the command ----------------------------------------------------------------- */
+
+static void iso_now(char *buf, size_t len, time_t t, bool compact)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, compact ? "%Y%m%dT%H%M%SZ" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* "~/x" in a plan means $HOME/x; "" means none. */
+static const char *home_path(const char *p, char *buf, size_t len)
+{
+	const char *home = getenv("HOME");
+
+	if (!p[0])
+		return NULL;
+	if (strncmp(p, "~/", 2) != 0 || !home)
+		return p;
+	snprintf(buf, len, "%.500s/%.500s", home, p + 2);
+	return buf;
+}
+
+static json_t *load_json(const char *path, struct ix_err *err)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+
+	if (!j)
+		ix_fail(err, IX_EXIT_FAIL, "%s:%d: %s", path, je.line, je.text);
+	return j;
+}
+
+static void fmt_value(double v, const char *unit, const struct ix_unit_choice *u, char *buf,
+		      size_t len)
+{
+	if (unit && !strcmp(unit, "ns"))
+		ix_fmt_ns(v, buf, len);
+	else if (unit && !strcmp(unit, "bit/s"))
+		ix_fmt_rate(v, u, buf, len);
+	else if (unit && !strcmp(unit, "%"))
+		snprintf(buf, len, "%.3g%%", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+static void summary(FILE *f, json_t *run, const struct ix_unit_choice *u)
+{
+	json_t *c;
+	size_t i;
+
+	fprintf(f, "ixperf run: %s\n", json_string_value(json_object_get(run, "name")));
+	json_array_foreach(json_object_get(run, "checks"), i, c)
+	{
+		json_t *h = json_object_get(c, "headline"), *e;
+		char val[48] = "-";
+		size_t k;
+
+		if (json_is_number(json_object_get(h, "value")))
+			fmt_value(json_number_value(json_object_get(h, "value")),
+				  json_string_value(json_object_get(h, "unit")), u, val,
+				  sizeof(val));
+		fprintf(f, "  %-5s %-24s %-6s %s %s\n",
+			json_string_value(json_object_get(c, "verdict")),
+			json_string_value(json_object_get(c, "name")),
+			json_string_value(json_object_get(c, "probe")),
+			json_string_value(json_object_get(h, "name")), val);
+		json_array_foreach(json_object_get(c, "expectations"), k, e)
+		{
+			json_t *m = json_object_get(e, "measured");
+			char got[48] = "not measured";
+
+			if (json_is_number(m))
+				fmt_value(json_number_value(m),
+					  json_string_value(json_object_get(e, "unit")), u, got,
+					  sizeof(got));
+			fprintf(f, "          %-4s %s = %s: %s\n",
+				json_is_true(json_object_get(e, "pass")) ? "ok" : "FAIL",
+				json_string_value(json_object_get(e, "key")),
+				json_string_value(json_object_get(e, "text")), got);
+		}
+		if (json_is_string(json_object_get(c, "error")))
+			fprintf(f, "          %s\n",
+				json_string_value(json_object_get(c, "error")));
+	}
+	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
+}
+
+/* The result document (and, when built, the HTML report) in dir, named by
+ * the start time so nightly runs never overwrite each other. */
+static int write_outputs(json_t *doc, const char *dir, const char *stamp, char *path,
+			 size_t pathlen, struct ix_err *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	int rc;
+
+	if (!text)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot encode the result document");
+	/* Two runs in one second get -2, -3, ...: nothing is overwritten. */
+	snprintf(path, pathlen, "%s/ixperf-run-%s.json", dir, stamp);
+	for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
+		snprintf(path, pathlen, "%s/ixperf-run-%s-%d.json", dir, stamp, k);
+	rc = ix_output_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv, const struct ix_env *env)
+{
+	struct run_opts o = { 0 };
+	struct ix_plan plan;
+	struct local_agents la = { 0 };
+	struct ix_token token;
+	struct ix_unit_choice units;
+	struct ix_err err = { 0 };
+	json_t *checks = json_array(), *baseline = NULL, *doc, *run;
+	const char *dir, *verdict = "PASS";
+	char started[32], finished[32], stamp[32], path[1024], tokpath[1024];
+	time_t t0 = time(NULL);
+	int64_t w0 = ix_now_ns();
+	bool help;
+	int pos, rc = IX_EXIT_OK;
+
+	if (ix_opts_parse(&ix_run_spec, argc, argv, &o, &pos, &help, &err) < 0)
+		return ix_report_error("run", &err);
+	if (help) {
+		ix_opts_help(&ix_run_spec, stdout);
+		return IX_EXIT_OK;
+	}
+	if (pos + 1 < argc) {
+		fprintf(stderr, "ixperf run: one PLAN at a time; unexpected '%s'\n", argv[pos + 1]);
+		return IX_EXIT_USAGE;
+	}
+	if (ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0 ||
+	    ix_plan_load(pos < argc ? argv[pos] : NULL, &plan, &err) < 0)
+		return ix_report_error("run", &err);
+	if (o.check_plan) {
+		printf("%s: %u check(s), plan '%s'\n", plan.file[0] ? plan.file : "(default plan)",
+		       plan.nchecks, plan.name);
+		ix_plan_free(&plan);
+		return IX_EXIT_OK;
+	}
+	if (ix_token_from_opt(o.token_file ? o.token_file
+					   : home_path(plan.token_file, tokpath, sizeof(tokpath)),
+			      &token, &err) < 0)
+		goto fail;
+	if ((o.baseline || plan.baseline[0]) &&
+	    !(baseline = load_json(o.baseline ? o.baseline : plan.baseline, &err)))
+		goto fail;
+	dir = o.output_dir ? o.output_dir : "ixperf-results";
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+		ix_fail(&err, IX_EXIT_FAIL, "cannot create %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (start_agents(&la, agents_needed(&plan), &err) < 0)
+		goto fail;
+	{
+		struct ctx x = { &plan, &la, &token };
+		for (uint32_t i = 0; i < plan.nchecks; i++) {
+			json_t *c = run_check(&x, &plan.checks[i], baseline);
+			const char *v = json_string_value(json_object_get(c, "verdict"));
+
+			if (!strcmp(v, "ERROR"))
+				verdict = "ERROR";
+			else if (!strcmp(v, "FAIL") && strcmp(verdict, "ERROR"))
+				verdict = "FAIL";
+			json_array_append_new(checks, c);
+		}
+	}
+	stop_agents(&la);
+	iso_now(started, sizeof(started), t0, false);
+	iso_now(finished, sizeof(finished), time(NULL), false);
+	iso_now(stamp, sizeof(stamp), t0, true);
+	run = json_pack("{s:s,s:s,s:o,s:s,s:s,s:f,s:s,s:o,s:o}", "kind", "run", "name", plan.name,
+			"plan_file", plan.file[0] ? json_string(plan.file) : json_null(), "started",
+			started, "finished", finished, "duration_s",
+			(double)(ix_now_ns() - w0) / 1e9, "verdict", verdict, "inventory",
+			ix_inventory(""), "checks", checks);
+	checks = NULL;
+	doc = ix_json_envelope("run", env->argc, env->argv);
+	json_object_set_new(doc, "complete", json_boolean(strcmp(verdict, "ERROR") != 0));
+	json_object_set_new(doc, "error",
+			    strcmp(verdict, "ERROR") ? json_null()
+						     : json_string("a check errored"));
+	json_object_set_new(doc, "results", json_pack("[o]", run));
+	rc = write_outputs(doc, dir, stamp, path, sizeof(path), &err);
+	if (o.json) {
+		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+		fputc('\n', stdout);
+	} else {
+		summary(stdout, run, &units);
+		printf("Result: %s\n", path);
+	}
+	if (rc < 0)
+		fprintf(stderr, "ixperf run: %s\n", err.msg);
+	rc = !strcmp(verdict, "ERROR")  ? IX_EXIT_FAIL
+	     : !strcmp(verdict, "FAIL") ? IX_EXIT_THRESHOLD
+	     : rc < 0                   ? IX_EXIT_FAIL
+					: IX_EXIT_OK;
+	json_decref(doc);
+	json_decref(baseline);
+	ix_plan_free(&plan);
+	return rc;
+fail:
+	stop_agents(&la);
+	json_decref(checks);
+	json_decref(baseline);
+	ix_plan_free(&plan);
+	return ix_report_error("run", &err);
+}

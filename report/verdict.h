@@ -1,0 +1,29 @@
+/* Figures of a check's results, as plans name them, read from the result
+ * objects every renderer reads (bw, lat, mesh, incast JSON). */
+#ifndef IX_VERDICT_H
+#define IX_VERDICT_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+/* The value of a named figure over a check's results array; false when it
+ * was not measured. Where a check has several results (sizes, steps), the
+ * worst one counts: the lowest bandwidth, the highest latency or count. */
+bool ix_figure_of(const char *probe, json_t *results, const char *figure, double *value);
+
+struct ix_headline {
+	const char *name;
+	const char *unit;
+	bool higher_better;
+	bool valid;
+	double value;
+};
+
+/* The one figure a check is known by (goodput, p99, median pair bw, ...). */
+void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h);
+
+/* The headline of check 'name' in a saved run document; false if absent. */
+bool ix_baseline_headline(json_t *doc, const char *name, double *value);
+
+#endif

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# ixperf run: plans, verdicts, exit codes, outputs, baselines.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+J=$IX_TMP
+cd "$J" || exit 99
+
+# The embedded default plan: local agents started and stopped by ixperf.
+"$IXPERF" run -d "$J/out" >"$J/default.txt" 2>"$J/default.err"
+rc=$?
+check "the default plan passes on a healthy machine (exit 0)" test "$rc" = 0
+doc=$(ls "$J"/out/ixperf-run-*.json | head -n 1)
+check "the result document is written, timestamped" test -s "$doc"
+check "it is a run document with every check" jq_true "$doc" \
+	'.command == "run" and .results[0].kind == "run" and (.results[0].checks | length) == 8'
+check "every check has a verdict, a headline and its results" jq_true "$doc" \
+	'[.results[0].checks[] | (.verdict == "PASS") and (.headline.value != null) and ((.results | length) >= 1)] | all'
+check "the inventory names this host" jq_true "$doc" \
+	'.results[0].inventory.cpus >= 1 and (.results[0].inventory.interfaces | length) >= 1'
+check "the text summary says PASS per check" bash -c "[ \$(grep -c '^  PASS' '$J/default.txt') -eq 8 ]"
+check "no agent is left running" bash -c "! pgrep -f 'ixperf run' >/dev/null || true"
+schema_check "$doc"
+
+plan() { # plan NAME TEXT: write a plan file
+	printf '%b' "$2" >"$J/$1.ini"
+}
+
+# A threshold that cannot be met: FAIL, exit 4, figures kept.
+plan fail '[plan]\nname = too fast\n[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\nmin_bw = 100Tbit\n[lat]\nprobe = lat\niters = 500\nmax_p99 = 1ns\n'
+"$IXPERF" run -J -d "$J/out2" "$J/fail.ini" >"$J/fail.json" 2>"$J/fail.err"
+check "an unmet threshold exits 4" test "$?" = 4
+check "both checks FAIL with the measured figure kept" jq_true "$J/fail.json" \
+	'.results[0].verdict == "FAIL" and ([.results[0].checks[] | .verdict == "FAIL" and .expectations[0].measured > 0 and (.expectations[0].pass | not)] | all)'
+
+# A probe that errors: ERROR, exit 1, partial figures kept.
+plan err '[ok]\nprobe = lat\niters = 200\n[gone]\nprobe = bw\nhosts = 127.0.0.1:1\ntime = 1\n'
+"$IXPERF" run -J -d "$J/out3" "$J/err.ini" >"$J/err.json" 2>/dev/null
+check "an erroring probe exits 1" test "$?" = 1
+check "the good check is kept, the bad one says why" jq_true "$J/err.json" \
+	'.results[0].checks[0].verdict == "PASS" and .results[0].checks[1].verdict == "ERROR" and (.results[0].checks[1].error | test("cannot connect"))'
+
+# Regression against a baseline.
+plan reg '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\nmax_regression = 50%\n'
+"$IXPERF" run -J -d "$J/out4" "$J/reg.ini" >"$J/base.json" 2>/dev/null
+jq '.results[0].checks[0].headline.value *= 100' "$J/base.json" >"$J/fast-base.json"
+"$IXPERF" run -J -d "$J/out4" --baseline "$J/base.json" "$J/reg.ini" >"$J/same.json" 2>/dev/null
+check "no regression against its own baseline (exit 0)" test "$?" = 0
+"$IXPERF" run -J -d "$J/out4" --baseline "$J/fast-base.json" "$J/reg.ini" >"$J/slow.json" 2>/dev/null
+check "a 100x faster baseline is a regression (exit 4)" test "$?" = 4
+check "the regression is measured as a fraction" jq_true "$J/slow.json" \
+	'.results[0].checks[0].expectations[0].measured > 0.9'
+check "runs in one second never overwrite each other" bash -c "[ \$(ls '$J/out4' | wc -l) -eq 3 ]"
+
+# Line-relative thresholds need a known link rate: loopback has none.
+plan line '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\nmin_bw = 90%line\n'
+"$IXPERF" run -J -d "$J/out5" "$J/line.ini" >"$J/line.json" 2>/dev/null
+check "90%line on loopback is an ERROR naming the unknown link rate" jq_true "$J/line.json" \
+	'.results[0].checks[0].verdict == "ERROR" and (.results[0].checks[0].error | test("link rate"))'
+
+# Bad plans: file:line, exit 2, nothing run.
+plan bad '[tcp]\nprobe = bw\nmin_bw = 12x\n'
+"$IXPERF" run -d "$J/out6" "$J/bad.ini" >/dev/null 2>"$J/bad.err"
+check "a bad value exits 2" test "$?" = 2
+check "the error names file:line and the key" grep -q "bad.ini:3: bad value for min_bw" "$J/bad.err"
+check "nothing was written for a bad plan" test ! -e "$J/out6"
+"$IXPERF" run /nonexistent/plan.ini >/dev/null 2>"$J/missing.err"
+check "a missing plan exits 2 naming it" grep -q "cannot open plan /nonexistent/plan.ini" "$J/missing.err"
+
+# The example plans shipped in contrib/ parse.
+for p in "${top_srcdir:-.}"/contrib/plans/*.ini; do
+	"$IXPERF" run --check-plan "$p" >/dev/null 2>"$J/example.err"
+	check "contrib plan $(basename "$p") parses" test "$?" = 0
+done
+
+ix_done

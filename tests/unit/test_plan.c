@@ -1,0 +1,112 @@
+/* Unit tests for cmd/plan.c: plan files, their defaults and their errors. */
+#include "config.h"
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cmd/plan.h"
+
+static void good(const char *text, struct ix_plan *p)
+{
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_parse_string(text, "t.ini", p, &err), 0, "%s", err.msg);
+}
+
+static void refused(const char *text, const char *part)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_parse_string(text, "t.ini", &p, &err), -1, "accepted: %s", text);
+	cr_assert_eq(err.code, IX_EXIT_USAGE, "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, part), "'%s' lacks '%s'", err.msg, part);
+}
+
+Test(plan, default_plan_parses)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_load(NULL, &p, &err), 0, "%s", err.msg);
+	cr_assert_geq(p.nchecks, 6);
+	cr_assert_str_eq(p.checks[0].name, "tcp-bw");
+	cr_assert_eq(p.checks[0].probe, IX_CHECK_BW);
+	cr_assert_eq(p.checks[0].nexpect, 1);
+	ix_plan_free(&p);
+}
+
+Test(plan, settings_and_expectations)
+{
+	struct ix_plan p;
+
+	good("[plan]\nname = nightly\nhosts = node[01-04]\n"
+	     "[bw-1]\nprobe = bw\npath = udp\nrate = 2G\nsizes = 1Ki, 8972\ntime = 2\n"
+	     "min_bw = 1.5Gbit\nmax_loss = 0.5%\n"
+	     "[lat-1]\nprobe = lat\niters = 1000\nmax_p99 = 25us\nmax_regression = 10%\n"
+	     "[m]\nprobe = mesh\ntest = lat\nmax_bad_pairs = 0\n"
+	     "[i]\nprobe = incast\nmode = read\nsenders = 1,2,4\nsru = 16Ki\nmax_stalled = 3\n",
+	     &p);
+	cr_assert_str_eq(p.name, "nightly");
+	cr_assert_str_eq(p.hosts, "node[01-04]");
+	cr_assert_eq(p.nchecks, 4);
+	cr_assert_str_eq(p.checks[0].bw.path, "udp");
+	cr_assert_eq(p.checks[0].bw.rate_bps, 2000000000ull);
+	cr_assert_eq(p.checks[0].nsizes, 2);
+	cr_assert_eq(p.checks[0].sizes[1], 8972);
+	cr_assert_float_eq(p.checks[0].expect[0].limit, 1.5e9, 1);
+	cr_assert_float_eq(p.checks[0].expect[1].limit, 0.5, 1e-9, "percent");
+	cr_assert_eq(p.checks[0].expect[1].line, 11);
+	cr_assert_eq(p.checks[1].lat.iters, 1000);
+	cr_assert_float_eq(p.checks[1].expect[0].limit, 25000, 1e-6, "ns");
+	cr_assert_eq(p.checks[1].expect[1].kind, IX_EXPECT_REGRESSION);
+	cr_assert_float_eq(p.checks[1].expect[1].limit, 0.10, 1e-9);
+	cr_assert_eq(p.checks[2].mesh.tests, IX_MESH_LAT);
+	cr_assert_eq(p.checks[3].incast.mode, IX_INCAST_READ);
+	cr_assert_eq(p.checks[3].incast.nsweep, 3);
+	cr_assert_eq(p.checks[3].sweep[2], 4);
+	cr_assert_eq(p.checks[3].incast.read.sru, 16384);
+	ix_plan_free(&p);
+}
+
+Test(plan, line_relative_bandwidth)
+{
+	struct ix_plan p;
+
+	good("[a]\nprobe = bw\nmin_bw = 90%line\n", &p);
+	cr_assert(p.checks[0].expect[0].line_relative);
+	cr_assert_float_eq(p.checks[0].expect[0].limit, 0.9, 1e-9);
+	ix_plan_free(&p);
+}
+
+Test(plan, errors_name_file_and_line)
+{
+	refused("[a]\nprobe = bw\nmin_bww = 1G\n", "t.ini:3: unknown key 'min_bww' in [a]");
+	refused("[a]\nprobe = bw\n\nmin_bw = 12x\n", "t.ini:4: bad value for min_bw");
+	refused("[a]\nprobe = warp\n", "t.ini:2: unknown probe 'warp'");
+	refused("[a]\ntime = 5\n", "t.ini:2: [a] must name its probe first");
+	refused("[a]\nprobe = lat\nmin_jain = 0.9\n",
+		"t.ini:3: 'min_jain' does not apply to a lat");
+	refused("[a]\nprobe = bw\n[b]\nprobe = bw\n[a]\ntime = 1\n", "t.ini:6: [a] appears twice");
+	refused("[plan]\ncolour = blue\n[a]\nprobe = bw\n", "t.ini:2: unknown key 'colour'");
+	refused("[a]\nprobe = bw\nthis is not ini\n", "t.ini:3: not an INI line");
+	refused("[plan]\nname = x\n", "no checks");
+	refused("[a]\nprobe = bw\nmax_regression = ten\n", "t.ini:3: bad value for max_regression");
+	refused("[a]\nprobe = bw\nmin_bw = 150%line\n", "t.ini:3: bad value '150%line'");
+	refused("[a]\nprobe = bw\nsizes = 1Ki,zero\n", "t.ini:3: bad size in sizes");
+	refused("[a]\nprobe = bw\npath = udp\nsizes = 8\n", "size 8 outside [24, 65507] for udp");
+	refused("[a]\nprobe = incast\nmode = read\npath = udp\n",
+		"synchronised reads need path tcp");
+	refused("[a]\nprobe = bw\nstreams = 0\n", "t.ini:3: bad value for streams");
+}
+
+Test(plan, missing_file)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_load("/nonexistent/plan.ini", &p, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "cannot open plan /nonexistent/plan.ini"), "%s",
+			   err.msg);
+}
