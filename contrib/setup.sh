@@ -2,7 +2,7 @@
 # Set up a fresh Debian or Ubuntu machine for ixperf, build it, then run the
 # main job or the whole test suite.
 #
-#   contrib/setup.sh run    install, build, measure loopback bandwidth and latency
+#   contrib/setup.sh run    install, build, run the local acceptance plan (ixperf run)
 #   contrib/setup.sh test   install, build, make check (+ sanitizer pass), show logs
 #   contrib/setup.sh deps   only install the Debian packages
 #   contrib/setup.sh build  install and build into _build/
@@ -37,38 +37,12 @@ build() {
 	cd "$top"
 }
 
-# The main job until 'ixperf run' exists: a loopback bandwidth and latency
-# measurement against a server ixperf starts for the purpose and stops after.
-SERVER_PID=
-SERVER_OUT=
-stop_server() {
-	[ -n "$SERVER_PID" ] && kill "$SERVER_PID" 2>/dev/null && wait "$SERVER_PID" 2>/dev/null
-	[ -n "$SERVER_OUT" ] && rm -f "$SERVER_OUT" "$SERVER_OUT.log"
-	return 0
-}
-
+# The main job: the local acceptance run. It starts its own agents on
+# loopback, runs the embedded plan, writes JSON and HTML under
+# ./ixperf-results and prints PASS/FAIL per check.
 run_main() {
-	local bin=$top/_build/ixperf out port rc=0
 	build
-	out=$(mktemp)
-	SERVER_OUT=$out
-	trap stop_server EXIT
-	"$bin" server -p 0 -q >"$out" 2>"$out.log" &
-	SERVER_PID=$!
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$out")
-		[ -n "$port" ] && break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { echo "setup: the server did not start" >&2; exit 1; }
-	"$bin" bw -t 5 -p "$port" 127.0.0.1 || rc=$?
-	echo
-	"$bin" bw --path udp -b 1G -t 3 -p "$port" 127.0.0.1 || rc=$?
-	echo
-	"$bin" lat -t 2 -p "$port" 127.0.0.1 || rc=$?
-	echo
-	"$bin" lat --path udp -t 2 -p "$port" 127.0.0.1 || rc=$?
-	return "$rc"
+	"$top/_build/ixperf" run "$@"
 }
 
 show_logs() {
@@ -97,7 +71,10 @@ run_tests() {
 case "${1:-run}" in
 deps) deps ;;
 build) build ;;
-run) run_main ;;
+run)
+	[ $# -gt 0 ] && shift
+	run_main "$@"
+	;;
 test) run_tests ;;
 *)
 	echo "usage: contrib/setup.sh [run|test|deps|build]" >&2
