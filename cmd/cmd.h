@@ -39,6 +39,9 @@ int cmd_help(int argc, char **argv, const struct ix_env *env);
 int cmd_mesh(int argc, char **argv, const struct ix_env *env);
 int cmd_incast(int argc, char **argv, const struct ix_env *env);
 int cmd_run(int argc, char **argv, const struct ix_env *env);
+int cmd_report(int argc, char **argv, const struct ix_env *env);
+int cmd_compare(int argc, char **argv, const struct ix_env *env);
+int cmd_post(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
@@ -47,5 +50,12 @@ extern const struct ix_cmd_spec ix_help_spec;
 extern const struct ix_cmd_spec ix_mesh_spec;
 extern const struct ix_cmd_spec ix_incast_spec;
 extern const struct ix_cmd_spec ix_run_spec;
+extern const struct ix_cmd_spec ix_report_spec;
+extern const struct ix_cmd_spec ix_compare_spec;
+extern const struct ix_cmd_spec ix_post_spec;
+
+/* The HTML report of a document, with the run documents in history_dir
+ * (NULL: none) that are older than it as trends (cmd/report.c). */
+int ix_report_html(FILE *f, json_t *doc, const char *history_dir, struct ix_err *err);
 
 #endif

@@ -16,6 +16,9 @@ static const struct ix_command commands[] = {
 	{ "mesh", cmd_mesh, &ix_mesh_spec, IX_CMD_NETWORK },
 	{ "incast", cmd_incast, &ix_incast_spec, IX_CMD_NETWORK },
 	{ "run", cmd_run, &ix_run_spec, IX_CMD_NETWORK },
+	{ "report", cmd_report, &ix_report_spec, 0 },
+	{ "compare", cmd_compare, &ix_compare_spec, 0 },
+	{ "post", cmd_post, &ix_post_spec, IX_CMD_NETWORK },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

@@ -560,6 +560,8 @@ static int parse(struct parse *ps, struct ix_plan *plan, const char *file, struc
 	ps->plan = plan;
 	ps->file = file;
 	ps->err = err;
+	if (ps->f) /* a file on disk, not the embedded text */
+		snprintf(plan->file, sizeof(plan->file), "%s", file);
 	rc = ini_parse_stream(reader, ps, on_key, ps);
 	if (ps->failed)
 		return -1;
@@ -595,9 +597,7 @@ int ix_plan_load(const char *path, struct ix_plan *plan, struct ix_err *err)
 			       strerror(errno));
 	rc = parse(&ps, plan, path, err);
 	fclose(ps.f);
-	if (rc == 0)
-		snprintf(plan->file, sizeof(plan->file), "%s", path);
-	else
+	if (rc < 0)
 		ix_plan_free(plan);
 	return rc;
 }

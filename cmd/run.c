@@ -27,6 +27,7 @@
 #include "report/json.h"
 #include "report/multi.h"
 #include "report/output.h"
+#include "report/post.h"
 #include "report/verdict.h"
 
 #define MAX_LOCAL_AGENTS 17
@@ -482,22 +483,77 @@ static void summary(FILE *f, json_t *run, const struct ix_unit_choice *u)
 	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
 }
 
-/* The result document (and, when built, the HTML report) in dir, named by
- * the start time so nightly runs never overwrite each other. */
-static int write_outputs(json_t *doc, const char *dir, const char *stamp, char *path,
-			 size_t pathlen, struct ix_err *err)
+/* A name in dir for this run's file: the start time, then -2, -3, ...
+ * when a run in the same second got there first. */
+static void out_name(const char *dir, const char *stamp, const char *ext, char *path, size_t len)
 {
-	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	snprintf(path, len, "%s/ixperf-run-%s.%s", dir, stamp, ext);
+	for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
+		snprintf(path, len, "%s/ixperf-run-%s-%d.%s", dir, stamp, k, ext);
+}
+
+/* The result document and the HTML report, written atomically. */
+static int write_outputs(json_t *doc, const struct run_opts *o, const char *dir, const char *stamp,
+			 char *path, size_t pathlen, char *hpath, size_t hlen, struct ix_err *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10)), *html = NULL;
+	size_t n = 0;
+	FILE *f;
 	int rc;
 
+	hpath[0] = '\0';
 	if (!text)
 		return ix_fail(err, IX_EXIT_FAIL, "cannot encode the result document");
-	/* Two runs in one second get -2, -3, ...: nothing is overwritten. */
-	snprintf(path, pathlen, "%s/ixperf-run-%s.json", dir, stamp);
-	for (int k = 2; access(path, F_OK) == 0 && k < 1000; k++)
-		snprintf(path, pathlen, "%s/ixperf-run-%s-%d.json", dir, stamp, k);
+	/* The report first: its history must not include this run's own file. */
+	if (!o->no_html && (f = open_memstream(&html, &n))) {
+		rc = ix_report_html(f, doc, o->history ? o->history : dir, err);
+		fclose(f);
+		out_name(dir, stamp, "html", hpath, hlen);
+		if (rc == 0)
+			rc = ix_output_atomic(hpath, html, n, err);
+		free(html);
+		if (rc < 0) {
+			hpath[0] = '\0';
+			free(text);
+			return -1;
+		}
+	}
+	out_name(dir, stamp, "json", path, pathlen);
 	rc = ix_output_atomic(path, text, strlen(text), err);
 	free(text);
+	return rc;
+}
+
+/* --post: what the spool holds goes first, then this run. */
+static int post(json_t *doc, const struct run_opts *o, struct ix_err *err)
+{
+	struct ix_post_opts po = { .url = o->post, .retries = IX_POST_DEFAULT_RETRIES };
+	struct ix_post_msg m;
+	struct ix_err e2 = { 0 };
+	char *html = NULL;
+	size_t n = 0;
+	int rc;
+
+	if (ix_post_format_parse(o->post_format ? o->post_format : "webhook", &po.format, err) < 0)
+		return -1;
+	if (po.format == IX_POST_HTML) {
+		FILE *f = open_memstream(&html, &n);
+		if (!f)
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		rc = ix_report_html(f, doc, o->history, err);
+		fclose(f);
+		if (rc < 0) {
+			free(html);
+			return -1;
+		}
+	}
+	rc = ix_post_payload(&po, doc, html, n, &m, err);
+	free(html);
+	if (rc < 0)
+		return -1;
+	ix_post_flush(&po, &e2);
+	rc = ix_post_send(&po, &m, err);
+	ix_post_msg_free(&m);
 	return rc;
 }
 
@@ -511,7 +567,8 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	struct ix_err err = { 0 };
 	json_t *checks = json_array(), *baseline = NULL, *doc, *run;
 	const char *dir, *verdict = "PASS";
-	char started[32], finished[32], stamp[32], path[1024], tokpath[1024];
+	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
+	struct ix_err perr = { 0 };
 	time_t t0 = time(NULL);
 	int64_t w0 = ix_now_ns();
 	bool help;
@@ -579,13 +636,17 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			    strcmp(verdict, "ERROR") ? json_null()
 						     : json_string("a check errored"));
 	json_object_set_new(doc, "results", json_pack("[o]", run));
-	rc = write_outputs(doc, dir, stamp, path, sizeof(path), &err);
+	rc = write_outputs(doc, &o, dir, stamp, path, sizeof(path), hpath, sizeof(hpath), &err);
+	if (rc == 0 && o.post && post(doc, &o, &perr) < 0)
+		fprintf(stderr, "ixperf run: posting: %s\n", perr.msg);
 	if (o.json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 	} else {
 		summary(stdout, run, &units);
 		printf("Result: %s\n", path);
+		if (hpath[0])
+			printf("Report: %s\n", hpath);
 	}
 	if (rc < 0)
 		fprintf(stderr, "ixperf run: %s\n", err.msg);

@@ -13,6 +13,7 @@ cases="${top_srcdir:-.}/tests/cli/cases"
 for f in "$cases"/*; do
 	name=$(basename "$f")
 	args=$(sed -n 's/^args: *//p' "$f")
+	args=${args//@SRC@/${top_srcdir:-.}}
 	want=$(sed -n 's/^exit: *//p' "$f")
 	# shellcheck disable=SC2086
 	timeout 20 "$IXPERF" $args >"$IX_TMP/out" 2>"$IX_TMP/err"

@@ -18,6 +18,8 @@ check "every check has a verdict, a headline and its results" jq_true "$doc" \
 check "the inventory names this host" jq_true "$doc" \
 	'.results[0].inventory.cpus >= 1 and (.results[0].inventory.interfaces | length) >= 1'
 check "the text summary says PASS per check" bash -c "[ \$(grep -c '^  PASS' '$J/default.txt') -eq 8 ]"
+check "the HTML report is written beside it" bash -c "ls '$J'/out/ixperf-run-*.html >/dev/null"
+check "the summary names both files" grep -q "^Report: .*\.html" "$J/default.txt"
 check "no agent is left running" bash -c "! pgrep -f 'ixperf run' >/dev/null || true"
 schema_check "$doc"
 
@@ -49,7 +51,17 @@ check "no regression against its own baseline (exit 0)" test "$?" = 0
 check "a 100x faster baseline is a regression (exit 4)" test "$?" = 4
 check "the regression is measured as a fraction" jq_true "$J/slow.json" \
 	'.results[0].checks[0].expectations[0].measured > 0.9'
-check "runs in one second never overwrite each other" bash -c "[ \$(ls '$J/out4' | wc -l) -eq 3 ]"
+check "runs never overwrite each other: 3 documents, 3 reports" bash -c \
+	"[ \$(ls '$J'/out4/*.json | wc -l) -eq 3 ] && [ \$(ls '$J'/out4/*.html | wc -l) -eq 3 ]"
+
+# --post with the endpoint down: the run's status stands, the payload waits
+# in the spool (tests/integration/post.sh covers delivery).
+plan quick '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\n'
+XDG_STATE_HOME="$J/state" "$IXPERF" run -d "$J/out7" --post http://127.0.0.1:1/hook "$J/quick.ini" \
+	>/dev/null 2>"$J/post.err"
+check "a run whose post fails still exits 0" test "$?" = 0
+check "the failure is said on stderr" grep -q "posting:" "$J/post.err"
+check "the payload is queued in the spool" bash -c "[ \$(find '$J/state' -type f -name '*' | wc -l) -ge 1 ]"
 
 # Line-relative thresholds need a known link rate: loopback has none.
 plan line '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\nmin_bw = 90%line\n'

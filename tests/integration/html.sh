@@ -1,0 +1,176 @@
+#!/usr/bin/env bash
+# The HTML report in a real browser: `ixperf report --format html` pages
+# loaded by headless Chromium (verdict, checks table, heatmaps, hostile host
+# names that must stay text, a screenshot) and a 1024-host mesh page that must
+# stay under 10 MB and load in under 3 s.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+J=$IX_TMP
+RUN="${top_srcdir:-.}/tests/data/html-run.json"
+EVIL='<img src=x onerror=alert(1)>'
+EVIL2='</script><img src=x onerror=alert(1)>'
+
+"$IXPERF" report --help >/dev/null 2>&1 || ix_skip "this ixperf has no 'report' command yet"
+CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
+	ix_skip "chromium is not installed (Debian package chromium)"
+
+# chrome ARGS...: headless Chromium with a fresh profile, no network chatter.
+chrome() {
+	local profile
+	profile=$(mktemp -d "$J/profile.XXXXXX")
+	timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-background-networking \
+		--no-first-run --user-data-dir="$profile" "$@" 2>>"$J/chromium.err"
+}
+
+# report IN OUT: render one document to an HTML file.
+report() {
+	"$IXPERF" report --format html -o "$2" "$1" 2>"$J/report.err"
+}
+
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# absent STRING FILE: FILE does not contain STRING.
+absent() { ! grep -qF -- "$1" "$2"; }
+
+# No fetch of any kind: no URL, no src= attribute, url() only to #fragments.
+self_contained() {
+	! grep -qE 'https?://|<link|@import' "$1" &&
+		! grep -oE '<[^>]*>' "$1" | grep -qiE '[[:space:]]src=' &&
+		! grep -oE 'url\([^)]*\)' "$1" | grep -qv '^url(#'
+}
+
+# --- A run: verdict, checks table, charts, heatmap. ---------------------------
+report "$RUN" "$J/run.html"
+check "ixperf report --format html renders a run" test "$?" = 0 -a -s "$J/run.html"
+check "the page is an HTML document" grep -q '^<!DOCTYPE html>' "$J/run.html"
+check "the page fetches nothing" self_contained "$J/run.html"
+chrome --dump-dom "$J/run.html" >"$J/run.dom"
+check "Chromium loads the run page" test -s "$J/run.dom"
+check "the verdict banner says FAIL" grep -q '<header class="banner fail"><div class="big">FAIL</div>' "$J/run.dom"
+check "the banner names the run" grep -q '<h1>local acceptance</h1>' "$J/run.dom"
+rows=$(sed -n '/<table class="checks">/,/<\/table>/p' "$J/run.dom" | grep -c '<tr class=')
+check "the checks table has a row per check (7, got $rows)" test "$rows" = 7
+check "the failed expectation is shown with limit and measured value" \
+	grep -q 'max_p99</code> ≤ 5.00 us.*measured 49.3 us <span class="badge fail">FAIL' "$J/run.dom"
+check "the mesh check has a heatmap" grep -q '<svg class="heatmap"' "$J/run.dom"
+check "latency percentiles are charted as one-way = RTT/2" \
+	grep -q 'One-way latency percentiles (one-way = RTT/2)' "$J/run.dom"
+check "the bandwidth sweep is charted against message size" grep -q 'Bandwidth vs message size' "$J/run.dom"
+check "the incast diagnosis is shown" grep -q '<b>Diagnosis:</b>' "$J/run.dom"
+check "the host inventory is shown" grep -q 'Host inventory and environment' "$J/run.dom"
+chrome --screenshot="$J/run.png" --window-size=1400,2000 "$J/run.html" >/dev/null
+check "Chromium takes a screenshot of the run page" test -s "$J/run.png"
+check "the screenshot is a PNG" test "$(head -c 4 "$J/run.png" | tail -c 3)" = PNG
+
+# --- A single-command document (the sweep of the run as 'ixperf bw -a'). -----
+jq '{schema_version, tool, host, time, command_line: ["ixperf", "bw", "-a"], command: "bw",
+     complete, error: null, results: .results[0].checks[1].results}' "$RUN" >"$J/sweep.json"
+report "$J/sweep.json" "$J/sweep.html"
+chrome --dump-dom "$J/sweep.html" >"$J/sweep.dom"
+rows=$(sed -n '/<table class="checks">/,/<\/table>/p' "$J/sweep.dom" | grep -c '<tr class=')
+check "a bw sweep document has one check per size (17, got $rows)" test "$rows" = 17
+check "and its bandwidth vs message size chart" grep -q 'Bandwidth vs message size' "$J/sweep.dom"
+
+# --- Hostile host names stay text. ------------------------------------------------
+jq --arg evil "$EVIL" '.results[0].checks[4].results as $r |
+	{schema_version, tool, host: $evil, time, command_line: ["ixperf", "mesh", $evil],
+	 command: "mesh", complete, error: null, results: $r}
+	| .results[0].hosts[1] = $evil | .results[0].nodes[1].host = $evil
+	| .results[0].nodes[1].suspect = true | .results[0].suspects = [$evil]' "$RUN" >"$J/evil.json"
+report "$J/evil.json" "$J/evil.html"
+check "a mesh with a hostile host name renders" test -s "$J/evil.html"
+check "the hostile name is never written raw" absent "$EVIL" "$J/evil.html"
+chrome --dump-dom "$J/evil.html" >"$J/evil.dom"
+check "the DOM has no <img element" absent "<img" "$J/evil.dom"
+check "the hostile name is shown as text" grep -qF '&lt;img src=x onerror=alert(1)&gt;' "$J/evil.dom"
+check "the hostile suspect is marked" grep -qF '<b>&#9650; &lt;img' "$J/evil.html"
+chrome --screenshot="$J/evil.png" --window-size=1400,2000 "$J/evil.html" >/dev/null
+check "Chromium takes a screenshot of the hostile page" test -s "$J/evil.png"
+
+# --- Large meshes: canvas heatmap, hover, size and load time. -----------------
+if ! command -v python3 >/dev/null; then
+	echo "# python3 not installed: large mesh pages not checked"
+	ix_done
+fi
+# mesh_doc N: the 4-host mesh scaled to N hosts; host 1 is hostile, host N/3
+# slow (bad pairs, suspect), every 97th pair failed, one direction per pair.
+mesh_doc() {
+	python3 - "$1" "$EVIL2" "$J/evil.json" <<'EOF'
+import json, sys
+n, evil = int(sys.argv[1]), sys.argv[2]
+doc = json.load(open(sys.argv[3]))
+r = doc["results"][0]
+hosts = ["10.%d.%d.%d:5301" % (i >> 16, (i >> 8) & 255, i & 255) for i in range(n)]
+hosts[1] = evil
+sus = n // 3
+bw, lat, st, bad = [], [], [], []
+for a in range(n):
+    rb, rl, rs = [None] * n, [None] * n, ["none"] * n
+    for b in range(n):
+        if a == b or (a < b) != ((a + b) % 2 == 1):
+            continue
+        if (a * 7 + b) % 97 == 5:
+            rs[b] = "failed"
+            continue
+        slow = sus in (a, b)
+        rb[b] = 3e10 if slow else 9.5e10 - (a * 31 + b * 17) % 1000 * 1e7
+        rl[b] = 15000.0 if slow else 5000.0 + (a + b) % 50
+        rs[b] = "ok"
+        if slow:
+            bad.append({"from": hosts[a], "to": hosts[b], "bw_bps": rb[b],
+                        "lat_p50_ns": rl[b], "retested": True})
+    bw.append(rb); lat.append(rl); st.append(rs)
+r.update(hosts=hosts, matrix={"bw_bps": bw, "lat_p50_ns": lat, "lat_p99_ns": lat, "state": st},
+         nodes=[{"host": h, "error": None, "bw_out_bps": 9e10, "bw_in_bps": 9e10,
+                 "lat_p50_ns": 5000.0, "measured": n - 1, "bad": n - 1 if i == sus else 0,
+                 "suspect": i == sus} for i, h in enumerate(hosts)],
+         bad_pairs=bad, suspects=[hosts[sus]], failures=[], median_bw_bps=9.5e10,
+         min_lat_ns=5000.0, pairs={"planned": n * (n - 1) // 2, "measured": n * (n - 1) // 2,
+                                   "failed": 0, "retested": len(bad)})
+doc["host"] = "head"
+json.dump(doc, sys.stdout, separators=(",", ":"))
+EOF
+}
+
+# Hover: a mouse move over cell (row 1, column N/3) of the first canvas shows
+# both host names and the value as text (copied into a <pre>, so escaped).
+mesh_doc 48 >"$J/mesh48.json"
+report "$J/mesh48.json" "$J/mesh48.html"
+check "a 48-host mesh is drawn on a canvas" grep -q '<canvas class="hm"' "$J/mesh48.html"
+cat "$J/mesh48.html" - >"$J/hover.html" <<'EOF'
+<pre id="hover"></pre><script>
+(function(){var c=document.querySelector('canvas.hm'),R=c.getBoundingClientRect(),
+s=R.width/c.width,z=+c.dataset.cell,a=1,b=16;
+c.dispatchEvent(new MouseEvent('mousemove',{clientX:R.left+(8+b*z+z/2)*s,
+clientY:R.top+(8+a*z+z/2)*s,bubbles:true}));
+document.getElementById('hover').textContent=document.getElementById(c.id+'_tip').textContent;})();
+</script>
+EOF
+chrome --dump-dom "$J/hover.html" >"$J/hover.dom"
+hover=$(grep -o '<pre id="hover">[^<]*' "$J/hover.dom" | sed 's/<pre id="hover">//')
+echo "# hover: $hover"
+check "hovering a cell names the pair and its value" \
+	grep -qF '&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt; → 10.0.0.16:5301 (suspect): ≈ 30.0 Gbit/s — bad pair' \
+	<<<"$hover"
+check "the canvas page has no <img element" absent "<img" "$J/hover.dom"
+
+mesh_doc 1024 >"$J/mesh1024.json"
+report "$J/mesh1024.json" "$J/mesh1024.html"
+size=$(wc -c <"$J/mesh1024.html")
+echo "# 1024-host mesh report: $size bytes"
+check "a 1024-host mesh report renders" test "$size" -gt 0
+check "a 1024-host mesh report is under 10 MB ($size bytes)" test "$size" -lt 10000000
+check "the 1024-host page fetches nothing" self_contained "$J/mesh1024.html"
+check "the hostile name is escaped in the script data" \
+	grep -qF '\u003c\u002fscript\u003e\u003cimg src=x onerror=alert(1)\u003e' "$J/mesh1024.html"
+chrome --dump-dom "$J/run.html" >/dev/null # warm the page cache
+t0=$(ms)
+chrome --dump-dom "$J/mesh1024.html" >"$J/mesh1024.dom"
+t1=$(ms)
+echo "# Chromium --dump-dom of the 1024-host page: $((t1 - t0)) ms"
+check "Chromium loads the 1024-host page in under 3 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 3000
+drawn=$(grep -o '_tip">hover over a cell for the pair and its value' "$J/mesh1024.dom" | wc -l)
+check "both 1024-host heatmaps were drawn (the script ran to its end: $drawn of 2)" test "$drawn" = 2
+check "the 1024-host DOM has no <img element" absent "<img" "$J/mesh1024.dom"
+
+ix_done
