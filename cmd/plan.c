@@ -579,9 +579,29 @@ int ix_plan_parse_string(const char *text, const char *name, struct ix_plan *pla
 	struct parse ps = { .text = text };
 	int rc = parse(&ps, plan, name, err);
 
+	if (rc == 0 && !(plan->text = strdup(text)))
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	if (rc < 0)
 		ix_plan_free(plan);
 	return rc;
+}
+
+/* The whole file, bounded: plans are small. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t n = 0;
+
+	if (!f)
+		return NULL;
+	buf = malloc(256 * 1024 + 1);
+	if (buf)
+		n = fread(buf, 1, 256 * 1024, f);
+	fclose(f);
+	if (buf)
+		buf[n] = '\0';
+	return buf;
 }
 
 int ix_plan_load(const char *path, struct ix_plan *plan, struct ix_err *err)
@@ -597,6 +617,8 @@ int ix_plan_load(const char *path, struct ix_plan *plan, struct ix_err *err)
 			       strerror(errno));
 	rc = parse(&ps, plan, path, err);
 	fclose(ps.f);
+	if (rc == 0 && !(plan->text = slurp(path)))
+		rc = ix_fail(err, IX_EXIT_FAIL, "cannot read plan %s again", path);
 	if (rc < 0)
 		ix_plan_free(plan);
 	return rc;
@@ -604,6 +626,7 @@ int ix_plan_load(const char *path, struct ix_plan *plan, struct ix_err *err)
 
 void ix_plan_free(struct ix_plan *plan)
 {
+	free(plan->text);
 	free(plan->checks);
 	memset(plan, 0, sizeof(*plan));
 }

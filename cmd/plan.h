@@ -60,6 +60,7 @@ struct ix_plan {
 	char hosts[1024]; /* default host list of every check */
 	char token_file[512];
 	char baseline[512];
+	char *text; /* the plan as read (for the result document) */
 	struct ix_check *checks;
 	uint32_t nchecks;
 };

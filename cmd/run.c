@@ -624,11 +624,11 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	iso_now(started, sizeof(started), t0, false);
 	iso_now(finished, sizeof(finished), time(NULL), false);
 	iso_now(stamp, sizeof(stamp), t0, true);
-	run = json_pack("{s:s,s:s,s:o,s:s,s:s,s:f,s:s,s:o,s:o}", "kind", "run", "name", plan.name,
-			"plan_file", plan.file[0] ? json_string(plan.file) : json_null(), "started",
-			started, "finished", finished, "duration_s",
-			(double)(ix_now_ns() - w0) / 1e9, "verdict", verdict, "inventory",
-			ix_inventory(""), "checks", checks);
+	run = json_pack("{s:s,s:s,s:o,s:s,s:s,s:s,s:f,s:s,s:o,s:o}", "kind", "run", "name",
+			plan.name, "plan_file", plan.file[0] ? json_string(plan.file) : json_null(),
+			"plan_text", plan.text ? plan.text : "", "started", started, "finished",
+			finished, "duration_s", (double)(ix_now_ns() - w0) / 1e9, "verdict",
+			verdict, "inventory", ix_inventory(""), "checks", checks);
 	checks = NULL;
 	doc = ix_json_envelope("run", env->argc, env->argv);
 	json_object_set_new(doc, "complete", json_boolean(strcmp(verdict, "ERROR") != 0));
