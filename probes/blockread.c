@@ -130,7 +130,10 @@ static void summarize(struct ix_samples *rounds, uint64_t sru, uint32_t n,
 	f->goodput_bps = f->seconds > 0 ? (double)f->bytes * 8.0 / f->seconds : 0;
 	for (size_t i = 0; i < rounds->n; i++) {
 		bool rto = rounds->v[i] >= IX_RTO_MIN_NS;
-		bool slow = f->round.valid && rounds->v[i] > IX_SLOW_ROUND_FACTOR * f->round.p50;
+		/* Slow: far over the median, and long enough to matter (on a
+		 * microsecond loopback round a scheduler hiccup is not a stall). */
+		bool slow = f->round.valid && rounds->v[i] > IX_SLOW_ROUND_FACTOR * f->round.p50 &&
+			    rounds->v[i] >= IX_SLOW_ROUND_MIN_NS;
 
 		f->rto_rounds += rto;
 		f->slow_rounds += slow;

@@ -86,7 +86,8 @@ struct ix_read_params {
 };
 
 #define IX_RTO_MIN_NS        (200 * 1000000ull) /* Linux's minimum TCP RTO */
-#define IX_SLOW_ROUND_FACTOR 5                  /* "far slower than the median" */
+#define IX_SLOW_ROUND_FACTOR 5                  /* "far slower than the median"... */
+#define IX_SLOW_ROUND_MIN_NS 1000000ull         /* ...and a millisecond at least */
 
 /* What one synchronised-read run measured, at the receiver. */
 struct ix_read_figures {
@@ -97,9 +98,9 @@ struct ix_read_figures {
 	uint64_t bytes;  /* received in them */
 	double seconds;  /* their total time */
 	double goodput_bps;
-	struct ix_lat_stats round;     /* round completion times, ns */
-	uint64_t rto_rounds;           /* rounds of IX_RTO_MIN_NS or more */
-	uint64_t slow_rounds;          /* rounds over IX_SLOW_ROUND_FACTOR x the median */
+	struct ix_lat_stats round; /* round completion times, ns */
+	uint64_t rto_rounds;       /* rounds of IX_RTO_MIN_NS or more */
+	uint64_t slow_rounds; /* over IX_SLOW_ROUND_FACTOR x the median and IX_SLOW_ROUND_MIN_NS */
 	uint64_t stalled_rounds;       /* either of the two */
 	struct ix_opt_u64 retransmits; /* all senders, from their TCP_INFO */
 };

@@ -8,6 +8,7 @@ cd "$J" || exit 99
 # The embedded default plan: local agents started and stopped by ixperf.
 "$IXPERF" run -d "$J/out" >"$J/default.txt" 2>"$J/default.err"
 rc=$?
+sed 's/^/# /' "$J/default.txt"
 check "the default plan passes on a healthy machine (exit 0)" test "$rc" = 0
 doc=$(ls "$J"/out/ixperf-run-*.json | head -n 1)
 check "the result document is written, timestamped" test -s "$doc"
