@@ -424,6 +424,7 @@ int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_re
 
 	ix_bw_result_init(r, p);
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
+	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
 	if (!tp)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE, "unknown path '%s'", p->path);
 	b = calloc(1, sizeof(*b));
@@ -504,6 +505,7 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 
 	ix_lat_result_init(r, p);
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
+	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
 	if (!tp)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE, "unknown path '%s'", p->path);
 	ix_stream_init(&s, 0, IX_DIR_FORWARD, true);

@@ -166,6 +166,7 @@ struct ix_bw_result {
 	struct ix_interval *intervals;
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
+	char remote_version[32]; /* the agent's ixperf version */
 };
 
 struct ix_lat_result {
@@ -179,6 +180,7 @@ struct ix_lat_result {
 	struct ix_lat_stats stats; /* computed from samples */
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
+	char remote_version[32]; /* the agent's ixperf version */
 };
 
 void ix_bw_result_init(struct ix_bw_result *r, const struct ix_bw_params *p);

@@ -141,19 +141,20 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 						"sender", end_json(&r->streams[i].sender),
 						"receiver", end_json(&r->streams[i].receiver)));
 	return json_pack(
-		"{s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o},s:{s:o,s:o},s:o,"
+		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o},s:{s:o,s:o},"
+		"s:o,"
 		"s:o,s:{s:o,s:o}}",
-		"kind", "bw", "server", r->remote_host, "complete", r->complete, "error",
-		r->complete ? json_null() : json_string(r->error), "params", "path", r->path,
-		"msg_size", (json_int_t)p->msg_size, "streams", (int)p->streams, "mode",
-		ix_mode_name(p->mode), "duration_s", p->duration_s, "bytes", (json_int_t)p->bytes,
-		"warmup_s", p->warmup_s, "interval_s", p->interval_s, "congestion",
-		r->congestion_used[0] ? json_string(r->congestion_used) : json_null(), "rate_bps",
-		p->rate_bps ? json_integer((json_int_t)p->rate_bps) : json_null(), "window",
-		p->window ? json_integer((json_int_t)p->window) : json_null(), "summary", "forward",
-		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
-		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
-		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+		"kind", "bw", "server", r->remote_host, "server_version", r->remote_version,
+		"complete", r->complete, "error", r->complete ? json_null() : json_string(r->error),
+		"params", "path", r->path, "msg_size", (json_int_t)p->msg_size, "streams",
+		(int)p->streams, "mode", ix_mode_name(p->mode), "duration_s", p->duration_s,
+		"bytes", (json_int_t)p->bytes, "warmup_s", p->warmup_s, "interval_s", p->interval_s,
+		"congestion", r->congestion_used[0] ? json_string(r->congestion_used) : json_null(),
+		"rate_bps", p->rate_bps ? json_integer((json_int_t)p->rate_bps) : json_null(),
+		"window", p->window ? json_integer((json_int_t)p->window) : json_null(), "summary",
+		"forward", summary_json(r, IX_DIR_FORWARD), "reverse",
+		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
+		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
 }
 
 static json_t *hist_json(const struct ix_hist *h)
@@ -186,14 +187,15 @@ json_t *ix_json_lat(const struct ix_lat_result *r)
 				  "p99_ns", (json_int_t)s->p99, "p99_9_ns", (json_int_t)s->p999,
 				  "p99_99_ns", (json_int_t)s->p9999, "exact", s->exact);
 	return json_pack(
-		"{s:s,s:s,s:b,s:o,s:{s:s,s:I,s:I,s:f,s:f,s:b,s:f},s:s,s:s,s:I,s:I,s:f,s:o,s:o,"
+		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:I,s:f,s:f,s:b,s:f},s:s,s:s,s:I,s:I,s:f,s:o,s:o,"
 		"s:{s:o,s:o}}",
-		"kind", "lat", "server", r->remote_host, "complete", r->complete, "error",
-		r->complete ? json_null() : json_string(r->error), "params", "path", r->path,
-		"msg_size", (json_int_t)r->params.msg_size, "iters", (json_int_t)r->params.iters,
-		"duration_s", r->params.duration_s, "warmup_s", r->params.warmup_s, "busy_poll",
-		r->params.busy_poll, "timeout_s", r->params.timeout_s, "metric", "rtt/2", "unit",
-		"ns", "samples", (json_int_t)r->samples.seen, "lost", (json_int_t)r->lost,
-		"seconds", r->seconds, "stats", stats, "histogram", hist_json(r->samples.hist),
-		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+		"kind", "lat", "server", r->remote_host, "server_version", r->remote_version,
+		"complete", r->complete, "error", r->complete ? json_null() : json_string(r->error),
+		"params", "path", r->path, "msg_size", (json_int_t)r->params.msg_size, "iters",
+		(json_int_t)r->params.iters, "duration_s", r->params.duration_s, "warmup_s",
+		r->params.warmup_s, "busy_poll", r->params.busy_poll, "timeout_s",
+		r->params.timeout_s, "metric", "rtt/2", "unit", "ns", "samples",
+		(json_int_t)r->samples.seen, "lost", (json_int_t)r->lost, "seconds", r->seconds,
+		"stats", stats, "histogram", hist_json(r->samples.hist), "cpu", "local",
+		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
 }

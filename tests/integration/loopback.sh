@@ -21,6 +21,8 @@ check "tcp bw exits 0" rc_is tcp2 0
 check "tcp bw document is complete" jq_true "$J/tcp2.json" '.complete and .results[0].complete'
 check "tcp bw carries the envelope" jq_true "$J/tcp2.json" \
 	'.schema_version == 1 and .tool.name == "ixperf" and (.command_line | length) > 3 and (.host | length) > 0'
+check "the result names the agent's version" jq_true "$J/tcp2.json" \
+	'.results[0].server_version == .tool.version'
 check "tcp bw has 2 forward streams" jq_true "$J/tcp2.json" \
 	'[.results[0].streams[] | select(.direction == "forward")] | length == 2'
 check "tcp bw goodput is positive" jq_true "$J/tcp2.json" '.results[0].summary.forward.bits_per_second > 1e6'
