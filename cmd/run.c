@@ -565,7 +565,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	struct ix_token token;
 	struct ix_unit_choice units;
 	struct ix_err err = { 0 };
-	json_t *checks = json_array(), *baseline = NULL, *doc, *run;
+	json_t *checks = NULL, *baseline = NULL, *doc, *run;
 	const char *dir, *verdict = "PASS";
 	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
 	struct ix_err perr = { 0 };
@@ -607,6 +607,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	}
 	if (start_agents(&la, agents_needed(&plan), &err) < 0)
 		goto fail;
+	checks = json_array();
 	{
 		struct ctx x = { &plan, &la, &token };
 		for (uint32_t i = 0; i < plan.nchecks; i++) {
