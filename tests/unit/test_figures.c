@@ -9,35 +9,14 @@
 
 #include <criterion/criterion.h>
 
+#include "tests/unit/data.h"
+
 #include "report/figures.h"
-
-/* tests/data: from $top_srcdir (make check sets it), else next to this file. */
-static const char *data_path(const char *name)
-{
-	static char path[4096];
-	const char *top = getenv("top_srcdir");
-	char dir[2048];
-
-	if (top && *top) {
-		snprintf(dir, sizeof(dir), "%s", top);
-	} else {
-		char *at;
-
-		snprintf(dir, sizeof(dir), "%s", __FILE__);
-		at = strstr(dir, "tests/unit/test_figures.c");
-		if (at)
-			*at = '\0';
-		if (!dir[0] || !at)
-			snprintf(dir, sizeof(dir), ".");
-	}
-	snprintf(path, sizeof(path), "%s/tests/data/%s", dir, name);
-	return path;
-}
 
 static json_t *load(const char *name)
 {
 	struct ix_err err = { 0 };
-	json_t *doc = ix_doc_load(data_path(name), &err);
+	json_t *doc = ix_doc_load(ix_test_data(name), &err);
 
 	cr_assert_not_null(doc, "%s: %s", name, err.msg);
 	return doc;
@@ -279,7 +258,7 @@ Test(figures, run_documents_are_recognised)
 static void load_fails(const char *name, const char *part1, const char *part2)
 {
 	struct ix_err err = { 0 };
-	json_t *doc = ix_doc_load(data_path(name), &err);
+	json_t *doc = ix_doc_load(ix_test_data(name), &err);
 
 	cr_assert_null(doc, "%s loaded", name);
 	cr_expect_eq(err.code, IX_EXIT_FAIL, "%s: code %d", name, err.code);

@@ -11,35 +11,14 @@
 
 #include <criterion/criterion.h>
 
+#include "tests/unit/data.h"
+
 #include "report/html.h"
-
-/* tests/data: from $top_srcdir (make check sets it), else next to this file. */
-static const char *data_path(const char *name)
-{
-	static char path[4096];
-	const char *top = getenv("top_srcdir");
-	char dir[2048];
-
-	if (top && *top) {
-		snprintf(dir, sizeof(dir), "%s", top);
-	} else {
-		char *at;
-
-		snprintf(dir, sizeof(dir), "%s", __FILE__);
-		at = strstr(dir, "tests/unit/test_html.c");
-		if (at)
-			*at = '\0';
-		if (!dir[0] || !at)
-			snprintf(dir, sizeof(dir), ".");
-	}
-	snprintf(path, sizeof(path), "%s/tests/data/%s", dir, name);
-	return path;
-}
 
 static json_t *load_run(void)
 {
 	json_error_t je;
-	json_t *doc = json_load_file(data_path("html-run.json"), 0, &je);
+	json_t *doc = json_load_file(ix_test_data("html-run.json"), 0, &je);
 
 	cr_assert_not_null(doc, "html-run.json: %s", je.text);
 	return doc;

@@ -17,29 +17,15 @@
 #include <criterion/criterion.h>
 
 #include "report/post.h"
+#include "tests/unit/data.h"
 #include "report/spool.h"
-
-/* tests/data, from $top_srcdir (make check) or from where this file is. */
-static const char *fixture(const char *name)
-{
-	static char buf[4096];
-	const char *top = getenv("top_srcdir");
-	const char *self = __FILE__, *cut = strstr(self, "tests/unit/test_post.c");
-
-	if (top && *top)
-		snprintf(buf, sizeof(buf), "%s/tests/data/%s", top, name);
-	else
-		snprintf(buf, sizeof(buf), "%.*stests/data/%s", cut ? (int)(cut - self) : 0, self,
-			 name);
-	return buf;
-}
 
 static json_t *load(const char *name)
 {
 	json_error_t je;
-	json_t *doc = json_load_file(fixture(name), 0, &je);
+	json_t *doc = json_load_file(ix_test_data(name), 0, &je);
 
-	cr_assert_not_null(doc, "%s: %s", fixture(name), je.text);
+	cr_assert_not_null(doc, "%s: %s", ix_test_data(name), je.text);
 	return doc;
 }
 
