@@ -43,11 +43,6 @@ static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *w
 			 (int)(sizeof(p->error) - n - 1), why);
 }
 
-void ix_coord_fail(struct ix_coord *co, uint32_t peer, const char *why)
-{
-	peer_fail(&co->peers[peer], "", why);
-}
-
 bool ix_coord_ready(const struct ix_coord *co, uint32_t peer)
 {
 	return co->peers[peer].state == P_READY;

@@ -42,8 +42,6 @@ struct ix_coord {
 int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 		  const struct ix_token *token, double timeout_s, struct ix_err *err);
 bool ix_coord_ready(const struct ix_coord *co, uint32_t peer);
-/* Mark a peer failed (closing its connection). */
-void ix_coord_fail(struct ix_coord *co, uint32_t peer, const char *why);
 void ix_coord_close(struct ix_coord *co);
 
 struct ix_coord_job {

@@ -18,8 +18,3 @@ const struct ix_transport *ix_transport_find(const char *name)
 			return transports[i];
 	return NULL;
 }
-
-const struct ix_transport *const *ix_transport_all(void)
-{
-	return transports;
-}

@@ -118,8 +118,6 @@ extern const struct ix_transport ix_tcp_transport;
 extern const struct ix_transport ix_udp_transport;
 
 const struct ix_transport *ix_transport_find(const char *name);
-/* NULL-terminated list for help texts and --list-paths. */
-const struct ix_transport *const *ix_transport_all(void);
 
 /* Helpers for data loops (engine.c). */
 void ix_stream_init(struct ix_stream *s, uint32_t id, enum ix_dir dir, bool sending);

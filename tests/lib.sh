@@ -74,15 +74,22 @@ ix_server() {
 	fi
 	IX_SPID=$!
 	IX_PIDS+=("$IX_SPID")
-	IX_PORT=
-	for _ in $(seq 1 100); do
-		IX_PORT=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$out")
-		[ -n "$IX_PORT" ] && return 0
-		kill -0 "$IX_SPID" 2>/dev/null || break
-		sleep 0.05
-	done
+	IX_PORT=$(ix_wait_port "$out" "$IX_SPID") && return 0
 	echo "server $name did not start:" >&2
 	cat "$IX_TMP/$name.err" >&2
+	return 1
+}
+
+# ix_wait_port FILE PID: print the port from PID's "listening on port N"
+# line in FILE once it appears (5 s at most); fails when PID dies first.
+ix_wait_port() {
+	local port
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$1")
+		[ -n "$port" ] && { echo "$port"; return 0; }
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.05
+	done
 	return 1
 }
 

@@ -27,13 +27,7 @@ receiver() {
 		>"$J/$name.out" 2>"$J/$name.err" &
 	pid=$!
 	IX_PIDS+=("$pid")
-	RPORT=
-	for _ in $(seq 1 100); do
-		RPORT=$(sed -n 's/^listening on port \([0-9]*\)$/\1/p' "$J/$name.out")
-		[ -n "$RPORT" ] && return 0
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
+	RPORT=$(ix_wait_port "$J/$name.out" "$pid") && return 0
 	echo "receiver $name did not start:" >&2
 	cat "$J/$name.err" >&2
 	exit 99
