@@ -36,7 +36,7 @@ check "tcp bw reports CPU of both ends" jq_true "$J/tcp2.json" \
 	'.results[0].cpu.local.wall_s > 0 and .results[0].cpu.remote.wall_s > 0'
 check "tcp bw has about 5 intervals of 0.5 s" jq_true "$J/tcp2.json" \
 	'(.results[0].intervals | length) >= 4 and (.results[0].intervals | length) <= 6'
-check "interval sums match the summary within 10%" jq_true "$J/tcp2.json" \
+check "interval sums cover the summary (-10%, +30%: intervals may overlap the warm-up edge)" jq_true "$J/tcp2.json" \
 	'.results[0] as $r | ([$r.intervals[] | select(.warmup | not) | .streams[].bytes] | add) as $b
 	 | ($b / $r.summary.forward.bytes) > 0.9 and ($b / $r.summary.forward.bytes) < 1.3'
 
