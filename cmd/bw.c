@@ -7,11 +7,13 @@
 
 #include "cmd/cmd.h"
 #include "probes/auth.h"
+#include "probes/capture.h"
 #include "probes/client.h"
 #include "probes/net.h"
 #include "probes/transport.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/wire.h"
 
 #define DEFAULT_UDP_RATE 1000000000ull /* 1 Gbit/s per stream */
 #define SWEEP_MAX_TCP    (4ull * 1024 * 1024)
@@ -64,7 +66,8 @@ const struct ix_cmd_spec ix_bw_spec = {
 		"Examples:\n"
 		"  ixperf bw -P 4 -t 30 node07\n"
 		"  ixperf bw --path udp -b 2G -s 8972 node07\n"
-		"  ixperf bw -a -t 1 --json -o sweep.json node07\n",
+		"  ixperf bw -a -t 1 --json -o sweep.json node07\n"
+		"  ixperf bw --capture eth0 --pcap bw.pcap -t 5 node07\n",
 };
 
 struct live {
@@ -108,6 +111,8 @@ static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 			       (unsigned long long)(*tp)->max_msg_size, (*tp)->name);
 	if (o->interval_s > 0 && o->interval_s < 0.05)
 		return ix_fail(err, IX_EXIT_USAGE, "invalid value for -i/--interval: below 0.05 s");
+	if (ix_client_capture_check(&o->c, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -119,13 +124,14 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	struct ix_bw_params p;
 	struct ix_client cl;
 	struct ix_token token;
-	struct ix_err err = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 };
 	struct ix_sink sink;
 	struct live live;
 	struct ix_bw_hooks hooks = { on_interval, &live };
 	uint64_t sizes[64];
 	size_t nsizes = 0, done = 0;
 	struct ix_bw_result *res;
+	struct ix_capture *cap;
 	bool help;
 	int pos, rc = IX_EXIT_OK;
 
@@ -170,7 +176,12 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 		return ix_report_error("bw", &err);
 	}
 	cl.token = &token;
+	if (ix_client_capture_begin(&o.c, argv[pos], &cap, &err) < 0) {
+		free(res);
+		return ix_report_error("bw", &err);
+	}
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
+		ix_capture_stop(cap, NULL, NULL);
 		free(res);
 		return ix_report_error("bw", &err);
 	}
@@ -196,6 +207,15 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 			ix_text_bw_sweep_row(sink.f, &res[i], &units);
 	}
 	ix_client_close(&cl);
+	/* One capture covers the whole sweep: it goes with the last result. */
+	if (cap && ix_capture_stop(cap, &res[done - 1].wire, &cerr) < 0) {
+		int crc = ix_report_error("bw", &cerr);
+
+		if (rc == IX_EXIT_OK) {
+			err = cerr;
+			rc = crc;
+		}
+	}
 
 	if (o.c.json) {
 		json_t *arr = json_array();
@@ -205,8 +225,10 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 							 rc == IX_EXIT_OK ? NULL : err.msg));
 	} else if (nsizes == 1 && done == 1) {
 		ix_text_bw_summary(sink.f, &res[0], &units);
-	} else if (rc != IX_EXIT_OK) {
-		fprintf(sink.f, "INCOMPLETE: %s\n", err.msg);
+	} else {
+		ix_text_wire(sink.f, &res[done - 1].wire);
+		if (rc != IX_EXIT_OK)
+			fprintf(sink.f, "INCOMPLETE: %s\n", err.msg);
 	}
 	for (size_t i = 0; i < done; i++)
 		ix_bw_result_free(&res[i]);

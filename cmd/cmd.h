@@ -42,6 +42,8 @@ int cmd_run(int argc, char **argv, const struct ix_env *env);
 int cmd_report(int argc, char **argv, const struct ix_env *env);
 int cmd_compare(int argc, char **argv, const struct ix_env *env);
 int cmd_post(int argc, char **argv, const struct ix_env *env);
+int cmd_top(int argc, char **argv, const struct ix_env *env);
+int cmd_wire(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
@@ -53,6 +55,8 @@ extern const struct ix_cmd_spec ix_run_spec;
 extern const struct ix_cmd_spec ix_report_spec;
 extern const struct ix_cmd_spec ix_compare_spec;
 extern const struct ix_cmd_spec ix_post_spec;
+extern const struct ix_cmd_spec ix_top_spec;
+extern const struct ix_cmd_spec ix_wire_spec;
 
 /* The HTML report of a document, with the run documents in history_dir
  * (NULL: none) that are older than it as trends (cmd/report.c). */

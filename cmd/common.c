@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/common.h"
 #include "probes/auth.h"
+#include "probes/capture.h"
 #include "probes/client.h"
 #include "probes/coord.h"
 #include "probes/net.h"
@@ -213,6 +214,25 @@ int ix_sink_commit(struct ix_sink *s, struct ix_err *err)
 	free(s->buf);
 	s->buf = NULL;
 	return rc;
+}
+
+int ix_client_capture_check(const struct ix_client_opts *c, struct ix_err *err)
+{
+	if (!c->capture && (c->capture_filter || c->pcap))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--capture-filter and --pcap need --capture IFACE");
+	return 0;
+}
+
+int ix_client_capture_begin(const struct ix_client_opts *c, const char *host,
+			    struct ix_capture **cap, struct ix_err *err)
+{
+	struct ix_capture_opts co = { .iface = c->capture,
+				      .filter = c->capture_filter,
+				      .pcap_path = c->pcap };
+
+	*cap = NULL;
+	return c->capture ? ix_capture_start_hosts(cap, &co, &host, 1, err) : 0;
 }
 
 void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, const char *host)

@@ -69,6 +69,9 @@ struct ix_client_opts {
 	bool sweep;
 	double connect_timeout_s;
 	const char *token_file;
+	const char *capture;        /* --capture IFACE: wire diagnostics */
+	const char *capture_filter; /* BPF; default: the server's addresses */
+	const char *pcap;           /* keep the capture in this file */
 	bool help;
 };
 
@@ -96,6 +99,12 @@ struct ix_client_opts {
 	  "SECONDS", "give up connecting after this long (default 5)", 0.1, 600 },       \
 	{ 0, "token-file", IX_OPT_STRING, offsetof(type, c.token_file), "FILE",         \
 	  "shared token for agents that require one (mode 600)", 0, 0 },                 \
+	{ 0, "capture", IX_OPT_STRING, offsetof(type, c.capture), "IFACE",              \
+	  "capture on IFACE during the test and add its wire diagnostics (CAP_NET_RAW)", 0, 0 }, \
+	{ 0, "capture-filter", IX_OPT_STRING, offsetof(type, c.capture_filter), "BPF",  \
+	  "what --capture keeps (default: host SERVER, the test's own traffic)", 0, 0 }, \
+	{ 0, "pcap", IX_OPT_STRING, offsetof(type, c.pcap), "FILE",                     \
+	  "keep the --capture packets in FILE (pcap, written atomically)", 0, 0 },       \
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, c.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
 
@@ -145,6 +154,13 @@ struct ix_transport;
 struct ix_client;
 /* A client for HOST from the shared options. */
 void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, const char *host);
+/* --capture-filter and --pcap without --capture are usage errors. */
+int ix_client_capture_check(const struct ix_client_opts *c, struct ix_err *err);
+/* --capture: started before the test, on the server's addresses unless a
+ * filter is given; *cap stays NULL without --capture. */
+struct ix_capture;
+int ix_client_capture_begin(const struct ix_client_opts *c, const char *host,
+			    struct ix_capture **cap, struct ix_err *err);
 /* Powers of two from 1 to max that are >= min, at most cap of them. */
 size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 /* Write a JSON document to the sink (reference stolen). */

@@ -7,6 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "probes/auth.h"
+#include "probes/capture.h"
 #include "probes/coord.h"
 #include "probes/incast.h"
 #include "probes/net.h"
@@ -29,6 +30,9 @@ struct incast_opts {
 	uint64_t rounds;
 	uint64_t warmup_rounds;
 	double round_timeout_s;
+	const char *capture;
+	const char *capture_filter;
+	const char *pcap;
 };
 
 static const struct ix_option incast_options[] = {
@@ -55,6 +59,14 @@ static const struct ix_option incast_options[] = {
 	  "read mode: rounds before them, not measured (default 5)", 0, 1000000 },
 	{ 0, "round-timeout", IX_OPT_SECONDS, offsetof(struct incast_opts, round_timeout_s),
 	  "SECONDS", "read mode: a round slower than this fails the step (default 5)", 0.01, 600 },
+	{ 0, "capture", IX_OPT_STRING, offsetof(struct incast_opts, capture), "IFACE",
+	  "capture on IFACE (of this machine) during the sweep and add its wire diagnostics", 0,
+	  0 },
+	{ 0, "capture-filter", IX_OPT_STRING, offsetof(struct incast_opts, capture_filter), "BPF",
+	  "what --capture keeps (default: the hosts' addresses, when that is short; else all)", 0,
+	  0 },
+	{ 0, "pcap", IX_OPT_STRING, offsetof(struct incast_opts, pcap), "FILE",
+	  "keep the --capture packets in FILE (pcap, written atomically)", 0, 0 },
 };
 
 const struct ix_cmd_spec ix_incast_spec = {
@@ -69,7 +81,8 @@ const struct ix_cmd_spec ix_incast_spec = {
 		  "Exit status: 0 every step measured, 1 a step failed.\n"
 		  "Examples:\n"
 		  "  ixperf incast --sweep 1,2,4,8 'node[01-09]'\n"
-		  "  ixperf incast --mode read --sru 16Ki --rounds 500 --sweep 1,8 @hosts.txt\n",
+		  "  ixperf incast --mode read --sru 16Ki --rounds 500 --sweep 1,8 @hosts.txt\n"
+		  "  ixperf incast --capture eth0 --sweep 8 node01,node[02-09]   (on node01)\n",
 };
 
 /* "1,2,4,8": strictly parsed, each within [1, max]. */
@@ -139,7 +152,33 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 	p->read.rounds = o->rounds ? (uint32_t)o->rounds : 200;
 	p->read.warmup_rounds = o->warmup_rounds == UINT64_MAX ? 5 : (uint32_t)o->warmup_rounds;
 	p->read.timeout_s = o->round_timeout_s > 0 ? o->round_timeout_s : 5;
+	if (!o->capture && (o->capture_filter || o->pcap))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--capture-filter and --pcap need --capture IFACE");
 	return 0;
+}
+
+/* --capture over the whole sweep; by default on the addresses of the hosts. */
+static int capture_begin(const struct incast_opts *o, const struct ix_hostlist *hosts,
+			 struct ix_capture **cap, struct ix_err *err)
+{
+	struct ix_capture_opts co = { .iface = o->capture,
+				      .filter = o->capture_filter,
+				      .pcap_path = o->pcap };
+	const char **names;
+	int rc;
+
+	*cap = NULL;
+	if (!o->capture)
+		return 0;
+	names = calloc(hosts->n, sizeof(*names));
+	if (!names)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (size_t i = 0; i < hosts->n; i++)
+		names[i] = hosts->v[i].name;
+	rc = ix_capture_start_hosts(cap, &co, names, hosts->n, err);
+	free(names);
+	return rc;
 }
 
 int cmd_incast(int argc, char **argv, const struct ix_env *env)
@@ -149,7 +188,9 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 	struct ix_incast_params p;
 	struct ix_incast_result r;
 	uint32_t sweep[MAX_SWEEP];
-	struct ix_err err = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 };
+	struct ix_capture *cap = NULL;
+	const char *problem;
 	bool help;
 	int pos, rc;
 
@@ -173,21 +214,25 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 		goto fail;
 	}
 	if (build(&o, (uint32_t)c.hosts.n - 1, &p, sweep, &err) < 0 ||
+	    capture_begin(&o, &c.hosts, &cap, &err) < 0 ||
 	    ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
 	    ix_incast_run(&c.co, &p, &c.hosts, &r, &err) < 0)
 		goto fail;
+	if (cap && ix_capture_stop(cap, &r.wire, &cerr) < 0)
+		ix_report_error("incast", &cerr);
+	problem = !r.complete ? "a step failed" : cerr.code ? cerr.msg : NULL;
 	if (o.k.json) {
-		rc = ix_coord_cmd_json(&c, env, ix_json_incast(&r),
-				       r.complete ? NULL : "a step failed", &err);
+		rc = ix_coord_cmd_json(&c, env, ix_json_incast(&r), problem, &err);
 	} else {
 		ix_text_incast(c.sink.f, &r, &c.units);
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
-	rc = rc < 0 ? ix_report_error("incast", &err) : r.complete ? IX_EXIT_OK : IX_EXIT_FAIL;
+	rc = rc < 0 ? ix_report_error("incast", &err) : problem ? IX_EXIT_FAIL : IX_EXIT_OK;
 	ix_incast_result_free(&r);
 	ix_coord_cmd_free(&c);
 	return rc;
 fail:
+	ix_capture_stop(cap, NULL, NULL);
 	ix_coord_cmd_free(&c);
 	return ix_report_error("incast", &err);
 }

@@ -7,11 +7,13 @@
 
 #include "cmd/cmd.h"
 #include "probes/auth.h"
+#include "probes/capture.h"
 #include "probes/client.h"
 #include "probes/net.h"
 #include "probes/transport.h"
 #include "report/json.h"
 #include "report/text.h"
+#include "report/wire.h"
 
 #define LAT_DEFAULT_SIZE 64
 #define LAT_SWEEP_MAX    65536ull
@@ -45,7 +47,8 @@ const struct ix_cmd_spec ix_lat_spec = {
 		  "Examples:\n"
 		  "  ixperf lat node07\n"
 		  "  ixperf lat --path udp --busy-poll -n 1000000 node07\n"
-		  "  ixperf lat -a -s 64Ki --json node07\n",
+		  "  ixperf lat -a -s 64Ki --json node07\n"
+		  "  ixperf lat --capture eth0 --path udp node07\n",
 };
 
 static int check(const struct lat_opts *o, int argc, char **argv, int pos,
@@ -66,6 +69,8 @@ static int check(const struct lat_opts *o, int argc, char **argv, int pos,
 			       (unsigned long long)o->c.size,
 			       (unsigned long long)(*tp)->min_lat_size,
 			       (unsigned long long)(*tp)->max_msg_size, (*tp)->name);
+	if (ix_client_capture_check(&o->c, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -76,9 +81,10 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 	struct ix_lat_params p;
 	struct ix_client cl;
 	struct ix_token token;
-	struct ix_err err = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 };
 	struct ix_sink sink;
 	struct ix_lat_result *res;
+	struct ix_capture *cap;
 	uint64_t sizes[64];
 	size_t nsizes = 0, done = 0;
 	bool help;
@@ -118,7 +124,12 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 		return ix_report_error("lat", &err);
 	}
 	cl.token = &token;
+	if (ix_client_capture_begin(&o.c, argv[pos], &cap, &err) < 0) {
+		free(res);
+		return ix_report_error("lat", &err);
+	}
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
+		ix_capture_stop(cap, NULL, NULL);
 		free(res);
 		return ix_report_error("lat", &err);
 	}
@@ -137,12 +148,23 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 			break;
 	}
 	ix_client_close(&cl);
+	/* One capture covers the whole sweep: it goes with the last result. */
+	if (cap && ix_capture_stop(cap, &res[done - 1].wire, &cerr) < 0) {
+		int crc = ix_report_error("lat", &cerr);
+
+		if (rc == IX_EXIT_OK) {
+			err = cerr;
+			rc = crc;
+		}
+	}
 	if (o.c.json) {
 		json_t *arr = json_array();
 		for (size_t i = 0; i < done; i++)
 			json_array_append_new(arr, ix_json_lat(&res[i]));
 		ix_sink_put_json(&sink, ix_json_document("lat", env->argc, env->argv, arr,
 							 rc == IX_EXIT_OK ? NULL : err.msg));
+	} else {
+		ix_text_wire(sink.f, &res[done - 1].wire);
 	}
 	for (size_t i = 0; i < done; i++)
 		ix_lat_result_free(&res[i]);

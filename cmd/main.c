@@ -19,6 +19,8 @@ static const struct ix_command commands[] = {
 	{ "report", cmd_report, &ix_report_spec, 0 },
 	{ "compare", cmd_compare, &ix_compare_spec, 0 },
 	{ "post", cmd_post, &ix_post_spec, IX_CMD_NETWORK },
+	{ "top", cmd_top, &ix_top_spec, 0 },
+	{ "wire", cmd_wire, &ix_wire_spec, 0 },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/mesh_live.h"
 #include "probes/auth.h"
 #include "probes/coord.h"
 #include "probes/mesh.h"
@@ -29,6 +30,8 @@ struct mesh_opts {
 	double bw_fraction;
 	double lat_factor;
 	bool no_retest;
+	bool live;
+	const char *state;
 };
 
 static const struct ix_option mesh_options[] = {
@@ -59,6 +62,10 @@ static const struct ix_option mesh_options[] = {
 	  "a pair is bad above F x the lowest latency (default 2)", 1, 1000 },
 	{ 0, "no-retest", IX_OPT_FLAG, offsetof(struct mesh_opts, no_retest), NULL,
 	  "do not measure bad pairs a second time", 0, 0 },
+	{ 0, "live", IX_OPT_FLAG, offsetof(struct mesh_opts, live), NULL,
+	  "draw the matrix as a live heatmap on the terminal while it is measured", 0, 0 },
+	{ 0, "state", IX_OPT_STRING, offsetof(struct mesh_opts, state), "FILE",
+	  "publish the matrix so far to FILE after every round (for 'ixperf top --mesh')", 0, 0 },
 };
 
 const struct ix_cmd_spec ix_mesh_spec = {
@@ -70,10 +77,13 @@ const struct ix_cmd_spec ix_mesh_spec = {
 	.epilog = "HOSTS: comma list, Slurm ranges (node[01-16]), @FILE, host:port; default\n"
 		  "$SLURM_JOB_NODELIST. Pairs run in a round-robin tournament: every host in at\n"
 		  "most one pair per round, N-1 rounds (N for odd N).\n"
+		  "--live: arrows move the cursor, b/l bandwidth or latency, +/- zoom, p pause,\n"
+		  "q stop (what was measured is kept and reported, marked incomplete).\n"
 		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs found.\n"
 		  "Examples:\n"
 		  "  ixperf mesh --token-file ~/.ixperf-token 'node[01-32]'\n"
-		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n",
+		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n"
+		  "  ixperf mesh --live --state /tmp/mesh.json 'node[01-64]'\n",
 };
 
 static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *err)
@@ -128,6 +138,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_coord_cmd c;
 	struct ix_mesh_params p;
 	struct ix_mesh_result r;
+	struct ix_mesh_live_opts lo;
 	struct ix_err err = { 0 };
 	bool help;
 	int pos, rc;
@@ -149,12 +160,16 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
 		goto fail;
 	}
+	lo = (struct ix_mesh_live_opts){ o.live, o.state, env->argc, env->argv };
 	if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
-	    ix_mesh_run(&c.co, &p, &c.hosts, &r, NULL, &err) < 0)
+	    ix_mesh_live_run(&c.co, &p, &c.hosts, &r, &lo, &err) < 0)
 		goto fail;
 	if (o.k.json) {
 		rc = ix_coord_cmd_json(&c, env, ix_json_mesh(&r),
-				       r.complete ? NULL : "some pairs were not measured", &err);
+				       r.stopped    ? "stopped before every pair was measured"
+				       : r.complete ? NULL
+						    : "some pairs were not measured",
+				       &err);
 	} else {
 		ix_text_mesh(c.sink.f, &r, &c.units);
 		rc = ix_coord_cmd_commit(&c, &err);

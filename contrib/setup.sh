@@ -14,7 +14,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	libjansson-dev libibverbs-dev libpcap-dev libncurses-dev libcurl4-openssl-dev
 	libinih-dev libcriterion-dev libssl-dev
 	iproute2 jq bc clang-format procps python3-jsonschema
-	chromium prometheus-pushgateway curl python3)
+	chromium prometheus-pushgateway curl python3 tmux tshark)
 
 deps() {
 	local missing=() p sudo=

@@ -181,6 +181,8 @@ static void one_cell_per_pair(struct ix_mesh_result *r)
 				x->state = IX_CELL_NONE;
 			} else if (x->state == IX_CELL_OK) {
 				y->state = IX_CELL_NONE;
+			} else if (x->state == IX_CELL_PENDING && y->state == IX_CELL_PENDING) {
+				y->state = IX_CELL_NONE; /* a stopped run never got to it */
 			} else {
 				x->state = IX_CELL_FAILED;
 				y->state = IX_CELL_NONE;
@@ -276,15 +278,20 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 			}
 			if (hooks && hooks->on_progress)
 				hooks->on_progress(hooks->arg, r, round);
+			if (hooks && hooks->stop && hooks->stop(hooks->arg)) {
+				r->stopped = true;
+				goto measured;
+			}
 		}
 	}
+measured:
 	if (!p->both_directions)
 		one_cell_per_pair(r);
 	if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	if (p->retest && r->findings.bad_pairs) {
+	if (p->retest && r->findings.bad_pairs && !r->stopped) {
 		retest(co, r, pairs, jobs, used);
 		free(r->findings.suspects);
 		if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0)

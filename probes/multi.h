@@ -56,11 +56,14 @@ struct ix_mesh_result {
 	uint64_t pairs_planned, pairs_measured, pairs_failed, pairs_retested;
 	double wall_s;
 	bool complete; /* every planned pair measured */
+	bool stopped;  /* ended early on request; pending pairs stay pending */
 };
 
 struct ix_mesh_hooks {
 	/* After every batch: the matrix so far (for live views). */
 	void (*on_progress)(void *arg, const struct ix_mesh_result *r, uint32_t round);
+	/* Asked after every batch: true ends the run there (no retest). */
+	bool (*stop)(void *arg);
 	void *arg;
 };
 
@@ -104,6 +107,7 @@ struct ix_incast_result {
 	uint32_t nsteps;
 	char diagnosis[512];
 	bool complete;
+	struct ix_wire_figures wire; /* a capture over the whole sweep (--capture) */
 };
 
 void ix_mesh_result_free(struct ix_mesh_result *r);

@@ -14,6 +14,7 @@
 
 #include "probes/err.h"
 #include "probes/stats.h"
+#include "probes/wirestat.h"
 
 #define IX_MAX_STREAMS 128
 #define IX_MAX_FANIN   1024 /* senders of one incast */
@@ -166,7 +167,8 @@ struct ix_bw_result {
 	struct ix_interval *intervals;
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
-	char remote_version[32]; /* the agent's ixperf version */
+	char remote_version[32];     /* the agent's ixperf version */
+	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
 };
 
 struct ix_lat_result {
@@ -180,7 +182,8 @@ struct ix_lat_result {
 	struct ix_lat_stats stats; /* computed from samples */
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
-	char remote_version[32]; /* the agent's ixperf version */
+	char remote_version[32];     /* the agent's ixperf version */
+	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
 };
 
 void ix_bw_result_init(struct ix_bw_result *r, const struct ix_bw_params *p);

@@ -6,6 +6,7 @@
 
 #include "probes/stats.h"
 #include "report/json.h"
+#include "report/wire.h"
 
 json_t *ix_json_opt_u64(struct ix_opt_u64 v)
 {
@@ -132,7 +133,7 @@ static json_t *intervals_json(const struct ix_bw_result *r)
 json_t *ix_json_bw(const struct ix_bw_result *r)
 {
 	const struct ix_bw_params *p = &r->params;
-	json_t *streams = json_array();
+	json_t *streams = json_array(), *o;
 
 	for (uint32_t i = 0; i < r->nstreams; i++)
 		json_array_append_new(streams,
@@ -140,7 +141,7 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 						"direction", ix_dir_name(r->streams[i].dir),
 						"sender", end_json(&r->streams[i].sender),
 						"receiver", end_json(&r->streams[i].receiver)));
-	return json_pack(
+	o = json_pack(
 		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o},s:{s:o,s:o},"
 		"s:o,"
 		"s:o,s:{s:o,s:o}}",
@@ -155,6 +156,9 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"forward", summary_json(r, IX_DIR_FORWARD), "reverse",
 		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
 		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+	if (r->wire.present)
+		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
+	return o;
 }
 
 static json_t *hist_json(const struct ix_hist *h)
@@ -177,7 +181,7 @@ static json_t *hist_json(const struct ix_hist *h)
 json_t *ix_json_lat(const struct ix_lat_result *r)
 {
 	const struct ix_lat_stats *s = &r->stats;
-	json_t *stats = json_null();
+	json_t *stats = json_null(), *o;
 
 	if (s->valid)
 		stats = json_pack("{s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:b}", "count",
@@ -186,7 +190,7 @@ json_t *ix_json_lat(const struct ix_lat_result *r)
 				  "p50_ns", (json_int_t)s->p50, "p90_ns", (json_int_t)s->p90,
 				  "p99_ns", (json_int_t)s->p99, "p99_9_ns", (json_int_t)s->p999,
 				  "p99_99_ns", (json_int_t)s->p9999, "exact", s->exact);
-	return json_pack(
+	o = json_pack(
 		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:I,s:f,s:f,s:b,s:f},s:s,s:s,s:I,s:I,s:f,s:o,s:o,"
 		"s:{s:o,s:o}}",
 		"kind", "lat", "server", r->remote_host, "server_version", r->remote_version,
@@ -198,4 +202,7 @@ json_t *ix_json_lat(const struct ix_lat_result *r)
 		(json_int_t)r->samples.seen, "lost", (json_int_t)r->lost, "seconds", r->seconds,
 		"stats", stats, "histogram", hist_json(r->samples.hist), "cpu", "local",
 		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+	if (r->wire.present)
+		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
+	return o;
 }

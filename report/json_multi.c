@@ -4,6 +4,7 @@
 
 #include "report/json.h"
 #include "report/multi.h"
+#include "report/wire.h"
 
 static json_t *host_json(const struct ix_hostlist *h, uint32_t i)
 {
@@ -137,7 +138,7 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 {
 	const struct ix_incast_params *p = &r->params;
 	bool stream = p->mode == IX_INCAST_STREAM;
-	json_t *steps = json_array();
+	json_t *steps = json_array(), *res;
 
 	for (uint32_t i = 0; i < r->nsteps; i++) {
 		const struct ix_incast_step *st = &r->steps[i];
@@ -168,14 +169,16 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 		}
 		json_array_append_new(steps, o);
 	}
-	return json_pack("{s:s,s:s,s:b,s:o,s:{s:s,s:I,s:f,s:f,s:o,s:I,s:I,s:I,s:f},s:o,s:s}",
-			 "kind", "incast", "mode", stream ? "stream" : "read", "complete",
-			 r->complete, "receiver", host_json(r->hosts, p->receiver), "params",
-			 "path", stream ? p->bw.path : p->read.path, "msg_size",
-			 (json_int_t)p->bw.msg_size, "duration_s", p->bw.duration_s, "warmup_s",
-			 p->bw.warmup_s, "rate_bps",
-			 p->bw.rate_bps ? json_integer((json_int_t)p->bw.rate_bps) : json_null(),
-			 "sru", (json_int_t)p->read.sru, "rounds", (json_int_t)p->read.rounds,
-			 "warmup_rounds", (json_int_t)p->read.warmup_rounds, "round_timeout_s",
-			 p->read.timeout_s, "steps", steps, "diagnosis", r->diagnosis);
+	res = json_pack("{s:s,s:s,s:b,s:o,s:{s:s,s:I,s:f,s:f,s:o,s:I,s:I,s:I,s:f},s:o,s:s}", "kind",
+			"incast", "mode", stream ? "stream" : "read", "complete", r->complete,
+			"receiver", host_json(r->hosts, p->receiver), "params", "path",
+			stream ? p->bw.path : p->read.path, "msg_size", (json_int_t)p->bw.msg_size,
+			"duration_s", p->bw.duration_s, "warmup_s", p->bw.warmup_s, "rate_bps",
+			p->bw.rate_bps ? json_integer((json_int_t)p->bw.rate_bps) : json_null(),
+			"sru", (json_int_t)p->read.sru, "rounds", (json_int_t)p->read.rounds,
+			"warmup_rounds", (json_int_t)p->read.warmup_rounds, "round_timeout_s",
+			p->read.timeout_s, "steps", steps, "diagnosis", r->diagnosis);
+	if (r->wire.present)
+		json_object_set_new(res, "wire", ix_json_wire(&r->wire));
+	return res;
 }

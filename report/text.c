@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/text.h"
+#include "report/wire.h"
 
 static const char *unit_note(const struct ix_unit_choice *u)
 {
@@ -108,6 +109,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 	if (cpu[0])
 		fprintf(f, "%s (of one core)%s%s\n", cpu,
 			r->congestion_used[0] ? ", congestion control " : "", r->congestion_used);
+	ix_text_wire(f, &r->wire);
 	if (!r->complete)
 		fprintf(f, "INCOMPLETE: %s\n", r->error);
 }
@@ -140,6 +142,7 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 				: 0.0,
 			r->params.mode == IX_MODE_BIDIR ? (d ? "  reverse" : "  forward") : "");
 	}
+	ix_text_wire(f, &r->wire);
 }
 
 void ix_text_lat_header(FILE *f, const struct ix_lat_params *p, const char *server)
@@ -159,6 +162,7 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r)
 	if (!s->valid) {
 		fprintf(f, "%10llu %10s  no samples%s%s\n", (unsigned long long)r->params.msg_size,
 			"0", r->complete ? "" : ": ", r->complete ? "" : r->error);
+		ix_text_wire(f, &r->wire);
 		return;
 	}
 	fprintf(f, "%10llu %10llu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %6llu%s\n",
@@ -166,5 +170,6 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r)
 		s->p50 / 1e3, s->mean / 1e3, s->stdev / 1e3, s->p90 / 1e3, s->p99 / 1e3,
 		s->p999 / 1e3, s->p9999 / 1e3, s->max / 1e3, (unsigned long long)r->lost,
 		r->complete ? "" : "  INCOMPLETE");
+	ix_text_wire(f, &r->wire);
 	fflush(f);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "report/multi.h"
+#include "report/wire.h"
 
 static void host_name(const struct ix_hostlist *h, uint32_t i, char *buf, size_t len)
 {
@@ -116,8 +117,9 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 		fprintf(f, "FAILED: %s -> %s: %s\n", a, b, r->failures[i].error);
 	}
 	if (!r->complete)
-		fprintf(f, "INCOMPLETE: %llu pair(s) not measured\n",
-			(unsigned long long)(r->pairs_planned - r->pairs_measured));
+		fprintf(f, "INCOMPLETE: %llu pair(s) not measured%s\n",
+			(unsigned long long)(r->pairs_planned - r->pairs_measured),
+			r->stopped ? " (stopped on request)" : "");
 }
 
 void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u)
@@ -175,4 +177,5 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 		}
 	}
 	fprintf(f, "Diagnosis: %s\n", r->diagnosis);
+	ix_text_wire(f, &r->wire);
 }

@@ -1,0 +1,16 @@
+/* Reading a mesh document back into the heatmap's snapshot, so that
+ * 'ixperf top --mesh FILE' shows a running mesh's state file or a saved
+ * result (report/heat_state.c). */
+#ifndef IX_HEAT_STATE_H
+#define IX_HEAT_STATE_H
+
+#include <jansson.h>
+
+#include "probes/err.h"
+#include "report/heatmap.h"
+
+/* Fill s from a document written by 'ixperf mesh --state' or '--json'.
+ * Errors name what is missing or malformed. */
+int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err);
+
+#endif

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# The live views under tmux: 'ixperf mesh --live' over loopback agents (one
+# of them slow, so bad pairs and a suspect node show), its keys, stopping
+# it midway, monochrome and 8-colour terminals, 80x24, a resize,
+# 'ixperf top --mesh' on the state file, and 'ixperf top' itself.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+command -v tmux >/dev/null || ix_skip "tmux is not installed (contrib/setup.sh installs it)"
+J=$IX_TMP
+NSESS=0
+SOCK=$J/tmux.0.sock
+T() { tmux -S "$SOCK" "$@"; }
+
+# screen [-e]: the pane as text (with -e, its colours as escapes).
+screen() { T capture-pane -p "$@" -t ix; }
+# wait_screen PATTERN [SECONDS]: until the pane matches the extended regexp.
+wait_screen() {
+	local i
+	for ((i = 0; i < ${2:-20} * 10; i++)); do
+		screen | grep -qE "$1" && return 0
+		sleep 0.1
+	done
+	echo "  screen never showed /$1/; it shows:" >&2
+	screen | sed 's/^/  | /' >&2
+	return 1
+}
+# start W H ENV... -- CMD...: a fresh tmux session running CMD, whose exit
+# status lands in $J/rc.
+start() {
+	local w=$1 h=$2 env=()
+	shift 2
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	rm -f "$J/rc"
+	# A fresh server on a fresh socket: one being killed may linger.
+	T kill-server 2>/dev/null
+	NSESS=$((NSESS + 1))
+	SOCK=$J/tmux.$NSESS.sock
+	T -f /dev/null new-session -d -s ix -x "$w" -y "$h" \
+		"env ${env[*]} $* 2>$J/stderr; echo \$? >$J/rc; sleep 600" || return 1
+	IX_PIDS+=("$(T display -p -t ix '#{pid}')" "$(T display -p -t ix '#{pane_pid}')")
+	T set -g window-size manual 2>/dev/null
+}
+# pane_lacks PATTERN: no line of the pane matches.
+pane_lacks() { ! screen | grep -qE "$1"; }
+# escapes_match PATTERN: the pane with its colours as escapes matches.
+escapes_match() { screen -e | grep -qE "$1"; }
+escapes_lack() { ! screen -e | grep -qE "$1"; }
+# fits COLUMNS: no line of the pane is wider.
+fits() {
+	local line
+	while IFS= read -r line; do
+		[ "$(printf '%s' "$line" | LC_ALL=C.UTF-8 wc -m)" -le "$1" ] || return 1
+	done < <(screen)
+}
+# exits_with STATUS [SECONDS]: the command in the pane ended with STATUS.
+exits_with() { wait_exit "${2:-5}" && [ "$(cat "$J/rc")" = "$1" ]; }
+ESC=$'\e'
+wait_exit() {
+	local i
+	for ((i = 0; i < ${1:-20} * 10; i++)); do
+		[ -s "$J/rc" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Six agents; the last one paces every test it serves to 2 Gbit/s.
+HOSTS=
+for i in 1 2 3 4 5 6; do
+	if [ "$i" = 6 ]; then ix_server "a$i" --max-rate 2G || exit 99; else ix_server "a$i" || exit 99; fi
+	HOSTS="${HOSTS:+$HOSTS,}127.0.0.1:$IX_PORT"
+	SLOW=127.0.0.1:$IX_PORT
+done
+FIRST=${HOSTS%%,*}
+SECOND=$(echo "$HOSTS" | cut -d, -f2)
+MESH=("$IXPERF" mesh --live -t 0.4 -w 0.05 --state "$J/state.json" -J -o "$J/mesh.json" "$HOSTS")
+
+# --- 256 colours, UTF-8: the heatmap fills in while it is measured. ---------
+start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "${MESH[@]}"
+check "the status line counts rounds and estimates the time left" \
+	wait_screen '^ixperf mesh  6 hosts  bandwidth  round [1-4]/5 .* elapsed  ~[0-9:]+ left' 15
+check "pending cells show while the mesh runs" wait_screen '··' 1
+check "the legend names every mark" \
+	wait_screen 'bit/s .* pending  XX failed  !! bad  S suspect' 1
+check "cells are drawn with 256-colour backgrounds" escapes_match '48;5;(196|46|82|118)m'
+check "the mesh finishes on screen" wait_screen 'done, rounds 5/5' 40
+check "the slow agent's row holds bad pairs" wait_screen "^${SLOW}S? .*!!" 1
+check "bad pairs are marked in the matrix" wait_screen '!!' 1
+screen >"$J/final.txt"
+check "no pending cell is left in the matrix" pane_lacks '^127\.0\.0\.1:[0-9]+S? .*··'
+T send-keys -t ix Right
+check "the cursor moves right and its line shows the pair and its value" \
+	wait_screen "^$FIRST -> $SECOND: [0-9.]+ [KMG]?bit/s  p50 [0-9.]+ [nu]s" 3
+T send-keys -t ix l
+check "l switches to latency" wait_screen '^ixperf mesh  6 hosts  latency p50' 3
+check "the latency legend is in time units" wait_screen '^>[0-9.]+ [nu]s .* [0-9.]+ [nu]s ' 1
+T send-keys -t ix -- -
+check "- zooms out into blocks of 2 x 2" wait_screen 'block of 2 x 2' 3
+T send-keys -t ix +
+check "+ zooms back in; the cursor kept its pair" wait_screen "^$FIRST -> $SECOND: [0-9.]+ [KMG]?bit/s" 3
+T send-keys -t ix b
+check "b switches back to bandwidth" wait_screen '^ixperf mesh  6 hosts  bandwidth' 3
+T resize-window -t ix -x 80 -y 24
+check "a resize redraws the screen at the new size" wait_screen '^arrows move  b bandwidth' 3
+check "after the resize no line is wider than 80 columns" fits 80
+T send-keys -t ix q
+check "q leaves the view" wait_exit 10
+check "the mesh exits 4: bad pairs were found" test "$(cat "$J/rc" 2>/dev/null)" = 4
+check "the results are saved, complete" jq_true "$J/mesh.json" \
+	'.complete and .results[0].complete and .results[0].pairs.measured == 15'
+# The screen showed what the results say.
+check "the status line counted the bad pairs of the results" \
+	grep -q "  $(jq '.results[0].bad_pairs | length' "$J/mesh.json") bad" "$J/final.txt"
+marked=$(sed -n 's/^\(127\.0\.0\.1:[0-9]*\)S .*/\1/p' "$J/final.txt" | sort | paste -sd,)
+check "the rows marked S are the results' suspect nodes ($marked)" \
+	test "$marked" = "$(jq -r '.results[0].suspects | sort | join(",")' "$J/mesh.json")"
+schema_check "$J/mesh.json"
+check "the state file holds the final matrix" jq_true "$J/state.json" \
+	'.progress.done and .progress.batches == 5 and .results[0].pairs.measured == 15'
+schema_check "$J/state.json"
+
+# --- top --mesh on the state file shows the same heatmap. -------------------
+start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$J/state.json"
+check "top --mesh shows the finished mesh" wait_screen '^ixperf mesh  6 hosts  bandwidth  done, rounds 5/5' 5
+check "top --mesh marks the suspect node" wait_screen "${SLOW}S" 1
+T send-keys -t ix q
+check "top --mesh leaves with q, exit 0" exits_with 0
+
+# --- q in the middle: what was measured is kept and marked. -----------------
+rm -f "$J/mesh.json"
+start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "${MESH[@]}"
+wait_screen 'round 1/5' 15 >/dev/null
+T send-keys -t ix p
+check "p pauses the mesh after the current round" wait_screen 'PAUSED' 3
+sleep 2.5 # the round under way when p came ends first
+paused_at=$(screen | sed -n 's/.*round \([0-9]*\)\/5.*/\1/p')
+sleep 2
+check "a paused mesh starts no new round" wait_screen "round $paused_at/5.*PAUSED" 1
+T send-keys -t ix p
+check "p again resumes it" wait_screen "round $((paused_at + 1))/5" 10
+T send-keys -t ix q
+check "q stops the mesh and leaves once the round ends" wait_exit 15
+check "a stopped mesh exits 1" test "$(cat "$J/rc" 2>/dev/null)" = 1
+check "the stopped mesh's results are kept, marked incomplete" jq_true "$J/mesh.json" \
+	'(.complete | not) and (.error | test("stopped")) and .results[0].pairs.measured < 15
+	 and .results[0].pairs.measured > 0'
+check "pairs never measured stay pending, not failed" jq_true "$J/mesh.json" \
+	'.results[0].pairs.failed == 0 and ([.results[0].matrix.state[][]] | index("pending") != null)'
+schema_check "$J/mesh.json"
+
+# --- Monochrome: NO_COLOR and a terminal without colours, 80x24. ------------
+start 80 24 LANG=C TERM=vt100 NO_COLOR=1 -- "${MESH[@]}" --test bw
+check "monochrome: the mesh draws in 80x24" wait_screen 'done, rounds 5/5' 40
+check "monochrome: no colour escapes at all" \
+	escapes_lack "$ESC\\[([0-9;]*;)?(3[0-7]|4[0-7]|38;5|48;5)[;m]"
+check "monochrome: levels are glyphs" wait_screen '(##|\+\+|==|--|__)' 1
+check "monochrome: pending and legend in ASCII" wait_screen '\.\. pending' 1
+check "monochrome: every line fits 80 columns" fits 80
+T send-keys -t ix q
+wait_exit 5
+
+# --- 8 colours. --------------------------------------------------------------
+start 100 30 LANG=C.UTF-8 TERM=xterm -- "${MESH[@]}" --test lat
+check "8 colours: the mesh draws" wait_screen 'done, rounds 5/5' 40
+check "8 colours: backgrounds from the 8-colour set" escapes_match "$ESC\\[([0-9;]*;)?4[1-3](;[0-9;]*)?m"
+check "8 colours: none from the 256-colour set" escapes_lack '48;5;'
+check "8 colours: a lat-only mesh opens on latency" wait_screen '^ixperf mesh  6 hosts  latency p50' 1
+T send-keys -t ix q
+wait_exit 5
+
+# --- ixperf top: links with rates and sparklines. ---------------------------
+start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --all -i 0.2
+check "top shows its header" wait_screen '^LINK +STATE +SPEED +MTU +RX +TX +UTIL' 5
+check "top lists the loopback device with its MTU" wait_screen '^lo +[a-z]+ +- +65536 ' 3
+check "top refreshes: rates show in bit/s" wait_screen '^lo .* [0-9.]+ [KMG]?bit/s' 3
+# Traffic on lo for a second: its sparklines rise.
+(for _ in $(seq 1 200); do echo x >/dev/udp/127.0.0.1/9; sleep 0.005; done) 2>/dev/null
+check "top draws sparklines of the traffic" wait_screen '^lo .*[▁▂▃▄▅▆▇█]' 3
+T send-keys -t ix p
+check "p pauses top" wait_screen 'PAUSED' 3
+T send-keys -t ix q
+check "top leaves with q, exit 0" exits_with 0
+
+# --- ixperf top --capture: the traffic matrix as a heatmap (root only). ----
+if [ "$(id -u)" = 0 ]; then
+	start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --all -i 0.3 \
+		--capture lo --capture-filter "'udp port 9'"
+	check "top --capture shows the capture in its status line" \
+		wait_screen '^ixperf top .* capture on lo: [0-9]+ packets, 0 dropped' 5
+	(for _ in $(seq 1 100); do echo x >/dev/udp/127.0.0.1/9; sleep 0.01; done) 2>/dev/null &
+	SENDER=$!
+	check "the busiest pairs are listed under the links" \
+		wait_screen '^127\.0\.0\.1 +-> +127\.0\.0\.1 +[0-9.]+ [KM]?bit/s' 5
+	T send-keys -t ix t
+	check "t shows the traffic matrix as a heatmap" \
+		wait_screen '^traffic matrix on lo \(row sends to column\)  1 hosts  bandwidth' 3
+	check "the matrix cursor names the pair and its rate" \
+		wait_screen '^127\.0\.0\.1 -> 127\.0\.0\.1: [0-9.]+ [KM]?bit/s' 3
+	T send-keys -t ix q
+	check "top --capture leaves with q, exit 0" exits_with 0
+	wait "$SENDER"
+fi
+T kill-server 2>/dev/null
+
+ix_done

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Wire analysis against tshark: every pcapgen scenario is read by
+# tests/tools/wirecount (the library's decoder and TCP analysis) and by
+# tshark, and the counts must agree: tcp.analysis.retransmission (fast and
+# spurious ones included), duplicate_ack, out_of_order, zero_window, and
+# for RoCEv2 the packets, CNPs and ECN-CE marks. Malformed and cut-short
+# files must be read to the end without a crash.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+PCAPGEN=${PCAPGEN:-$(pwd)/tests/tools/pcapgen}
+WIRECOUNT=${WIRECOUNT:-$(pwd)/tests/tools/wirecount}
+[ -x "$PCAPGEN" ] && [ -x "$WIRECOUNT" ] ||
+	ix_skip "tests/tools/pcapgen and wirecount are not built (they need libpcap)"
+command -v tshark >/dev/null || ix_skip "tshark is not installed (apt-get install tshark)"
+echo "# $(tshark --version 2>/dev/null | head -1)"
+
+J=$IX_TMP
+
+# ours FILE KEY: a value from wirecount's key=value output.
+ours() {
+	sed -n "s/^$2=//p" "$1"
+}
+
+# tshark_tcp FILE: "frames retransmissions dup_acks out_of_order zero_windows".
+tshark_tcp() {
+	tshark -n -r "$1" -T fields -e frame.number -e tcp.analysis.retransmission \
+		-e tcp.analysis.duplicate_ack -e tcp.analysis.out_of_order \
+		-e tcp.analysis.zero_window 2>/dev/null |
+		awk -F'\t' '{ n++; if ($2 != "") r++; if ($3 != "") d++; if ($4 != "") o++
+			if ($5 != "") z++ } END { printf "%d %d %d %d %d\n", n, r, d, o, z }'
+}
+
+# tshark_roce FILE: "roce_packets cnps roce_ce ecn_ce".
+tshark_roce() {
+	tshark -n -r "$1" -T fields -e udp.dstport -e infiniband.bth.opcode \
+		-e ip.dsfield.ecn -e ipv6.tclass.ecn 2>/dev/null |
+		awk -F'\t' '{ ce = ($3 == "3" || $4 == "3")
+			if ($1 == "4791") { r++; if (ce) rc++ }
+			if ($2 == "129" || $2 == "0x81" || $2 == "0x00000081") c++
+			if (ce) e++ } END { printf "%d %d %d %d\n", r, c, rc, e }'
+}
+
+# same DESCRIPTION OURS THEIRS
+same() {
+	check "$1: ours $2, tshark $3" test "$2" = "$3"
+}
+
+# compare NAME [N]: generate, count both ways, compare the TCP analysis.
+compare() {
+	local name=$1 f="$J/$1.pcap" t
+	shift
+	if ! "$PCAPGEN" "$name" "$f" "$@"; then
+		not_ok "pcapgen $name"
+		return 1
+	fi
+	if ! "$WIRECOUNT" "$f" >"$J/$name.out" 2>"$J/$name.err"; then
+		not_ok "wirecount reads $name"
+		cat "$J/$name.err" >&2
+		return 1
+	fi
+	read -r -a t < <(tshark_tcp "$f")
+	same "$name frames" "$(ours "$J/$name.out" packets)" "${t[0]}"
+	same "$name retransmissions" "$(ours "$J/$name.out" tcp_retransmissions)" "${t[1]}"
+	same "$name duplicate ACKs" "$(ours "$J/$name.out" tcp_dup_acks)" "${t[2]}"
+	same "$name out-of-order" "$(ours "$J/$name.out" tcp_out_of_order)" "${t[3]}"
+	same "$name zero windows" "$(ours "$J/$name.out" tcp_zero_window)" "${t[4]}"
+}
+
+# A clean connection has nothing to report.
+compare tcp-clean
+check "tcp-clean: no anomaly at all" test \
+	"$(ours "$J/tcp-clean.out" tcp_retransmissions)$(ours "$J/tcp-clean.out" tcp_dup_acks)$(ours "$J/tcp-clean.out" tcp_out_of_order)$(ours "$J/tcp-clean.out" tcp_zero_window)" = 0000
+
+# Every anomaly once or more: timeout and fast retransmissions, three
+# duplicate ACKs, reordering, a zero window and its probe; a keep-alive
+# and window updates that must not count.
+compare tcp-retrans
+check "tcp-retrans: 2 retransmissions, 3 dup ACKs, 1 out-of-order, 2 zero windows" test \
+	"$(ours "$J/tcp-retrans.out" tcp_retransmissions)/$(ours "$J/tcp-retrans.out" tcp_dup_acks)/$(ours "$J/tcp-retrans.out" tcp_out_of_order)/$(ours "$J/tcp-retrans.out" tcp_zero_window)" = 2/3/1/2
+
+# The same over IPv6 in VLAN tags, and over Linux cooked capture.
+compare vlan-v6
+check "vlan-v6: the anomalies are found through the tags" test \
+	"$(ours "$J/vlan-v6.out" tcp_retransmissions)" = 2
+compare sll
+check "sll: the anomalies are found in cooked captures" test \
+	"$(ours "$J/sll.out" tcp_retransmissions)" = 2
+
+# Bulk flows with losses, fast retransmissions and reordering, cut by a
+# 96-byte snaplen like tcpdump -s 96: nothing is malformed.
+compare mixed-large 60000
+check "mixed-large: retransmissions found" test "$(ours "$J/mixed-large.out" tcp_retransmissions)" -gt 0
+check "mixed-large: snaplen-cut packets are not malformed" test \
+	"$(ours "$J/mixed-large.out" malformed)" = 0
+
+# RoCEv2: packets, CNPs, CE marks.
+compare roce
+read -r -a r < <(tshark_roce "$J/roce.pcap")
+same "roce packets" "$(ours "$J/roce.out" roce_packets)" "${r[0]}"
+same "roce CNPs" "$(ours "$J/roce.out" roce_cnp)" "${r[1]}"
+same "roce ECN-CE" "$(ours "$J/roce.out" roce_ecn_ce)" "${r[2]}"
+same "ECN-CE IP packets" "$(ours "$J/roce.out" ecn_ce)" "${r[3]}"
+check "roce: 4 QPs counted one by one" test "$(ours "$J/roce.out" qps)" = 4
+check "roce: CE marks and CNPs present" test "$(ours "$J/roce.out" roce_ecn_ce)" -gt 0 -a \
+	"$(ours "$J/roce.out" roce_cnp)" -gt 0
+
+# Malformed frames between valid ones: read to the end, counted.
+compare malformed
+check "malformed: the bad frames are counted" test "$(ours "$J/malformed.out" malformed)" -ge 6
+check "malformed: the valid ones still decode" test "$(ours "$J/malformed.out" tcp_packets)" -ge 8
+
+# A file whose last record is cut in half: every complete packet is
+# counted, the cut one as malformed, and tshark agrees on the rest.
+"$PCAPGEN" truncated-file "$J/trunc.pcap" || not_ok "pcapgen truncated-file"
+"$WIRECOUNT" "$J/trunc.pcap" >"$J/trunc.out" 2>"$J/trunc.err"
+check "truncated-file: read without a crash" test "$?" = 0
+check "truncated-file: the cut record is malformed" test "$(ours "$J/trunc.out" malformed)" -gt 0 -a \
+	"$(ours "$J/trunc.out" truncated)" = 1
+read -r -a t < <(tshark_tcp "$J/trunc.pcap")
+same "truncated-file complete packets" "$(($(ours "$J/trunc.out" packets) - 1))" "${t[0]}"
+same "truncated-file retransmissions" "$(ours "$J/trunc.out" tcp_retransmissions)" "${t[1]}"
+
+# Not a capture at all.
+head -c 1000 /dev/urandom >"$J/junk.pcap"
+"$WIRECOUNT" "$J/junk.pcap" >/dev/null 2>&1
+check "a file that is not a capture is refused (exit 1)" test "$?" = 1
+
+ix_done
