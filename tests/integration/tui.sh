@@ -127,6 +127,21 @@ check "top --mesh marks the suspect node" wait_screen "${SLOW}S" 1
 T send-keys -t ix q
 check "top --mesh leaves with q, exit 0" exits_with 0
 
+# --- top --mesh follows a mesh that runs elsewhere, round by round. --------
+rm -f "$J/state2.json"
+"$IXPERF" mesh -t 0.4 -w 0.05 --state "$J/state2.json" -J -o "$J/mesh2.json" "$HOSTS" 2>/dev/null &
+BG=$!
+IX_PIDS+=("$BG")
+for _ in $(seq 1 100); do [ -s "$J/state2.json" ] && break; sleep 0.1; done
+start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$J/state2.json"
+check "top --mesh shows a running mesh's progress" \
+	wait_screen '^ixperf mesh  6 hosts  bandwidth  round [1-4]/5 .* elapsed  ~' 10
+check "top --mesh shows its pending pairs" wait_screen '^127\.0\.0\.1:[0-9]+S? .*··' 1
+check "top --mesh follows it to the end" wait_screen 'done, rounds 5/5' 30
+wait "$BG"
+T send-keys -t ix q
+check "top --mesh on a running mesh leaves with q, exit 0" exits_with 0
+
 # --- q in the middle: what was measured is kept and marked. -----------------
 rm -f "$J/mesh.json"
 start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "${MESH[@]}"
