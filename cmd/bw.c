@@ -9,6 +9,7 @@
 #include "probes/auth.h"
 #include "probes/capture.h"
 #include "probes/client.h"
+#include "probes/inventory.h"
 #include "probes/net.h"
 #include "probes/transport.h"
 #include "report/json.h"
@@ -132,6 +133,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	size_t nsizes = 0, done = 0;
 	struct ix_bw_result *res;
 	struct ix_capture *cap;
+	struct ix_link_limit link = { .bps = 0 };
 	bool help;
 	int pos, rc = IX_EXIT_OK;
 
@@ -196,10 +198,17 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 			ix_text_bw_sweep_header(sink.f, &units);
 	}
 	for (size_t i = 0; i < nsizes; i++) {
+		int brc;
+
 		p.msg_size = sizes[i];
 		done = i + 1;
-		if (ix_bw_run(&cl, &p, &res[i], (!o.c.json && nsizes == 1) ? &hooks : NULL, &err) <
-		    0) {
+		brc = ix_bw_run(&cl, &p, &res[i], (!o.c.json && nsizes == 1) ? &hooks : NULL, &err);
+		/* Looked up once, after the first test: the interface toward the
+		 * server (with --bind, the one holding that address) and its rate. */
+		if (i == 0)
+			ix_link_toward(o.c.bind ? o.c.bind : argv[pos], "", &link);
+		res[i].link = link;
+		if (brc < 0) {
 			rc = ix_report_error("bw", &err);
 			break;
 		}

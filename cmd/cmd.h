@@ -43,6 +43,7 @@ int cmd_report(int argc, char **argv, const struct ix_env *env);
 int cmd_compare(int argc, char **argv, const struct ix_env *env);
 int cmd_post(int argc, char **argv, const struct ix_env *env);
 int cmd_top(int argc, char **argv, const struct ix_env *env);
+int cmd_topo(int argc, char **argv, const struct ix_env *env);
 int cmd_wire(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
@@ -56,6 +57,7 @@ extern const struct ix_cmd_spec ix_report_spec;
 extern const struct ix_cmd_spec ix_compare_spec;
 extern const struct ix_cmd_spec ix_post_spec;
 extern const struct ix_cmd_spec ix_top_spec;
+extern const struct ix_cmd_spec ix_topo_spec;
 extern const struct ix_cmd_spec ix_wire_spec;
 
 /* The HTML report of a document, with the run documents in history_dir

@@ -20,6 +20,7 @@ static const struct ix_command commands[] = {
 	{ "compare", cmd_compare, &ix_compare_spec, 0 },
 	{ "post", cmd_post, &ix_post_spec, IX_CMD_NETWORK },
 	{ "top", cmd_top, &ix_top_spec, 0 },
+	{ "topo", cmd_topo, &ix_topo_spec, 0 },
 	{ "wire", cmd_wire, &ix_wire_spec, 0 },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };

@@ -22,9 +22,11 @@
 #include "probes/clock.h"
 #include "probes/incast.h"
 #include "probes/inventory.h"
+#include "probes/topo.h"
 #include "probes/mesh.h"
 #include "probes/net.h"
 #include "report/json.h"
+#include "report/topo.h"
 #include "report/multi.h"
 #include "report/output.h"
 #include "report/post.h"
@@ -480,7 +482,32 @@ static void summary(FILE *f, json_t *run, const struct ix_unit_choice *u)
 			fprintf(f, "          %s\n",
 				json_string_value(json_object_get(c, "error")));
 	}
+	json_array_foreach(json_object_get(json_object_get(run, "topology"), "findings"), i, c)
+	{
+		if (!i)
+			fprintf(f, "Topology (ixperf topo):\n");
+		fprintf(f, "  %-5s %s\n",
+			strcmp(json_string_value(json_object_get(c, "severity")), "error")
+				? "WARN"
+				: "ERROR",
+			json_string_value(json_object_get(c, "message")));
+	}
 	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
+}
+
+/* The machine's topology and findings, for the report; null when the PCI
+ * bus cannot be read (containers). */
+static json_t *topology(void)
+{
+	struct ix_topo t;
+	struct ix_err err = { 0 };
+	json_t *j;
+
+	if (ix_topo_read("", &t, &err) < 0)
+		return json_null();
+	j = ix_json_topo(&t);
+	ix_topo_free(&t);
+	return j;
 }
 
 /* A name in dir for this run's file: the start time, then -2, -3, ...
@@ -630,6 +657,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			"plan_text", plan.text ? plan.text : "", "started", started, "finished",
 			finished, "duration_s", (double)(ix_now_ns() - w0) / 1e9, "verdict",
 			verdict, "inventory", ix_inventory(""), "checks", checks);
+	json_object_set_new(run, "topology", topology());
 	checks = NULL;
 	doc = ix_json_envelope("run", env->argc, env->argv);
 	json_object_set_new(doc, "complete", json_boolean(strcmp(verdict, "ERROR") != 0));

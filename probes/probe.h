@@ -106,6 +106,14 @@ struct ix_read_figures {
 	struct ix_opt_u64 retransmits; /* all senders, from their TCP_INFO */
 };
 
+/* The local interface a test's traffic leaves by and its rate: what a
+ * goodput is measured against. */
+struct ix_link_limit {
+	char iface[64];  /* "" when not looked up or no interface routes there */
+	double bps;      /* 0 when unknown (loopback, no speed reported) */
+	char source[32]; /* "ethtool speed", "infiniband rate" or "unknown" */
+};
+
 /* CPU time consumed by one end of a test. */
 struct ix_cpu {
 	bool valid;
@@ -169,6 +177,7 @@ struct ix_bw_result {
 	char remote_host[256];
 	char remote_version[32];     /* the agent's ixperf version */
 	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
+	struct ix_link_limit link;   /* client side, toward the server; iface "" = not known */
 };
 
 struct ix_lat_result {

@@ -263,6 +263,7 @@ static const char css[] =
 	"svg text{font:11px system-ui,sans-serif;fill:#222}.muted{color:#666}"
 	".heatmap{overflow:auto}canvas.hm{image-rendering:pixelated;border:1px solid #999}"
 	".hmtip{min-height:1.4em;font-family:monospace}tr.sus td{background:#fde8d7}"
+	"tr.warn td,td.warn{background:#fff3cd}tr.fail td{background:#fde0dc}"
 	"@media print{.banner{-webkit-print-color-adjust:exact;print-color-adjust:exact}}";
 
 static void put_hosts(FILE *f, json_t *hosts)
@@ -663,6 +664,8 @@ int ix_html_render(FILE *f, json_t *doc, json_t *const *history, size_t nhistory
 		canvas |= check_section(f, &d.c[i], i, &mesh_id);
 	if (nhistory && history)
 		trends(f, &d, history, nhistory);
+	if (d.run)
+		ix_html_topo(f, d.run);
 	environment(f, &d);
 	fputs("<p class=\"muted\">Rendered by ixperf " PACKAGE_VERSION " from a result document; "
 	      "this page is self-contained and fetches nothing.</p>\n</main>\n",

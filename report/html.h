@@ -78,6 +78,8 @@ bool ix_html_bw_sweep(FILE *f, json_t *results);
 bool ix_html_mesh(FILE *f, json_t *result, int id);
 /* The shared script that draws canvas heatmaps, once per page when used. */
 void ix_html_mesh_script(FILE *f);
+/* Topology (html_topo.c): a run's findings, GPU/NIC paths and device links. */
+void ix_html_topo(FILE *f, json_t *run);
 /* The colour scale: 256 entries, dark to light, readable in grey. */
 void ix_html_palette(int i, char out[8]);
 

@@ -78,15 +78,27 @@ static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 	ix_bw_summarize(r, d, &s);
 	if (!s.present)
 		return json_null();
-	return json_pack("{s:I,s:f,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
-			 (json_int_t)s.bytes, "seconds", s.seconds, "bits_per_second",
-			 s.bits_per_second, "sender_bits_per_second", s.sender_bits_per_second,
-			 "retransmits", ix_json_opt_u64(s.retransmits), "packets_sent",
-			 ix_json_opt_u64(s.packets_sent), "packets_received",
-			 ix_json_opt_u64(s.packets_received), "lost", ix_json_opt_u64(s.lost),
-			 "loss_percent", ix_json_opt_f64(s.loss_percent), "out_of_order",
-			 ix_json_opt_u64(s.out_of_order), "jitter_ns",
-			 ix_json_opt_f64(s.jitter_ns));
+	return json_pack(
+		"{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)s.bytes,
+		"seconds", s.seconds, "bits_per_second", s.bits_per_second, "percent_of_link",
+		r->link.bps > 0 ? json_real(100.0 * s.bits_per_second / r->link.bps) : json_null(),
+		"sender_bits_per_second", s.sender_bits_per_second, "retransmits",
+		ix_json_opt_u64(s.retransmits), "packets_sent", ix_json_opt_u64(s.packets_sent),
+		"packets_received", ix_json_opt_u64(s.packets_received), "lost",
+		ix_json_opt_u64(s.lost), "loss_percent", ix_json_opt_f64(s.loss_percent),
+		"out_of_order", ix_json_opt_u64(s.out_of_order), "jitter_ns",
+		ix_json_opt_f64(s.jitter_ns));
+}
+
+/* The local interface toward the server and its rate; null when no
+ * interface was found. */
+static json_t *link_json(const struct ix_link_limit *l)
+{
+	if (!l->iface[0])
+		return json_null();
+	return json_pack("{s:s,s:o,s:s}", "iface", l->iface, "bps",
+			 l->bps > 0 ? json_real(l->bps) : json_null(), "source",
+			 l->source[0] ? l->source : "unknown");
 }
 
 static json_t *intervals_json(const struct ix_bw_result *r)
@@ -156,6 +168,7 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"forward", summary_json(r, IX_DIR_FORWARD), "reverse",
 		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
 		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+	json_object_set_new(o, "link", link_json(&r->link));
 	if (r->wire.present)
 		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
 	return o;

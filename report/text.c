@@ -61,10 +61,28 @@ void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
 	fflush(f);
 }
 
-static void summary_line(FILE *f, const char *label, const struct ix_dir_summary *s,
-			 const struct ix_unit_choice *u)
+/* A goodput against the link's rate: "2.0% of the 10.0 Gbit/s link on
+ * eth0" (long) or "2.0% of link"; "" when the rate is unknown. */
+static void link_share(const struct ix_link_limit *l, double bps, bool long_form,
+		       const struct ix_unit_choice *u, char *buf, size_t len)
 {
-	char amount[32], rate[32], srate[32], extra[160] = "";
+	char rate[32];
+
+	buf[0] = '\0';
+	if (l->bps <= 0)
+		return;
+	if (!long_form) {
+		snprintf(buf, len, "%.1f%% of link", 100.0 * bps / l->bps);
+		return;
+	}
+	ix_fmt_rate(l->bps, u, rate, sizeof(rate));
+	snprintf(buf, len, "%.1f%% of the %s link on %s", 100.0 * bps / l->bps, rate, l->iface);
+}
+
+static void summary_line(FILE *f, const char *label, const struct ix_dir_summary *s,
+			 const struct ix_link_limit *l, const struct ix_unit_choice *u)
+{
+	char amount[32], rate[32], srate[32], extra[160] = "", share[160];
 
 	ix_fmt_bytes((double)s->bytes, u, amount, sizeof(amount));
 	ix_fmt_rate(s->bits_per_second, u, rate, sizeof(rate));
@@ -82,8 +100,10 @@ static void summary_line(FILE *f, const char *label, const struct ix_dir_summary
 			 s->loss_percent.valid ? s->loss_percent.v : 0.0,
 			 s->jitter_ns.valid ? s->jitter_ns.v / 1e6 : 0.0,
 			 (unsigned long long)(s->out_of_order.valid ? s->out_of_order.v : 0));
-	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s\n", label, s->seconds, amount, rate, srate,
-		extra);
+	link_share(l, s->bits_per_second, true, u, share, sizeof(share));
+	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s%s%s%s%s\n", label, s->seconds, amount, rate,
+		srate, extra, share[0] && extra[0] ? "  " : "", share[0] ? "(" : "", share,
+		share[0] ? ")" : "");
 }
 
 void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
@@ -96,7 +116,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 	for (int d = 0; d < 2; d++) {
 		ix_bw_summarize(r, (enum ix_dir)d, &s);
 		if (s.present)
-			summary_line(f, ix_dir_name((enum ix_dir)d), &s, u);
+			summary_line(f, ix_dir_name((enum ix_dir)d), &s, &r->link, u);
 	}
 	if (r->cpu_local.valid && r->cpu_local.wall_s > 0)
 		snprintf(cpu, sizeof(cpu), "CPU: local %.1f%%",
@@ -124,7 +144,7 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 {
 	for (int d = 0; d < 2; d++) {
 		struct ix_dir_summary s;
-		char rate[32], extra[32] = "-";
+		char rate[32], extra[32] = "-", share[64];
 
 		ix_bw_summarize(r, (enum ix_dir)d, &s);
 		if (!s.present)
@@ -134,12 +154,14 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.retransmits.v);
 		else if (s.lost.valid)
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.lost.v);
-		fprintf(f, "%12llu %8.2f s %16s %12s %9.1f%%%s\n",
+		link_share(&r->link, s.bits_per_second, false, u, share, sizeof(share));
+		fprintf(f, "%12llu %8.2f s %16s %12s %9.1f%%%s%s%s\n",
 			(unsigned long long)r->params.msg_size, s.seconds, rate, extra,
 			r->cpu_local.wall_s > 0
 				? 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
 					  r->cpu_local.wall_s
 				: 0.0,
+			share[0] ? "  " : "", share,
 			r->params.mode == IX_MODE_BIDIR ? (d ? "  reverse" : "  forward") : "");
 	}
 	ix_text_wire(f, &r->wire);

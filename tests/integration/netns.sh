@@ -64,14 +64,36 @@ within() { # within NAME DIRECTION: goodput within 5% of the shaped rate
 client tcp bw -t 5 -w 1
 check "tcp through the shaped link exits 0" test "$(cat "$J/tcp.rc")" = 0
 check "tcp goodput within 5% of ${RATE_MBIT} Mbit/s" within tcp forward
+# The goodput beside the link's own limit: the client's interface toward the
+# server is ixa0, a veth, which reports 10000 Mb/s (the tbf in M is not the
+# interface's speed).
+link_rate=10000000000
+check "tcp names the link toward the server (ixa0, 10 Gbit/s, ethtool speed)" jq_true "$J/tcp.json" \
+	'.results[0].link == {"iface": "ixa0", "bps": '"$link_rate"', "source": "ethtool speed"}'
+percent_of_link() { # percent_of_link NAME DIRECTION: 100 * goodput / link rate
+	echo "  $1 $2: $(jq -r ".results[0].summary.$2 | \"\(.bits_per_second) bit/s = \(.percent_of_link)%\"" "$J/$1.json") of the ${link_rate} bit/s link"
+	jq_true "$J/$1.json" ".results[0].summary.$2 | ((.percent_of_link - 100 * .bits_per_second / $link_rate) | fabs) < 1e-6"
+}
+check "tcp percent_of_link is 100 * goodput / 1e10" percent_of_link tcp forward
+schema_check "$J/tcp.json"
+ip netns exec "$A" "$IXPERF" bw -t 2 -w 0.5 -p "$P" 198.18.0.2 >"$J/tcp.txt" 2>"$J/tcp.txt.err"
+sed -n '/^forward/p' "$J/tcp.txt"
+check "text summary shows the share of the 10.0 Gbit/s link on ixa0" \
+	grep -Eq '^forward .* retransmits  \([0-9]+\.[0-9]% of the 10\.0 Gbit/s link on ixa0\)$' "$J/tcp.txt"
+ip netns exec "$A" "$IXPERF" bw -a -s 4Ki -t 0.2 -w 0.1 -p "$P" 198.18.0.2 >"$J/sweep.txt" 2>"$J/sweep.err"
+check "sweep rows show their share of the link" \
+	test "$(grep -Ec '%  [0-9]+\.[0-9]% of link$' "$J/sweep.txt")" = 13
+
 client tcp4 bw -t 5 -w 1 -P 4
 check "tcp 4 streams: aggregate within 5% of ${RATE_MBIT} Mbit/s" within tcp4 forward
 client tcprev bw -t 4 -w 1 -R
 check "tcp reverse within 5% of ${RATE_MBIT} Mbit/s" within tcprev reverse
+check "tcp reverse percent_of_link is 100 * goodput / 1e10" percent_of_link tcprev reverse
 
 client udp bw --path udp -s 8000 -b 300M -t 4 -w 1
 check "udp above the rate exits 0" test "$(cat "$J/udp.rc")" = 0
 check "udp goodput within 5% of the shaped rate" within udp forward
+check "udp percent_of_link is 100 * goodput / 1e10" percent_of_link udp forward
 loss=$(jq -r '.results[0].summary.forward.loss_percent' "$J/udp.json")
 echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
 # Offered 300 into 200: about a third must be reported lost.

@@ -18,6 +18,10 @@ check "every check has a verdict, a headline and its results" jq_true "$doc" \
 	'[.results[0].checks[] | (.verdict == "PASS") and (.headline.value != null) and ((.results | length) >= 1)] | all'
 check "the inventory names this host" jq_true "$doc" \
 	'.results[0].inventory.cpus >= 1 and (.results[0].inventory.interfaces | length) >= 1'
+check "the run records this machine's topology (ixperf topo)" jq_true "$doc" \
+	'.results[0].topology.kind == "topo" and (.results[0].topology.pci | length) >= 1'
+check "the HTML report has a topology section" \
+	grep -q '<h2 id="topo">Topology</h2>' "$(ls "$J"/out/ixperf-run-*.html | head -n 1)"
 check "the text summary says PASS per check" bash -c "[ \$(grep -c '^  PASS' '$J/default.txt') -eq 8 ]"
 check "the HTML report is written beside it" bash -c "ls '$J'/out/ixperf-run-*.html >/dev/null"
 check "the summary names both files" grep -q "^Report: .*\.html" "$J/default.txt"
