@@ -16,6 +16,7 @@
 #include "probes/coord.h"
 #include "probes/net.h"
 #include "probes/transport.h"
+#include "probes/verbs.h"
 #include "report/json.h"
 #include "report/output.h"
 
@@ -274,11 +275,23 @@ void ix_sink_put_json(struct ix_sink *s, json_t *doc)
 
 int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err)
 {
-	static const char *const elsewhere[] = { "rdma", "pcie", "gpu", NULL };
+	static const char *const elsewhere[] = { "pcie", "gpu", NULL };
 
 	*tp = ix_transport_find(name ? name : "tcp");
 	if (*tp)
 		return 0;
+	if (strcmp(name, "rdma") == 0) {
+		char devs[8][64];
+		size_t n;
+
+		/* No device, no driver, no permission: say which. */
+		if (ix_verbs_devices(devs, 8, &n, err) < 0)
+			return -1;
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "RDMA device %s%s found, but this build's bw/lat/incast/mesh do not "
+			       "run the RDMA data path yet",
+			       devs[0], n > 1 ? " and others" : "");
+	}
 	for (size_t i = 0; elsewhere[i]; i++)
 		if (strcmp(name, elsewhere[i]) == 0)
 			return ix_fail(err, IX_EXIT_UNAVAILABLE,
