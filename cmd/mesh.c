@@ -161,7 +161,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		goto fail;
 	}
 	lo = (struct ix_mesh_live_opts){ o.live, o.state, env->argc, env->argv };
-	if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
+	if (ix_mesh_live_check(&lo, &err) < 0 || ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
 	    ix_mesh_live_run(&c.co, &p, &c.hosts, &r, &lo, &err) < 0)
 		goto fail;
 	if (o.k.json) {

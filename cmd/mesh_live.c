@@ -177,6 +177,20 @@ static void ui_loop(struct live *l, struct ix_tui *t)
 	}
 }
 
+int ix_mesh_live_check(const struct ix_mesh_live_opts *o, struct ix_err *err)
+{
+	struct ix_tui t;
+
+	/* Open and close the view once: no agent is asked to run a test for a
+	 * screen that cannot be drawn. */
+	if (!o->live)
+		return 0;
+	if (ix_tui_open(&t, err) < 0)
+		return -1;
+	ix_tui_close(&t);
+	return 0;
+}
+
 /* Progress comes once per round and direction. */
 static uint32_t total_batches(const struct ix_mesh_params *p, uint32_t n)
 {

@@ -22,6 +22,10 @@ int ix_mesh_live_run(struct ix_coord *co, const struct ix_mesh_params *p,
 		     const struct ix_hostlist *hosts, struct ix_mesh_result *r,
 		     const struct ix_mesh_live_opts *o, struct ix_err *err);
 
+/* With --live: whether the terminal can show the view (IX_EXIT_UNAVAILABLE
+ * when there is none), asked before the agents are contacted. */
+int ix_mesh_live_check(const struct ix_mesh_live_opts *o, struct ix_err *err);
+
 /* The "progress" object of a state document. */
 json_t *ix_mesh_progress_json(uint32_t batches, uint32_t total, double elapsed_s, bool done);
 

@@ -184,6 +184,14 @@ check "8 colours: a lat-only mesh opens on latency" wait_screen '^ixperf mesh  6
 T send-keys -t ix q
 wait_exit 5
 
+# --- No terminal (cron, CI): --live says so before any agent runs a test. ---
+if command -v setsid >/dev/null; then
+	setsid "$IXPERF" mesh --live "$HOSTS" </dev/null >"$J/nott.out" 2>"$J/nott.err"
+	check "mesh --live without a terminal exits 3" test "$?" = 3
+	check "and says the view needs a terminal" grep -q "the live view needs a terminal" "$J/nott.err"
+	check "before contacting the agents (no token warning)" bash -c "! grep -q WARNING '$J/nott.err'"
+fi
+
 # --- ixperf top: links with rates and sparklines. ---------------------------
 start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --all -i 0.2
 check "top shows its header" wait_screen '^LINK +STATE +SPEED +MTU +RX +TX +UTIL' 5
