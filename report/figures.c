@@ -259,6 +259,55 @@ static void bw_figures(struct figs *l, const char *check, json_t *r, const char 
 	}
 }
 
+/* A capture's counts (the "wire" object of bw, lat, incast and wire). */
+static void wire_figures(struct figs *l, const char *check, json_t *w, const char *q)
+{
+	static const char *const counts[][2] = {
+		{ "wire_retransmissions", "tcp_retransmissions" },
+		{ "wire_dup_acks", "tcp_dup_acks" },
+		{ "wire_out_of_order", "tcp_out_of_order" },
+		{ "wire_zero_window", "tcp_zero_window" },
+		{ "wire_ecn_ce", "ecn_ce" },
+		{ "wire_cnp", "roce_cnp" },
+		{ "wire_dropped", "dropped" },
+	};
+	char name[64];
+
+	if (!json_is_object(w))
+		return;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", counts[i][0], q);
+		add_count(l, check, name, json_object_get(w, counts[i][1]),
+			  i == 0 ? RETRANSMITS_ALLOWANCE : 0, "");
+	}
+}
+
+/* The machine: findings, and every device link that carries traffic, so
+ * that 'ixperf compare' sees a link that trained lower than before. */
+static void topo_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *v, *d, *count;
+	size_t i;
+	char name[64];
+
+	v = json_object_get(r, "findings");
+	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+	add_count(l, check, "findings", count, 0, "");
+	json_decref(count);
+	json_array_foreach(json_object_get(r, "pci"), i, d)
+	{
+		const char *type = json_string_value(json_object_get(d, "type"));
+
+		if (!type || (strcmp(type, "gpu") && strcmp(type, "nic") && strcmp(type, "ib") &&
+			      strcmp(type, "nvme") && strcmp(type, "cxl")))
+			continue;
+		snprintf(name, sizeof(name), "link@%s",
+			 json_string_value(json_object_get(d, "bdf")) ?: "?");
+		addj(l, check, name, json_object_get(json_object_get(d, "link"), "bps"),
+		     IX_HIGHER_BETTER, "bit/s");
+	}
+}
+
 static void lat_figures(struct figs *l, const char *check, json_t *r, const char *q)
 {
 	static const char *const names[][2] = { { "p50", "p50_ns" },
@@ -387,6 +436,11 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 			bw_figures(l, check, r, q);
 		else if (lat)
 			lat_figures(l, check, r, q);
+		if (bw || lat || (kind && strcmp(kind, "incast") == 0) ||
+		    (kind && strcmp(kind, "wire") == 0))
+			wire_figures(l, check, json_object_get(r, "wire"), q);
+		if (kind && strcmp(kind, "topo") == 0)
+			topo_figures(l, check, r);
 		else if (kind && strcmp(kind, "mesh") == 0)
 			mesh_figures(l, check, r);
 		else if (kind && strcmp(kind, "incast") == 0)

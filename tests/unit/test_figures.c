@@ -737,3 +737,35 @@ Test(text, lossy_json_strings)
 	cr_expect_str_eq(json_string_value(s), "caf\xc3\xa9");
 	json_decref(s);
 }
+
+Test(figures, wire_counts_and_topology_links)
+{
+	size_t n;
+	struct ix_figure *v = figures_of(
+		ENVELOPE("wire") "[{\"kind\":\"wire\",\"file\":\"a.pcap\",\"complete\":true,"
+				 "\"error\":null,\"wire\":{\"tcp_retransmissions\":7,"
+				 "\"tcp_dup_acks\":3,\"tcp_out_of_order\":1,\"tcp_zero_window\":0,"
+				 "\"ecn_ce\":28,\"roce_cnp\":28,\"dropped\":0}}]}",
+		&n);
+
+	cr_expect_eq(n, 7);
+	expect(v, n, "wire/wire_retransmissions", 7);
+	expect(v, n, "wire/wire_cnp", 28);
+	cr_expect(get(v, n, "wire/wire_dup_acks")->absolute);
+	cr_expect_float_eq(get(v, n, "wire/wire_retransmissions")->allowance, 10.0, 1e-9);
+	free(v);
+
+	v = figures_of(
+		ENVELOPE("topo") "[{\"kind\":\"topo\",\"findings\":[{\"kind\":\"aer\"}],"
+				 "\"pci\":[{\"bdf\":\"0000:1b:00.0\",\"type\":\"gpu\","
+				 "\"link\":{\"bps\":5.0412e11}},{\"bdf\":\"0000:00:01.0\","
+				 "\"type\":\"root_port\",\"link\":{\"bps\":5.0412e11}},"
+				 "{\"bdf\":\"0000:1c:00.0\",\"type\":\"ib\",\"link\":null}]}]}",
+		&n);
+	cr_expect_eq(n, 3, "findings and the GPU's and NIC's links, not the root port's");
+	expect(v, n, "topo/findings", 1);
+	expect(v, n, "topo/link@0000:1b:00.0", 5.0412e11);
+	cr_expect_eq(get(v, n, "topo/link@0000:1b:00.0")->better, IX_HIGHER_BETTER);
+	cr_expect(!get(v, n, "topo/link@0000:1c:00.0")->valid);
+	free(v);
+}
