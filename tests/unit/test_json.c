@@ -12,23 +12,7 @@
 
 #include "probes/probe.h"
 #include "report/json.h"
-
-/* Render, dump to text, parse back: what a consumer of the file sees. */
-static json_t *through_text(json_t *j)
-{
-	json_error_t jerr;
-	char *text;
-	json_t *back;
-
-	cr_assert_not_null(j, "renderer returned NULL");
-	text = json_dumps(j, JSON_COMPACT);
-	cr_assert_not_null(text);
-	back = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	cr_assert_not_null(back, "cannot parse own output: %s", jerr.text);
-	free(text);
-	json_decref(j);
-	return back;
-}
+#include "tests/unit/common.h"
 
 /* Follow a path like "summary.forward.bytes" or "streams.1.sender". */
 static json_t *at(json_t *j, const char *path)
@@ -141,7 +125,7 @@ Test(bw, top_level_and_params)
 	json_t *j;
 
 	make_bidir(&r);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_str_eq(str_at(j, "kind"), "bw");
 	cr_assert_str_eq(str_at(j, "server"), "server.example");
 	cr_assert(json_is_true(at(j, "complete")));
@@ -167,7 +151,7 @@ Test(bw, summary_forward_and_reverse)
 	json_t *j;
 
 	make_bidir(&r);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_eq(int_at(j, "summary.forward.bytes"), 1000000);
 	cr_assert_float_eq(num_at(j, "summary.forward.seconds"), 2.0, 1e-9);
 	cr_assert_float_eq(num_at(j, "summary.forward.bits_per_second"), 1000000.0 * 8 / 2.0, 1e-6);
@@ -196,7 +180,7 @@ Test(bw, streams_with_optional_fields)
 	json_t *j;
 
 	make_bidir(&r);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_eq(json_array_size(at(j, "streams")), 2);
 	cr_assert_eq(int_at(j, "streams.0.id"), 0);
 	cr_assert_str_eq(str_at(j, "streams.0.direction"), "forward");
@@ -224,7 +208,7 @@ Test(bw, intervals)
 	json_t *j;
 
 	make_bidir(&r);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_eq(json_array_size(at(j, "intervals")), 1);
 	cr_assert_float_eq(num_at(j, "intervals.0.start"), 0.0, 1e-9);
 	cr_assert_float_eq(num_at(j, "intervals.0.end"), 1.0, 1e-9);
@@ -258,7 +242,7 @@ Test(bw, later_intervals_are_not_warmup)
 	make_bidir(&r);
 	cr_assert_not_null(ix_bw_result_interval(&r, 2));
 	cr_assert_eq(r.nintervals, 3);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_eq(json_array_size(at(j, "intervals")), 3);
 	cr_assert_float_eq(num_at(j, "intervals.2.start"), 2.0, 1e-9);
 	cr_assert_float_eq(num_at(j, "intervals.2.end"), 3.0, 1e-9);
@@ -275,7 +259,7 @@ Test(bw, cpu)
 	json_t *j;
 
 	make_bidir(&r);
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_float_eq(num_at(j, "cpu.local.user_s"), 1.0, 1e-9);
 	cr_assert_float_eq(num_at(j, "cpu.local.system_s"), 0.5, 1e-9);
 	cr_assert_float_eq(num_at(j, "cpu.local.wall_s"), 3.0, 1e-9);
@@ -295,7 +279,7 @@ Test(bw, incomplete_carries_error)
 	snprintf(r.error, sizeof(r.error), "server went away");
 	r.congestion_used[0] = '\0';
 	r.params.window = 0;
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert(json_is_false(at(j, "complete")));
 	cr_assert_str_eq(str_at(j, "error"), "server went away");
 	null_at(j, "params.congestion");
@@ -334,7 +318,7 @@ Test(bw, udp_forward_loss_and_jitter)
 						.out_of_order = ix_u64(i),
 						.jitter_ns = ix_f64(1000.0 * (i + 1)) };
 	}
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_str_eq(str_at(j, "params.mode"), "forward");
 	cr_assert_str_eq(str_at(j, "params.path"), "udp");
 	cr_assert_eq(int_at(j, "params.rate_bps"), 100000000);
@@ -369,7 +353,7 @@ Test(bw, invalid_ends_are_null)
 
 	ix_bw_result_init(&r, &p);
 	r.streams[0].dir = IX_DIR_REVERSE;
-	j = through_text(ix_json_bw(&r));
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
 	cr_assert_str_eq(str_at(j, "params.mode"), "reverse");
 	null_at(j, "streams.0.sender");
 	null_at(j, "streams.0.receiver");
@@ -423,7 +407,7 @@ Test(lat, document)
 	json_t *j;
 
 	make_lat(&r, 100);
-	j = through_text(ix_json_lat(&r));
+	j = ix_test_json_roundtrip(ix_json_lat(&r));
 	cr_assert_str_eq(str_at(j, "kind"), "lat");
 	cr_assert_str_eq(str_at(j, "server"), "peer");
 	cr_assert(json_is_true(at(j, "complete")));
@@ -451,7 +435,7 @@ Test(lat, stats)
 	json_t *j;
 
 	make_lat(&r, 100);
-	j = through_text(ix_json_lat(&r));
+	j = ix_test_json_roundtrip(ix_json_lat(&r));
 	cr_assert_eq(int_at(j, "stats.count"), 100);
 	cr_assert_eq(int_at(j, "stats.min_ns"), 1000);
 	cr_assert_eq(int_at(j, "stats.max_ns"), 100000);
@@ -475,7 +459,7 @@ Test(lat, histogram_counts_every_sample)
 	size_t i;
 
 	make_lat(&r, 1000);
-	j = through_text(ix_json_lat(&r));
+	j = ix_test_json_roundtrip(ix_json_lat(&r));
 	cr_assert_str_eq(str_at(j, "histogram.scheme"), "log-linear");
 	cr_assert_eq(int_at(j, "histogram.sub_buckets"), IX_HIST_SUB);
 	buckets = at(j, "histogram.buckets");
@@ -511,7 +495,7 @@ Test(lat, no_samples)
 	ix_stats_compute(&r.samples, &r.stats);
 	snprintf(r.error, sizeof(r.error), "no replies");
 	r.cpu_remote = (struct ix_cpu){ .valid = true, .user_s = 0.1, .wall_s = 0.0 };
-	j = through_text(ix_json_lat(&r));
+	j = ix_test_json_roundtrip(ix_json_lat(&r));
 	null_at(j, "stats");
 	cr_assert(json_is_false(at(j, "complete")));
 	cr_assert_str_eq(str_at(j, "error"), "no replies");
@@ -537,7 +521,7 @@ Test(envelope, fields)
 	regex_t re;
 	struct tm tm;
 
-	j = through_text(ix_json_envelope("bw", argc, argv));
+	j = ix_test_json_roundtrip(ix_json_envelope("bw", argc, argv));
 	after = time(NULL);
 	cr_assert_eq(int_at(j, "schema_version"), 1);
 	cr_assert_eq(int_at(j, "schema_version"), IX_JSON_SCHEMA_VERSION);
@@ -568,7 +552,7 @@ Test(envelope, fields)
 
 Test(envelope, empty_argv)
 {
-	json_t *j = through_text(ix_json_envelope("lat", 0, NULL));
+	json_t *j = ix_test_json_roundtrip(ix_json_envelope("lat", 0, NULL));
 
 	cr_assert_eq(json_array_size(at(j, "command_line")), 0);
 	cr_assert_str_eq(str_at(j, "command"), "lat");
@@ -578,8 +562,9 @@ Test(envelope, empty_argv)
 Test(document, complete_and_failed)
 {
 	char *argv[] = { "ixperf", "lat", "node07" };
-	json_t *ok = through_text(ix_json_document("lat", 3, argv, json_array(), NULL));
-	json_t *bad = through_text(ix_json_document("lat", 3, argv, json_array(), "server gone"));
+	json_t *ok = ix_test_json_roundtrip(ix_json_document("lat", 3, argv, json_array(), NULL));
+	json_t *bad = ix_test_json_roundtrip(
+		ix_json_document("lat", 3, argv, json_array(), "server gone"));
 
 	cr_assert(json_is_true(json_object_get(ok, "complete")));
 	cr_assert(json_is_null(json_object_get(ok, "error")));

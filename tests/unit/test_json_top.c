@@ -11,23 +11,7 @@
 
 #include "report/top.h"
 #include "tests/unit/data.h"
-
-/* Dump to text and parse back: what a consumer of the output sees. */
-static json_t *through_text(json_t *j)
-{
-	json_error_t jerr;
-	char *text;
-	json_t *back;
-
-	cr_assert_not_null(j, "renderer returned NULL");
-	text = json_dumps(j, JSON_COMPACT);
-	cr_assert_not_null(text);
-	back = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	cr_assert_not_null(back, "cannot parse own output: %s", jerr.text);
-	free(text);
-	json_decref(j);
-	return back;
-}
+#include "tests/unit/common.h"
 
 /* Member key of object o, which must exist. */
 static json_t *get(json_t *o, const char *key)
@@ -81,7 +65,7 @@ Test(json_top, links_rates_and_nulls)
 	json_t *doc, *l, *r, *c;
 
 	model(&m, true);
-	doc = through_text(ix_json_links(&m));
+	doc = ix_test_json_roundtrip(ix_json_links(&m));
 	cr_assert_eq(num(doc, "samples"), 2);
 	cr_assert_eq(num(doc, "interval_s"), 2.0);
 
@@ -149,7 +133,7 @@ Test(json_top, first_sample_has_no_rates)
 	json_t *v;
 
 	model(&m, false);
-	doc = through_text(ix_json_links(&m));
+	doc = ix_test_json_roundtrip(ix_json_links(&m));
 	cr_assert_eq(num(doc, "samples"), 1);
 	is_null(doc, "interval_s");
 	r = get(link_named(doc, "eth0"), "rates");
@@ -183,7 +167,7 @@ Test(json_top, talkers_document)
 	struct ix_talkers *t = traffic(&v, false);
 	json_t *doc, *h, *p;
 
-	doc = through_text(ix_json_talkers(&v));
+	doc = ix_test_json_roundtrip(ix_json_talkers(&v));
 	is_null(doc, "period_s");
 	cr_assert_eq(num(doc, "packets"), 2);
 	cr_assert_eq(num(doc, "bytes"), 3500);
@@ -202,7 +186,7 @@ Test(json_top, talkers_document)
 	ix_talkers_free(t);
 
 	t = traffic(&v, true);
-	doc = through_text(ix_json_talkers(&v));
+	doc = ix_test_json_roundtrip(ix_json_talkers(&v));
 	cr_assert_eq(num(doc, "period_s"), 2.0);
 	p = json_array_get(get(doc, "pairs"), 0);
 	cr_assert_eq(num(p, "bytes_per_second"), 1000.0);
@@ -223,7 +207,7 @@ Test(json_top, talkers_other_bucket)
 
 	ix_talkers_add(t, 4, a, b, 100, 1);
 	cr_assert_eq(ix_talkers_snapshot(t, 1, &v, NULL), 0);
-	doc = through_text(ix_json_talkers(&v));
+	doc = ix_test_json_roundtrip(ix_json_talkers(&v));
 	h = json_array_get(get(doc, "hosts"), 1);
 	cr_assert(json_is_true(get(h, "other")));
 	is_null(h, "address");

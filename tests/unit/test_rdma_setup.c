@@ -16,22 +16,9 @@
 #include <criterion/criterion.h>
 
 #include "probes/rdma_setup.h"
+#include "tests/unit/common.h"
 
 static char root[256];
-
-static void mkdirs(const char *path)
-{
-	char buf[1024];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(buf, 0755);
-			*p = '/';
-		}
-	mkdir(buf, 0755);
-}
 
 /* ROOT/rel (directories made), holding value and a newline. */
 static void put(const char *rel, const char *value)
@@ -42,7 +29,7 @@ static void put(const char *rel, const char *value)
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	snprintf(dir, sizeof(dir), "%s", path);
 	*strrchr(dir, '/') = '\0';
-	mkdirs(dir);
+	ix_test_mkdirs(dir);
 	f = fopen(path, "w");
 	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
 	fprintf(f, "%s\n", value);
@@ -106,7 +93,7 @@ static void fixtures(void)
 	gid("mlx5_0", 6, V4("0a64:0001"), V1, "ens1f0.100");
 	gid("mlx5_0", 7, V4("0a64:0001"), V2, "ens1f0.100");
 	snprintf(vlan, sizeof(vlan), "%s/sys/class/net/ens1f0.100/lower_ens1f0", root);
-	mkdirs(vlan);
+	ix_test_mkdirs(vlan);
 	port("mlx5_1", "Ethernet", "0x0", 4);
 	gid("mlx5_1", 0, "fe80:0000:0000:0000:0e42:a1ff:fe2b:0001", V1, "ens2f0");
 	gid("mlx5_1", 1, "fe80:0000:0000:0000:0e42:a1ff:fe2b:0001", V2, "ens2f0");
@@ -523,24 +510,6 @@ static void same_params(const struct ix_rdma_params *a, const struct ix_rdma_par
 		  a->service_level == b->service_level && a->mtu_cap == b->mtu_cap);
 }
 
-/* What the peer would receive: dump to text and load back as the framing
- * does. */
-static json_t *over_the_wire(json_t *j)
-{
-	json_error_t jerr;
-	char *text;
-	json_t *back;
-
-	cr_assert_not_null(j);
-	text = json_dumps(j, JSON_COMPACT);
-	cr_assert_not_null(text);
-	back = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	cr_assert_not_null(back, "%s", jerr.text);
-	free(text);
-	json_decref(j);
-	return back;
-}
-
 Test(params, same_derivation_on_both_ends)
 {
 	struct ix_rdma_params client, server, echo;
@@ -559,7 +528,7 @@ Test(params, same_derivation_on_both_ends)
 	cr_assert_eq(ix_rdma_params_check(&server, &cx, &err), 0, "%s", err.msg);
 	same_params(&client, &server);
 	/* The filled values as the peer reads them, checked again there. */
-	j = over_the_wire(ix_rdma_params_json(&client));
+	j = ix_test_json_roundtrip(ix_rdma_params_json(&client));
 	cr_assert_eq(ix_rdma_params_parse(j, NULL, &echo, &err), 0, "%s", err.msg);
 	cr_assert_eq(ix_rdma_params_check(&echo, &cx, &err), 0, "%s", err.msg);
 	same_params(&client, &echo);
@@ -571,7 +540,7 @@ Test(params, peer_values_are_checked_against_this_device)
 	struct ix_rdma_params client = checked(IX_RDMA_LAT, IX_RDMA_OP_WRITE, 32, NULL), echo;
 	struct ix_rdma_caps small = cx;
 	struct ix_err err = { 0 };
-	json_t *j = over_the_wire(ix_rdma_params_json(&client));
+	json_t *j = ix_test_json_roundtrip(ix_rdma_params_json(&client));
 
 	small.max_inline_data = 64;
 	cr_assert_eq(ix_rdma_params_parse(j, NULL, &echo, &err), 0, "%s", err.msg);
@@ -607,7 +576,7 @@ Test(setup, round_trip)
 {
 	struct ix_rdma_endpoint e = endpoint(), back;
 	struct ix_err err = { 0 };
-	json_t *j = over_the_wire(ix_rdma_setup_json(&e));
+	json_t *j = ix_test_json_roundtrip(ix_rdma_setup_json(&e));
 
 	cr_assert_eq(ix_rdma_setup_parse(j, &lim, &back, &err), 0, "%s", err.msg);
 	cr_assert_not(back.infiniband);
@@ -631,7 +600,7 @@ Test(setup, round_trip)
 	e.lid = 0x1a;
 	e.numa_node = -1;
 	e.buf_addr = UINT64_MAX - (1 << 20);
-	j = over_the_wire(ix_rdma_setup_json(&e));
+	j = ix_test_json_roundtrip(ix_rdma_setup_json(&e));
 	cr_assert_null(json_object_get(j, "numa_node"));
 	cr_assert_eq(ix_rdma_setup_parse(j, &lim, &back, &err), 0, "%s", err.msg);
 	cr_assert(back.infiniband);
@@ -647,7 +616,7 @@ static void hostile(const char *path, json_t *value, const char *field)
 {
 	struct ix_rdma_endpoint e = endpoint(), back;
 	struct ix_err err = { 0 };
-	json_t *j = over_the_wire(ix_rdma_setup_json(&e)), *o = j;
+	json_t *j = ix_test_json_roundtrip(ix_rdma_setup_json(&e)), *o = j;
 	char buf[128], *key = buf, *dot;
 
 	snprintf(buf, sizeof(buf), "%s", path);
@@ -729,7 +698,7 @@ Test(setup, infiniband_peer_needs_a_lid)
 
 	e.infiniband = true;
 	e.lid = 0;
-	j = over_the_wire(ix_rdma_setup_json(&e));
+	j = ix_test_json_roundtrip(ix_rdma_setup_json(&e));
 	cr_assert_eq(ix_rdma_setup_parse(j, &lim, &back, &err), -1);
 	cr_assert_not_null(strstr(err.msg, "'lid' = 0"), "%s", err.msg);
 	json_decref(j);

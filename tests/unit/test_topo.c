@@ -15,22 +15,9 @@
 #include <criterion/criterion.h>
 
 #include "probes/topo.h"
+#include "tests/unit/common.h"
 
 static char root[256];
-
-static void mkdirs(const char *path)
-{
-	char buf[1024];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++)
-		if (*p == '/') {
-			*p = '\0';
-			mkdir(buf, 0755);
-			*p = '/';
-		}
-	mkdir(buf, 0755);
-}
 
 static void put(const char *dir, const char *name, const char *value)
 {
@@ -53,7 +40,7 @@ static void dev(const char *chain, const char *class, const char *vendor, int nu
 	const char *bdf = strrchr(chain, '/') + 1;
 
 	snprintf(dir, sizeof(dir), "%s/sys/devices/%s", root, chain);
-	mkdirs(dir);
+	ix_test_mkdirs(dir);
 	put(dir, "class", class);
 	put(dir, "vendor", vendor);
 	put(dir, "device", "0x1234");
@@ -75,7 +62,7 @@ static void dev(const char *chain, const char *class, const char *vendor, int nu
 		put(dir, "max_link_width", s);
 	}
 	snprintf(bus, sizeof(bus), "%s/sys/bus/pci/devices", root);
-	mkdirs(bus);
+	ix_test_mkdirs(bus);
 	snprintf(bus + strlen(bus), sizeof(bus) - strlen(bus), "/%s", bdf);
 	snprintf(target, sizeof(target), "../../../devices/%s", chain);
 	cr_assert_eq(symlink(target, bus), 0, "%s", strerror(errno));
@@ -115,7 +102,7 @@ static void machine(void)
 		char net[512];
 
 		snprintf(net, sizeof(net), "%s/sys/class/net", root);
-		mkdirs(net);
+		ix_test_mkdirs(net);
 	}
 }
 

@@ -10,25 +10,9 @@
 #include "probes/sampler.h"
 #include "probes/transport.h"
 #include "probes/wire.h"
+#include "tests/unit/common.h"
 
 static const struct ix_limits lim_default = { .max_duration_s = 3600, .max_streams = 128 };
-
-/* What the peer would receive: dump to text and parse back. */
-static json_t *over_the_wire(json_t *j)
-{
-	json_error_t jerr;
-	char *text;
-	json_t *back;
-
-	cr_assert_not_null(j);
-	text = json_dumps(j, JSON_COMPACT);
-	cr_assert_not_null(text);
-	back = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
-	cr_assert_not_null(back, "%s", jerr.text);
-	free(text);
-	json_decref(j);
-	return back;
-}
 
 static struct ix_bw_params good_tcp_bw(void)
 {
@@ -61,7 +45,7 @@ static struct ix_bw_params good_udp_bw(void)
 
 static json_t *bw_json(const struct ix_bw_params *p)
 {
-	return over_the_wire(ix_wire_bw_params(p));
+	return ix_test_json_roundtrip(ix_wire_bw_params(p));
 }
 
 /* Parse must fail with code and a message containing part. */
@@ -367,7 +351,7 @@ static void lat_field(const char *key, json_t *value, bool ok, int code, const c
 {
 	struct ix_lat_params p = good_lat(), out;
 	struct ix_err err = { 0 };
-	json_t *j = over_the_wire(ix_wire_lat_params(&p));
+	json_t *j = ix_test_json_roundtrip(ix_wire_lat_params(&p));
 
 	if (value)
 		json_object_set_new(j, key, value);
@@ -385,7 +369,7 @@ Test(lat, round_trip)
 {
 	struct ix_lat_params p = good_lat(), q;
 	struct ix_err err = { 0 };
-	json_t *j = over_the_wire(ix_wire_lat_params(&p));
+	json_t *j = ix_test_json_roundtrip(ix_wire_lat_params(&p));
 
 	cr_assert_eq(ix_wire_parse_lat(j, &lim_default, &q, &err), 0, "%s", err.msg);
 	cr_assert_eq(q.path, ix_udp_transport.name);
@@ -408,7 +392,7 @@ Test(lat, round_trip_by_iterations)
 	p.iters = 100000;
 	p.duration_s = 0;
 	p.busy_poll = false;
-	j = over_the_wire(ix_wire_lat_params(&p));
+	j = ix_test_json_roundtrip(ix_wire_lat_params(&p));
 	cr_assert_eq(ix_wire_parse_lat(j, &lim_default, &q, &err), 0, "%s", err.msg);
 	cr_assert_eq(q.path, ix_tcp_transport.name);
 	cr_assert_eq(q.iters, 100000);
@@ -475,11 +459,11 @@ Test(lat, duration_limit)
 	struct ix_err err = { 0 };
 	json_t *j;
 
-	j = over_the_wire(ix_wire_lat_params(&p)); /* 5 s + 1 s warm-up */
+	j = ix_test_json_roundtrip(ix_wire_lat_params(&p)); /* 5 s + 1 s warm-up */
 	lat_refused(j, &lim, IX_EXIT_USAGE, "limit");
 	json_decref(j);
 	p.warmup_s = 0.5;
-	j = over_the_wire(ix_wire_lat_params(&p));
+	j = ix_test_json_roundtrip(ix_wire_lat_params(&p));
 	cr_assert_eq(ix_wire_parse_lat(j, &lim, &q, &err), 0, "%s", err.msg);
 	json_decref(j);
 }
@@ -498,7 +482,7 @@ Test(stream_end, round_trip_with_some_optional_fields)
 		.rtt_us = ix_u64(250),
 		.cwnd_bytes = ix_u64(65536),
 	}, f;
-	json_t *j = over_the_wire(ix_wire_stream_end(&e));
+	json_t *j = ix_test_json_roundtrip(ix_wire_stream_end(&e));
 
 	/* Invalid figures are left out, not sent as 0. */
 	cr_assert_null(json_object_get(j, "retransmits"));
@@ -537,7 +521,7 @@ Test(stream_end, the_other_optional_fields)
 		.retransmits = ix_u64(17),
 		.rttvar_us = ix_u64(40),
 	}, f;
-	json_t *j = over_the_wire(ix_wire_stream_end(&e));
+	json_t *j = ix_test_json_roundtrip(ix_wire_stream_end(&e));
 
 	cr_assert_eq(ix_wire_parse_stream_end(j, &f), 0);
 	cr_assert_eq(f.bytes, 0);
@@ -600,7 +584,7 @@ Test(cpu, round_trip_and_invalid)
 {
 	struct ix_cpu c = { .valid = true, .user_s = 1.25, .system_s = 0.5, .wall_s = 3 }, d;
 	struct ix_cpu none = { 0 };
-	json_t *j = over_the_wire(ix_wire_cpu(&c)), *n = ix_wire_cpu(&none), *zero;
+	json_t *j = ix_test_json_roundtrip(ix_wire_cpu(&c)), *n = ix_wire_cpu(&none), *zero;
 
 	ix_wire_parse_cpu(j, &d);
 	cr_assert(d.valid);
@@ -660,7 +644,7 @@ Test(interval, wire_round_trip)
 	struct ix_interval *iv;
 
 	two_stream_result(&r);
-	j = over_the_wire(ix_interval_to_wire(3, e, 2));
+	j = ix_test_json_roundtrip(ix_interval_to_wire(3, e, 2));
 	cr_assert_eq(json_integer_value(json_object_get(j, "k")), 3);
 	cr_assert_eq(ix_interval_merge_wire(&r, j), 0);
 	cr_assert_eq(r.nintervals, 4, "intervals up to k are created");
@@ -696,7 +680,7 @@ Test(interval, both_ends_merge_into_one_interval)
 
 	two_stream_result(&r);
 	cr_assert_eq(ix_interval_merge(&r, 0, local, 2), 0);
-	j = over_the_wire(ix_interval_to_wire(0, remote, 2));
+	j = ix_test_json_roundtrip(ix_interval_to_wire(0, remote, 2));
 	cr_assert_eq(ix_interval_merge_wire(&r, j), 0);
 	cr_assert_eq(r.nintervals, 1);
 	iv = &r.intervals[0];

@@ -1,0 +1,47 @@
+/* Small pieces several unit tests share: a JSON document as a reader of
+ * the output (or the peer) sees it, and directory trees for sysfs
+ * fixtures built at run time. */
+#ifndef IX_TEST_COMMON_H
+#define IX_TEST_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+
+/* Dump j to text and parse it back as the framing and the file readers
+ * do (duplicates refused); j is released. */
+static inline json_t *ix_test_json_roundtrip(json_t *j)
+{
+	json_error_t jerr;
+	char *text;
+	json_t *back;
+
+	cr_assert_not_null(j, "the renderer returned NULL");
+	text = json_dumps(j, JSON_COMPACT);
+	cr_assert_not_null(text);
+	back = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	cr_assert_not_null(back, "cannot parse its own output: %s", jerr.text);
+	free(text);
+	json_decref(j);
+	return back;
+}
+
+/* mkdir -p */
+static inline void ix_test_mkdirs(const char *path)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(buf, 0755);
+			*p = '/';
+		}
+	mkdir(buf, 0755);
+}
+
+#endif
