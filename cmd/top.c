@@ -148,31 +148,22 @@ static int top_open(struct top *tp, struct ix_err *err)
 	free(f.names);
 	if (rc < 0 || ix_top_model_sample(&tp->model, o->sysfs, ix_now_ns(), err) < 0)
 		return -1;
-	if (o->iface) {
-		/* Every name asked for must exist: a typo is not an empty screen. */
-		struct ix_links all = { 0 };
+	/* Every name asked for must exist: a typo is not an empty screen. */
+	for (size_t k = 0; k < tp->model.filter.nnames; k++) {
+		const char *name = tp->model.filter.names[k];
+		bool found = false;
 
-		if (ix_links_read(o->sysfs, &all, err) < 0)
-			return -1;
-		for (const char *p = o->iface; *p;) {
-			size_t l = strcspn(p, ",");
-			char name[IX_LINKS_NAME_MAX];
-			bool found = false;
+		for (size_t i = 0; i < tp->model.cur.n && !found; i++) {
+			const struct ix_link *l = &tp->model.cur.v[i];
 
-			snprintf(name, sizeof(name), "%.*s", (int)l, p);
-			for (size_t i = 0; i < all.n && !found; i++)
-				found = strcmp(all.v[i].name, name) == 0 ||
-					strcmp(all.v[i].dev, name) == 0;
-			if (!found) {
-				ix_links_free(&all);
-				return ix_fail(err, IX_EXIT_USAGE,
-					       "invalid value for --iface: no link called '%s'",
-					       name);
-			}
-			p += l + (p[l] == ',');
+			found = !strcmp(l->name, name) || !strcmp(l->dev, name) ||
+				!strcmp(l->netdev, name);
 		}
-		ix_links_free(&all);
-	} else if (!tp->model.cur.n && !o->all) {
+		if (!found)
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "invalid value for --iface: no link called '%s'", name);
+	}
+	if (!o->iface && !tp->model.cur.n && !o->all) {
 		/* Only virtual devices here (containers): show them. */
 		ix_top_model_free(&tp->model);
 		if (ix_top_model_init(&tp->model, NULL, err) < 0 ||
