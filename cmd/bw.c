@@ -11,6 +11,7 @@
 #include "probes/client.h"
 #include "probes/inventory.h"
 #include "probes/net.h"
+#include "probes/rdma_setup.h"
 #include "probes/transport.h"
 #include "report/json.h"
 #include "report/text.h"
@@ -31,6 +32,8 @@ struct bw_opts {
 	uint64_t rate;
 	uint64_t window;
 	const char *units;
+	struct ix_rdma_cli r;
+	uint64_t iters;
 };
 
 static const struct ix_option bw_options[] = {
@@ -53,12 +56,15 @@ static const struct ix_option bw_options[] = {
 	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 },
 	{ 0, "window", IX_OPT_SIZE, offsetof(struct bw_opts, window), "BYTES", "socket buffer size",
 	  1024, 1u << 30 },
+	{ 0, "iters", IX_OPT_UINT, offsetof(struct bw_opts, iters), "N",
+	  "rdma: N messages per QP instead of --time (as perftest -n)", 1, 1e12 },
+	IX_RDMA_OPTION_ROWS(struct bw_opts, r),
 };
 
 const struct ix_cmd_spec ix_bw_spec = {
 	.name = "bw",
 	.usage = "[OPTIONS] HOST",
-	.summary = "Measure bandwidth to an ixperf server over TCP or UDP",
+	.summary = "Measure bandwidth to an ixperf server over TCP, UDP or RDMA",
 	.opts = bw_options,
 	.nopts = IX_OPTS_END(bw_options),
 	.epilog =
@@ -68,7 +74,8 @@ const struct ix_cmd_spec ix_bw_spec = {
 		"  ixperf bw -P 4 -t 30 node07\n"
 		"  ixperf bw --path udp -b 2G -s 8972 node07\n"
 		"  ixperf bw -a -t 1 --json -o sweep.json node07\n"
-		"  ixperf bw --capture eth0 --pcap bw.pcap -t 5 node07\n",
+		"  ixperf bw --capture eth0 --pcap bw.pcap -t 5 node07\n"
+		"  ixperf bw --path rdma --op send --qps 4 -s 64Ki node07\n",
 };
 
 struct live {
@@ -82,6 +89,35 @@ static void on_interval(void *arg, const struct ix_bw_result *r, size_t k)
 	ix_text_bw_interval(l->f, r, k, l->u);
 }
 
+/* --path rdma: the options of the socket paths that mean nothing there. */
+static int check_rdma(const struct bw_opts *o, int argc, int pos, struct ix_err *err)
+{
+	if (pos >= argc)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "missing HOST (the machine running 'ixperf server')");
+	if (pos + 1 < argc)
+		return ix_fail(err, IX_EXIT_USAGE, "one HOST only");
+	if (o->parallel)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "-P/--parallel does not apply to --path rdma "
+			       "(use --qps)");
+	if (o->reverse)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "-R/--reverse does not apply to --path rdma "
+			       "(use --op read to move data toward this end)");
+	if (o->bytes || o->congestion || o->rate || o->window)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--bytes, --congestion, --rate and --window do not apply to --path "
+			       "rdma");
+	if (o->interval_s >= 0 || o->units)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--interval and --units do not apply to --path rdma (perftest's "
+			       "Gbit/s and Mpps)");
+	if (o->iters && o->c.time_s > 0)
+		return ix_fail(err, IX_EXIT_USAGE, "--iters and --time exclude each other");
+	return 0;
+}
+
 static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 		 const struct ix_transport **tp, struct ix_err *err)
 {
@@ -92,6 +128,9 @@ static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 		return ix_fail(err, IX_EXIT_USAGE, "one HOST only; unexpected '%s'", argv[pos + 1]);
 	if (ix_path_lookup(o->c.path, tp, err) < 0)
 		return -1;
+	if (o->iters || ix_rdma_cli_used(&o->r))
+		return ix_fail(err, IX_EXIT_USAGE, "%s applies to --path rdma only",
+			       o->iters ? "--iters" : ix_rdma_cli_used(&o->r));
 	if (o->reverse && o->bidir)
 		return ix_fail(err, IX_EXIT_USAGE, "--reverse and --bidir exclude each other");
 	if (o->bytes && o->c.time_s > 0)
@@ -142,6 +181,11 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	if (help) {
 		ix_opts_help(&ix_bw_spec, stdout);
 		return IX_EXIT_OK;
+	}
+	if (o.c.path && strcmp(o.c.path, "rdma") == 0) {
+		if (check_rdma(&o, argc, pos, &err) < 0)
+			return ix_report_error("bw", &err);
+		return ix_rdma_cmd("bw", &o.c, &o.r, IX_RDMA_BW, o.bidir, o.iters, argv[pos], env);
 	}
 	if (check(&o, argc, argv, pos, &tp, &err) < 0 ||
 	    ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0)

@@ -82,7 +82,7 @@ struct ix_client_opts {
 	{ 'B', "bind", IX_OPT_STRING, offsetof(type, c.bind), "ADDR",                   \
 	  "local address to send from", 0, 0 },                                          \
 	{ 0, "path", IX_OPT_STRING, offsetof(type, c.path), "PATH",                     \
-	  "transport: tcp (default) or udp", 0, 0 },                                     \
+	  "transport: tcp (default), udp or rdma", 0, 0 },                                     \
 	{ 't', "time", IX_OPT_SECONDS, offsetof(type, c.time_s), "SECONDS",             \
 	  "measured duration (per size in a sweep)", 0.01, 86400 },                      \
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(type, c.warmup_s), "SECONDS",         \
@@ -107,6 +107,61 @@ struct ix_client_opts {
 	  "keep the --capture packets in FILE (pcap, written atomically)", 0, 0 },       \
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, c.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
+
+/* Options of --path rdma (bw, lat); see cmd/rdma.c. Values where 0 is
+ * meaningful are kept as text and parsed with their own range. */
+struct ix_rdma_cli {
+	const char *op;
+	uint64_t qps, tx_depth, rx_depth, cq_mod, rd_atom, mtu, ib_port;
+	const char *inline_size, *gid_index, *gid_type, *tclass, *sl, *dev, *numa;
+};
+
+/* clang-format off */
+#define IX_RDMA_OPTION_ROWS(type, m)                                                     \
+	{ 0, "op", IX_OPT_STRING, offsetof(type, m.op), "OP",                           \
+	  "rdma: write (default), read, send or write_imm", 0, 0 },                       \
+	{ 0, "qps", IX_OPT_UINT, offsetof(type, m.qps), "N",                            \
+	  "rdma: queue pairs (default 1)", 1, 256 },                                      \
+	{ 0, "tx-depth", IX_OPT_UINT, offsetof(type, m.tx_depth), "N",                  \
+	  "rdma: send WRs in flight per QP (default 128; lat 1)", 1, 65536 },             \
+	{ 0, "rx-depth", IX_OPT_UINT, offsetof(type, m.rx_depth), "N",                  \
+	  "rdma: receives posted ahead per QP (send, write_imm; default the tx depth)", 1, 65536 }, \
+	{ 0, "cq-mod", IX_OPT_UINT, offsetof(type, m.cq_mod), "N",                      \
+	  "rdma: one completion per N WRs (default min(100, tx depth / 2))", 1, 65536 },  \
+	{ 0, "inline", IX_OPT_STRING, offsetof(type, m.inline_size), "BYTES",            \
+	  "rdma: inline sends up to BYTES (default 0; lat 220 or the device's limit)", 0, 0 }, \
+	{ 0, "rd-atom", IX_OPT_UINT, offsetof(type, m.rd_atom), "N",                    \
+	  "rdma: reads in flight per QP (read; default min(16, device))", 1, 255 },       \
+	{ 0, "ib-dev", IX_OPT_STRING, offsetof(type, m.dev), "DEV",                     \
+	  "rdma: local device (default: the one on the route to HOST)", 0, 0 },           \
+	{ 0, "ib-port", IX_OPT_UINT, offsetof(type, m.ib_port), "PORT",                 \
+	  "rdma: local port (default: its first ACTIVE one)", 1, 255 },                   \
+	{ 0, "gid-index", IX_OPT_STRING, offsetof(type, m.gid_index), "N",              \
+	  "rdma: local GID index (default: chosen, RoCE v2 on the route to HOST)", 0, 0 }, \
+	{ 0, "gid-type", IX_OPT_STRING, offsetof(type, m.gid_type), "TYPE",             \
+	  "rdma RoCE: v2 (default), v1, v2-ipv4 or v2-ipv6", 0, 0 },                      \
+	{ 0, "tc", IX_OPT_STRING, offsetof(type, m.tclass), "N",                        \
+	  "rdma: GRH traffic class 0-255, DSCP << 2 | ECN (default 0)", 0, 0 },           \
+	{ 0, "sl", IX_OPT_STRING, offsetof(type, m.sl), "N",                            \
+	  "rdma: service level / priority 0-15 (default 0)", 0, 0 },                      \
+	{ 0, "mtu", IX_OPT_UINT, offsetof(type, m.mtu), "BYTES",                        \
+	  "rdma: cap the path MTU: 256, 512, 1024, 2048 or 4096", 256, 4096 },            \
+	{ 0, "numa", IX_OPT_STRING, offsetof(type, m.numa), "NODE",                     \
+	  "rdma: buffers and CPUs on NODE, 'device' (default: the NIC's node) or 'none'", 0, 0 }
+/* clang-format on */
+
+struct ix_env;
+/* ixperf bw|lat --path rdma HOST (cmd/rdma.c). iters: 0 = by --time. */
+/* mesh and incast: --op and --qps into rdma on path rdma (where -P,
+ * parallel, must not be set), usage errors for them on other paths. */
+struct ix_transport;
+struct ix_rdma_params;
+int ix_rdma_opts_fill(const struct ix_transport *tp, const char *op, uint64_t qps,
+		      uint64_t parallel, int kind, struct ix_rdma_params *p, struct ix_err *err);
+/* The first --path rdma option set, or NULL (for other paths' checks). */
+const char *ix_rdma_cli_used(const struct ix_rdma_cli *o);
+int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix_rdma_cli *o,
+		int kind, bool bidir, uint64_t iters, const char *host, const struct ix_env *env);
 
 /* Options of the commands that coordinate many agents (mesh, incast). */
 struct ix_coord_opts {
@@ -166,9 +221,10 @@ size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 /* Write a JSON document to the sink (reference stolen). */
 void ix_sink_put_json(struct ix_sink *s, json_t *doc);
 
-/* The transport named by --path (NULL = tcp). Paths that other builds or
- * machines provide (rdma, pcie, gpu) are "unavailable" (exit 3), any other
- * name a usage error. */
+/* The transport named by --path (NULL = tcp); "rdma" is a descriptor with
+ * IX_CAP_RDMA and no socket functions (mesh and incast hand it to their
+ * agents). Paths that other builds or machines provide (pcie, gpu) are
+ * "unavailable" (exit 3), any other name a usage error. */
 int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err);
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */

@@ -33,6 +33,8 @@ struct incast_opts {
 	const char *capture;
 	const char *capture_filter;
 	const char *pcap;
+	const char *op;
+	uint64_t qps;
 };
 
 static const struct ix_option incast_options[] = {
@@ -42,7 +44,11 @@ static const struct ix_option incast_options[] = {
 	{ 0, "sweep", IX_OPT_STRING, offsetof(struct incast_opts, sweep), "LIST",
 	  "sender counts, e.g. 1,2,4,8 (default: every sender at once)", 0, 0 },
 	{ 0, "path", IX_OPT_STRING, offsetof(struct incast_opts, path), "PATH",
-	  "stream mode: tcp (default) or udp", 0, 0 },
+	  "stream mode: tcp (default), udp or rdma (on the agents' RDMA devices)", 0, 0 },
+	{ 0, "op", IX_OPT_STRING, offsetof(struct incast_opts, op), "OP",
+	  "rdma: write (default), read, send or write_imm", 0, 0 },
+	{ 0, "qps", IX_OPT_UINT, offsetof(struct incast_opts, qps), "N",
+	  "rdma: queue pairs per sender (default 1)", 1, 256 },
 	{ 't', "time", IX_OPT_SECONDS, offsetof(struct incast_opts, time_s), "SECONDS",
 	  "stream mode: measured time per step (default 5)", 0.01, 3600 },
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(struct incast_opts, warmup_s), "SECONDS",
@@ -121,8 +127,13 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 	if (o->mode && !read && strcmp(o->mode, "stream") != 0)
 		return ix_fail(err, IX_EXIT_USAGE, "invalid value for --mode: '%s' (stream, read)",
 			       o->mode);
-	if (ix_path_lookup(o->path, &tp, err) < 0)
+	if (ix_path_lookup(o->path, &tp, err) < 0 ||
+	    ix_rdma_opts_fill(tp, o->op, o->qps, 0, IX_RDMA_INCAST, &p->rdma, err) < 0)
 		return -1;
+	if ((tp->caps & IX_CAP_RDMA) && (o->rate || o->capture))
+		return ix_fail(err, IX_EXIT_USAGE, "%s does not apply to --path rdma",
+			       o->rate ? "-b/--rate"
+				       : "--capture (RDMA traffic bypasses the kernel)");
 	if (read && !(tp->caps & IX_CAP_BLOCKS))
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "--mode read needs a reliable path (tcp), not '%s'", tp->name);

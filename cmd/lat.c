@@ -10,6 +10,7 @@
 #include "probes/capture.h"
 #include "probes/client.h"
 #include "probes/net.h"
+#include "probes/rdma_setup.h"
 #include "probes/transport.h"
 #include "report/json.h"
 #include "report/text.h"
@@ -23,6 +24,7 @@ struct lat_opts {
 	uint64_t iters;
 	bool busy_poll;
 	double timeout_s;
+	struct ix_rdma_cli r;
 };
 
 static const struct ix_option lat_options[] = {
@@ -34,12 +36,13 @@ static const struct ix_option lat_options[] = {
 	  0 },
 	{ 0, "timeout", IX_OPT_SECONDS, offsetof(struct lat_opts, timeout_s), "SECONDS",
 	  "a reply later than this: UDP counts it lost, TCP fails (default 1)", 0.001, 60 },
+	IX_RDMA_OPTION_ROWS(struct lat_opts, r),
 };
 
 const struct ix_cmd_spec ix_lat_spec = {
 	.name = "lat",
 	.usage = "[OPTIONS] HOST",
-	.summary = "Measure ping-pong latency to an ixperf server over TCP or UDP",
+	.summary = "Measure ping-pong latency to an ixperf server over TCP, UDP or RDMA",
 	.opts = lat_options,
 	.nopts = IX_OPTS_END(lat_options),
 	.epilog = "Figures are one-way latency, RTT/2, as perftest and sockperf report them.\n"
@@ -59,10 +62,20 @@ static int check(const struct lat_opts *o, int argc, char **argv, int pos,
 			       "missing HOST (the machine running 'ixperf server')");
 	if (pos + 1 < argc)
 		return ix_fail(err, IX_EXIT_USAGE, "one HOST only; unexpected '%s'", argv[pos + 1]);
-	if (ix_path_lookup(o->c.path, tp, err) < 0)
-		return -1;
 	if (o->iters && o->c.time_s > 0)
 		return ix_fail(err, IX_EXIT_USAGE, "--time and --iters exclude each other");
+	if (o->c.path && strcmp(o->c.path, "rdma") == 0) {
+		if (o->busy_poll || o->timeout_s > 0)
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "--busy-poll and --timeout do not apply to --path rdma (it "
+				       "always polls)");
+		return 0;
+	}
+	if (ix_path_lookup(o->c.path, tp, err) < 0)
+		return -1;
+	if (ix_rdma_cli_used(&o->r))
+		return ix_fail(err, IX_EXIT_USAGE, "%s applies to --path rdma only",
+			       ix_rdma_cli_used(&o->r));
 	if (o->c.size && (o->c.size < (*tp)->min_lat_size || o->c.size > (*tp)->max_msg_size))
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "invalid value for -s/--size: %llu is outside [%llu, %llu] for %s",
@@ -98,6 +111,8 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 	}
 	if (check(&o, argc, argv, pos, &tp, &err) < 0)
 		return ix_report_error("lat", &err);
+	if (o.c.path && strcmp(o.c.path, "rdma") == 0)
+		return ix_rdma_cmd("lat", &o.c, &o.r, IX_RDMA_LAT, false, o.iters, argv[pos], env);
 
 	memset(&p, 0, sizeof(p));
 	p.path = tp->name;

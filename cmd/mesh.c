@@ -38,6 +38,8 @@ struct mesh_opts {
 	bool no_retest;
 	bool live;
 	const char *state;
+	const char *op;
+	uint64_t qps;
 };
 
 static const struct ix_option mesh_options[] = {
@@ -45,7 +47,11 @@ static const struct ix_option mesh_options[] = {
 	{ 0, "test", IX_OPT_STRING, offsetof(struct mesh_opts, test), "WHAT",
 	  "bw, lat, or both (default both)", 0, 0 },
 	{ 0, "path", IX_OPT_STRING, offsetof(struct mesh_opts, path), "PATH",
-	  "transport: tcp (default) or udp", 0, 0 },
+	  "transport: tcp (default), udp or rdma (on the agents' RDMA devices)", 0, 0 },
+	{ 0, "op", IX_OPT_STRING, offsetof(struct mesh_opts, op), "OP",
+	  "rdma: write (default), read, send or write_imm", 0, 0 },
+	{ 0, "qps", IX_OPT_UINT, offsetof(struct mesh_opts, qps), "N",
+	  "rdma: queue pairs per pair for bandwidth (default 1)", 1, 256 },
 	{ 't', "time", IX_OPT_SECONDS, offsetof(struct mesh_opts, time_s), "SECONDS",
 	  "measured time per pair and test (default 2 for bw, 1 for lat)", 0.01, 3600 },
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(struct mesh_opts, warmup_s), "SECONDS",
@@ -346,7 +352,8 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 	else
 		return ix_fail(err, IX_EXIT_USAGE, "invalid value for --test: '%s' (bw, lat, both)",
 			       t);
-	if (ix_path_lookup(o->path, &tp, err) < 0)
+	if (ix_path_lookup(o->path, &tp, err) < 0 ||
+	    ix_rdma_opts_fill(tp, o->op, o->qps, o->parallel, IX_RDMA_MESH, &p->rdma, err) < 0)
 		return -1;
 	if (o->size && (o->size < tp->min_msg_size || o->size > tp->max_msg_size))
 		return ix_fail(err, IX_EXIT_USAGE,

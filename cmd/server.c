@@ -22,6 +22,7 @@ struct server_opts {
 	double idle_s;
 	bool quiet;
 	const char *token_file;
+	const char *rdma_dev;
 	bool help;
 };
 
@@ -44,6 +45,8 @@ static const struct ix_option server_options[] = {
 	  "close control sessions idle this long (default 60)", 1, 86400 },
 	{ 0, "token-file", IX_OPT_STRING, offsetof(struct server_opts, token_file), "FILE",
 	  "require clients and coordinators to prove this shared token (mode 600)", 0, 0 },
+	{ 0, "rdma-dev", IX_OPT_STRING, offsetof(struct server_opts, rdma_dev), "DEV",
+	  "RDMA device for --path rdma tests (default: the one on the client's route)", 0, 0 },
 	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
 	  "log nothing but errors", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
@@ -118,6 +121,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.limits.max_rate_bps = o.max_rate;
 	cfg.handshake_s = 5;
 	cfg.idle_s = o.idle_s;
+	cfg.rdma_dev = o.rdma_dev;
 	cfg.log = log_line;
 	cfg.log_arg = &o;
 	if (ix_token_from_opt(o.token_file, &token, &err) < 0)

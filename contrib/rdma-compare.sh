@@ -15,7 +15,9 @@
 #   -d DEV      RDMA device for perftest on both hosts (perftest -d)
 #   -x INDEX    RoCE GID index for perftest (ixperf chooses its own GID)
 #   -s BYTES    message size (default 65536 for bandwidth, 2 for latency)
-#   -D SECONDS  duration of each run (default 5)
+#   -D SECONDS  duration of each bandwidth run (default 5)
+#   -n ITERS    round trips of each latency run (default 100000; perftest
+#               prints percentiles only when counting iterations)
 #   -r RUNS     runs of each tool, alternating (default 3)
 #
 # Environment: IXPERF (default ixperf), IXPERF_ARGS (extra ixperf options),
@@ -28,17 +30,18 @@
 set -euo pipefail
 
 usage() {
-	sed -n '2,27p' "$0"
+	sed -n "2,29p" "$0"
 	exit 2
 }
 
-DEV= GIDX= SIZE= DUR=5 RUNS=3
-while getopts "d:x:s:D:r:h" o; do
+DEV= GIDX= SIZE= DUR=5 RUNS=3 ITERS=100000
+while getopts "d:x:s:D:n:r:h" o; do
 	case $o in
 	d) DEV=$OPTARG ;;
 	x) GIDX=$OPTARG ;;
 	s) SIZE=$OPTARG ;;
 	D) DUR=$OPTARG ;;
+	n) ITERS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	*) usage ;;
 	esac
@@ -52,6 +55,7 @@ PT_OPTS=()
 [ -n "$GIDX" ] && PT_OPTS+=(-x "$GIDX")
 read -r -a PT_EXTRA <<<"${PERFTEST_ARGS:-}"
 read -r -a IX_EXTRA <<<"${IXPERF_ARGS:-}"
+[ -n "$DEV" ] && IX_EXTRA+=(--ib-dev "$DEV")
 PT_OPTS+=("${PT_EXTRA[@]}")
 
 for t in ib_write_bw ib_read_bw ib_send_bw ib_write_lat ib_read_lat ib_send_lat jq; do
@@ -78,7 +82,7 @@ fi
 ssh -o BatchMode=yes "$PEER" true || { echo "rdma-compare: cannot ssh to $PEER without a password" >&2; exit 1; }
 
 # The ixperf agent on PEER for the whole comparison.
-AGENT_PID=$(ssh -o BatchMode=yes "$PEER" "nohup $IX server -p 5399 >/dev/null 2>&1 & echo \$!")
+AGENT_PID=$(ssh -o BatchMode=yes "$PEER" "nohup $IX server -p 5399 ${DEV:+--rdma-dev $DEV} >/dev/null 2>&1 & echo \$!")
 sleep 1
 
 median() {
@@ -90,13 +94,19 @@ median() {
 # perftest TOOL SIZE: one run, prints two figures (Gbit/s and Mpps, or
 # t_typical and t_99 in us).
 perftest() {
-	local tool=$1 size=$2 out
-	ssh -o BatchMode=yes "$PEER" "$tool ${PT_OPTS[*]} -s $size -D $DUR -F >/dev/null 2>&1 &"
+	local tool=$1 size=$2 out run
+	# Bandwidth in Gbit/s by duration; latency by iterations, where
+	# perftest prints t_typical and the 99th percentile.
+	case $tool in
+	*_bw) run=(-D "$DUR" --report_gbits) ;;
+	*_lat) run=(-n "$ITERS") ;;
+	esac
+	ssh -o BatchMode=yes "$PEER" "$tool ${PT_OPTS[*]} -s $size ${run[*]} -F >/dev/null 2>&1 &"
 	sleep 1
-	out=$("$tool" "${PT_OPTS[@]}" -s "$size" -D "$DUR" -F "$PEER" 2>/dev/null) || return 1
+	out=$("$tool" "${PT_OPTS[@]}" -s "$size" "${run[@]}" -F "$PEER" 2>/dev/null) || return 1
 	case $tool in
 	*_bw) echo "$out" | awk -v s="$size" '$1 == s { print $4, $5 }' | tail -n 1 ;;
-	*_lat) echo "$out" | awk -v s="$size" '$1 == s { print $5, $7 }' | tail -n 1 ;;
+	*_lat) echo "$out" | awk -v s="$size" '$1 == s { print $5, $8 }' | tail -n 1 ;;
 	esac
 }
 
@@ -105,9 +115,9 @@ ixrun() {
 	local op=$1 kind=$2 size=$3
 	if [ "$kind" = bw ]; then
 		"$IX" bw --path rdma --op "$op" -s "$size" -t "$DUR" -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
-			jq -r '.results[0] | "\(.forward.bits_per_second / 1e9) \(.rdma.message_rate / 1e6)"'
+			jq -r '.results[0] | "\(.rdma.bits_per_second / 1e9) \(.rdma.message_rate / 1e6)"'
 	else
-		"$IX" lat --path rdma --op "$op" -s "$size" -t "$DUR" -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
+		"$IX" lat --path rdma --op "$op" -s "$size" -n "$ITERS" -w 0 -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
 			jq -r '.results[0].stats | "\(.p50_ns / 1e3) \(.p99_ns / 1e3)"'
 	fi
 }

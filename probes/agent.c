@@ -17,6 +17,7 @@
 #include "probes/clock.h"
 #include "probes/net.h"
 #include "probes/proto.h"
+#include "probes/rdma_session.h"
 #include "probes/sampler.h"
 #include "probes/transport.h"
 
@@ -328,6 +329,31 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 	return rc;
 }
 
+/* An RDMA test: the exchange and both engines live in rdma_session.c. */
+static int serve_rdma(struct session *ss, json_t *req)
+{
+	struct ix_agent *a = ss->a;
+	struct ix_rdma_dev dev;
+	struct ix_rdma_serve_cfg cfg = { .dev = &dev,
+					 .devname = a->cfg.rdma_dev,
+					 .limits = { .max_qps = a->cfg.limits.max_streams,
+						     .max_duration_s =
+							     a->cfg.limits.max_duration_s } };
+	int rc;
+
+	if (claim_test_slot(a) < 0)
+		return ix_fail(&ss->err, IX_EXIT_FAIL, "server busy: %u tests already running",
+			       a->cfg.max_tests);
+	logf_(a, "%s: rdma test", ss->peer);
+	rc = ix_rdma_hw_dev_new(&dev, NULL, &ss->err);
+	if (rc == 0) {
+		rc = ix_rdma_serve(ss->fd, req, &cfg, &ss->err);
+		ix_rdma_hw_dev_free(&dev);
+	}
+	release_test(a, NULL, false);
+	return rc;
+}
+
 static int serve_test(struct session *ss, json_t *req)
 {
 	struct ix_agent *a = ss->a;
@@ -347,6 +373,8 @@ static int serve_test(struct session *ss, json_t *req)
 	int rc = -1;
 
 	memset(&t, 0, sizeof(t));
+	if (kind && strcmp(kind, "rdma") == 0)
+		return serve_rdma(ss, req);
 	is_bw = kind && strcmp(kind, "bw") == 0;
 	if (is_bw) {
 		if (ix_wire_parse_bw(json_object_get(req, "bw"), &a->cfg.limits, &bw, &ss->err) < 0)

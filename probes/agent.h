@@ -21,6 +21,7 @@ struct ix_agent_config {
 	const struct ix_token *token; /* shared token; NULL or unset = none */
 	double handshake_s;           /* first frame must arrive within this */
 	double idle_s;                /* a control session idle this long is closed */
+	const char *rdma_dev;         /* RDMA device for --path rdma tests, NULL: choose */
 	/* Log sink (the command prints; the agent never does). */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;

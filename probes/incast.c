@@ -51,7 +51,8 @@ static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 		struct ix_run_job job = { .kind = IX_RUN_BW,
 					  .targets = &hosts->v[p->receiver],
 					  .ntargets = 1,
-					  .bw = &p->bw };
+					  .bw = &p->bw,
+					  .rdma = &p->rdma };
 		jobs[i].peer = sender_host(p, i);
 		jobs[i].run = ix_runner_request(&job);
 	}

@@ -85,7 +85,8 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 					  .targets = &r->hosts->v[pairs[i].b],
 					  .ntargets = 1,
 					  .bw = &p->bw,
-					  .lat = &p->lat };
+					  .lat = &p->lat,
+					  .rdma = &p->rdma };
 		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
 
 		if (r->node_error[pairs[i].a] || r->node_error[pairs[i].b]) {

@@ -9,6 +9,7 @@
 #include "probes/analysis.h"
 #include "probes/hostlist.h"
 #include "probes/probe.h"
+#include "probes/rdma_setup.h"
 
 enum ix_mesh_test {
 	IX_MESH_BW = 1u << 0,
@@ -23,6 +24,7 @@ struct ix_mesh_params {
 	struct ix_bw_params bw;
 	struct ix_lat_params lat;
 	struct ix_mesh_rules rules;
+	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
 };
 
 #define IX_MESH_MAX_FAILURES 1024 /* pair failures kept with their reason */
@@ -79,6 +81,7 @@ struct ix_incast_params {
 	uint32_t nsweep;
 	struct ix_bw_params bw; /* stream mode */
 	struct ix_read_params read;
+	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
 };
 
 struct ix_incast_flow {

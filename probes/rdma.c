@@ -59,7 +59,7 @@ static int poll_cq(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err
 					     .byte_len = vw[i].byte_len,
 					     .is_recv = vw[i].recv };
 	if (hw->watch_writes && n < max && hw->size) {
-		uint8_t now = ix_verbs_buffer(hw->v)[hw->size - 1];
+		uint8_t now = ix_verbs_buffer(hw->v)[2 * (uint64_t)hw->size - 1];
 
 		if (now != hw->last_seen) {
 			hw->last_seen = now;

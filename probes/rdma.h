@@ -16,7 +16,11 @@ struct ix_rdma_hw {
 	struct ix_verbs *v;
 	uint32_t size; /* message size: receives and watched writes */
 	enum ix_rdma_opcode opcode;
-	bool watch_writes; /* write latency: a peer's write shows as its last byte */
+	/* Write latency, as perftest's write_lat: the buffer holds two
+	 * messages; this end writes from the first into the peer's second
+	 * (ix_verbs_remote_offset) and watches the last byte of its own second
+	 * for the peer's writes, so its own stores are never taken for them. */
+	bool watch_writes;
 	uint8_t last_seen;
 };
 

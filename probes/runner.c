@@ -8,6 +8,7 @@
 #include "probes/blockread.h"
 #include "probes/client.h"
 #include "probes/clock.h"
+#include "probes/rdma_session.h"
 #include "probes/runner.h"
 
 #define MAX_DELAY_US 60000000
@@ -29,6 +30,14 @@ json_t *ix_runner_request(const struct ix_run_job *job)
 		json_object_set_new(run, "lat", ix_wire_lat_params(job->lat));
 	else
 		json_object_set_new(run, "block", ix_wire_read_params(job->read));
+	if (job->rdma && job->kind != IX_RUN_READ &&
+	    strcmp(job->kind == IX_RUN_BW ? job->bw->path : job->lat->path, "rdma") == 0)
+		json_object_set_new(run, "rdma",
+				    json_pack("{s:s,s:i,s:i,s:i}", "op",
+					      ix_rdma_op_name(job->rdma->op), "qps",
+					      (int)(job->rdma->qps ? job->rdma->qps : 1),
+					      "traffic_class", job->rdma->traffic_class,
+					      "service_level", job->rdma->service_level));
 	return run;
 }
 
@@ -148,6 +157,97 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	return rc;
 }
 
+/* A number in [lo, hi] from a RUN member; missing is 0 when optional. */
+static int rnum(json_t *o, const char *k, double lo, double hi, bool optional, double *out,
+		struct ix_err *err)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v && optional) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: '%s' is missing or outside [%g, %g]", k,
+			       lo, hi);
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* The RDMA test of a bw or lat job on path "rdma". */
+static int rdma_params(const struct ix_runner_ctx *ctx, json_t *run, bool bw,
+		       struct ix_rdma_params *p, struct ix_err *err)
+{
+	json_t *t = json_object_get(run, bw ? "bw" : "lat"), *r = json_object_get(run, "rdma");
+	double size, dur, warm, iters = 0, qps, tc, sl;
+	double max = ctx->limits->max_duration_s > 0 ? ctx->limits->max_duration_s : 86400;
+	int op = ix_rdma_op_parse(json_string_value(json_object_get(r, "op")) ?: "");
+
+	if (!json_is_object(t) || !json_is_object(r) || op < 0)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job needs '%s' and 'rdma.op'",
+			       bw ? "bw" : "lat");
+	if (rnum(t, "msg_size", 1, (double)IX_RDMA_MAX_MSG, false, &size, err) < 0 ||
+	    rnum(t, "duration", 0, max, false, &dur, err) < 0 ||
+	    rnum(t, "warmup", 0, 3600, false, &warm, err) < 0 ||
+	    (!bw && rnum(t, "iters", 0, 1e12, true, &iters, err) < 0) ||
+	    rnum(r, "qps", 1, IX_RDMA_MAX_QPS, false, &qps, err) < 0 ||
+	    rnum(r, "traffic_class", 0, 255, true, &tc, err) < 0 ||
+	    rnum(r, "service_level", 0, 15, true, &sl, err) < 0)
+		return -1;
+	if (dur + warm > max)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: longer than this agent's limit of %.0f s",
+			       max);
+	ix_rdma_params_init(p, bw ? IX_RDMA_MESH : IX_RDMA_LAT, (enum ix_rdma_op)op);
+	p->msg_size = (uint64_t)size;
+	p->iterations = (uint64_t)iters;
+	p->duration_s = iters > 0 ? 0 : dur;
+	p->warmup_s = warm;
+	p->qps = bw ? (uint32_t)qps : 1;
+	p->traffic_class = (uint8_t)tc;
+	p->service_level = (uint8_t)sl;
+	return 0;
+}
+
+/* An RDMA bw or lat test towards one peer, reported like a socket one. */
+static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_rdma_params p;
+	struct ix_rdma_result r;
+	struct ix_rdma_summary s;
+	struct ix_rdma_dev dev;
+	int rc;
+
+	if (rdma_params(ctx, run, bw, &p, err) < 0)
+		return REFUSED;
+	if (n != 1)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
+	sleep_until(start);
+	ix_rdma_result_init(&r, &p);
+	rc = ix_client_connect(&c, terr);
+	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, terr)) == 0) {
+		ix_rdma_result_free(&r);
+		rc = ix_rdma_client_run(&c, &dev, NULL, 0, &p, &r, terr);
+		ix_rdma_hw_dev_free(&dev);
+	}
+	ix_client_close(&c);
+	if (bw) {
+		ix_rdma_summarize(&r, &s);
+		json_object_set_new(rep, "bw",
+				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
+					      (json_int_t)s.bytes, "seconds", s.seconds));
+	} else {
+		struct ix_lat_result lr;
+
+		memset(&lr, 0, sizeof(lr));
+		lr.stats = r.lat.stats;
+		json_object_set_new(rep, "lat", report_lat(&lr));
+	}
+	ix_rdma_result_free(&r);
+	return rc;
+}
+
 /* Synchronised reads from the senders. */
 static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
@@ -184,6 +284,9 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 	rep = json_object();
 	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0)
 		rc = REFUSED;
+	else if ((strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0) &&
+		 json_object_get(run, "rdma"))
+		rc = run_rdma(ctx, run, kind[0] == 'b', tg, n, start, rep, &terr, err);
 	else if (strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0)
 		rc = run_pair(ctx, run, kind[0] == 'b', tg, n, start, rep, &terr, err);
 	else if (strcmp(kind, "read") == 0)

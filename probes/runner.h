@@ -5,7 +5,8 @@
  * message bodies live here.
  *
  *   RUN    { kind: "bw" | "lat" | "read", targets: [{host, port}, ...],
- *            bw | lat | block: <parameters as in TEST>, delay_us }
+ *            bw | lat | block: <parameters as in TEST>, delay_us,
+ *            rdma: {op, qps, traffic_class, service_level} with path "rdma" }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
  *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures> }
@@ -18,6 +19,7 @@
 #include "probes/err.h"
 #include "probes/hostlist.h"
 #include "probes/probe.h"
+#include "probes/rdma_setup.h"
 #include "probes/wire.h"
 
 struct ix_token;
@@ -35,6 +37,9 @@ struct ix_run_job {
 	const struct ix_bw_params *bw;
 	const struct ix_lat_params *lat;
 	const struct ix_read_params *read;
+	/* bw and lat on path "rdma": the operation, QPs, traffic class and
+	 * service level (the rest comes from bw or lat). */
+	const struct ix_rdma_params *rdma;
 };
 
 /* What a coordinator gets back. */

@@ -26,6 +26,7 @@ enum ix_cap {
 	IX_CAP_NEEDS_RATE = 1u << 4, /* sender must be paced (no flow control) */
 	IX_CAP_EOF = 1u << 5,        /* the receiver sees the sender's end in band */
 	IX_CAP_BLOCKS = 1u << 6,     /* serves requested blocks (synchronised reads) */
+	IX_CAP_RDMA = 1u << 7,       /* the agents' RDMA devices (rdma_session.c); no socket data */
 };
 
 /* Counters a data thread publishes; the engine samples them for intervals. */

@@ -25,6 +25,7 @@ struct ix_verbs {
 	uint32_t inline_max;
 	uint64_t raddr; /* the peer's buffer, from ix_verbs_connect */
 	uint32_t rrkey;
+	uint64_t roff; /* added to the offset on the peer's side */
 };
 
 static const char *const check_hint =
@@ -53,6 +54,89 @@ int ix_verbs_devices(char (*names)[64], size_t max, size_t *n, struct ix_err *er
 static const char *port_state(enum ibv_port_state s)
 {
 	return ibv_port_state_str(s);
+}
+
+/* Devices do not report their inline limit: create RC QPs asking for less
+ * and less until one is accepted, as perftest does. */
+static uint32_t probe_inline(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq = pd ? ibv_create_cq(ctx, 1, NULL, NULL, 0) : NULL;
+	uint32_t got = 0;
+
+	for (uint32_t want = 1024; cq && want >= 16 && !got; want /= 2) {
+		struct ibv_qp_init_attr ia = { .send_cq = cq,
+					       .recv_cq = cq,
+					       .qp_type = IBV_QPT_RC,
+					       .cap = { .max_send_wr = 1,
+							.max_recv_wr = 1,
+							.max_send_sge = 1,
+							.max_recv_sge = 1,
+							.max_inline_data = want } };
+		struct ibv_qp *qp = ibv_create_qp(pd, &ia);
+
+		if (qp) {
+			got = ia.cap.max_inline_data >= want ? ia.cap.max_inline_data : want;
+			ibv_destroy_qp(qp);
+		}
+	}
+	if (cq)
+		ibv_destroy_cq(cq);
+	if (pd)
+		ibv_dealloc_pd(pd);
+	return got;
+}
+
+int ix_verbs_ports(struct ix_verbs_port *out, size_t max, size_t *n, struct ix_err *err)
+{
+	char names[16][64];
+	size_t ndev;
+	int count = 0;
+	struct ibv_device **list;
+
+	*n = 0;
+	if (ix_verbs_devices(names, 16, &ndev, err) < 0)
+		return -1;
+	list = ibv_get_device_list(&count);
+	for (int i = 0; list && i < count && *n < max; i++) {
+		struct ibv_context *ctx = ibv_open_device(list[i]);
+		struct ibv_device_attr da;
+		uint32_t inl;
+
+		if (!ctx)
+			continue;
+		if (ibv_query_device(ctx, &da) != 0)
+			da.phys_port_cnt = 0;
+		inl = da.phys_port_cnt ? probe_inline(ctx) : 0;
+		for (unsigned p = 1; p <= da.phys_port_cnt && *n < max; p++) {
+			struct ibv_port_attr pa;
+			struct ix_verbs_port *o = &out[*n];
+
+			if (ibv_query_port(ctx, (uint8_t)p, &pa) != 0)
+				continue;
+			memset(o, 0, sizeof(*o));
+			snprintf(o->dev, sizeof(o->dev), "%s", ibv_get_device_name(list[i]));
+			o->port = p;
+			o->active = pa.state == IBV_PORT_ACTIVE;
+			snprintf(o->state, sizeof(o->state), "%s", port_state(pa.state));
+			o->ethernet = pa.link_layer == IBV_LINK_LAYER_ETHERNET;
+			o->lid = pa.lid;
+			o->active_mtu = (int)pa.active_mtu;
+			o->max_qp_wr = (uint32_t)da.max_qp_wr;
+			o->max_sge = (uint32_t)da.max_sge;
+			o->max_qp = (uint32_t)(da.max_qp < IX_VERBS_MAX_QPS ? da.max_qp
+									    : IX_VERBS_MAX_QPS);
+			o->max_qp_rd_atom = (uint32_t)da.max_qp_rd_atom;
+			o->max_inline = inl;
+			o->max_mr_size = da.max_mr_size;
+			o->max_msg_size = pa.max_msg_sz;
+			(*n)++;
+		}
+		ibv_close_device(ctx);
+	}
+	if (list)
+		ibv_free_device_list(list);
+	return 0;
 }
 
 /* The device and port to use: the asked ones, or the first ACTIVE port. */
@@ -267,8 +351,9 @@ int ix_verbs_post_send(struct ix_verbs *v, uint32_t qp, enum ix_verbs_op op, uin
 	wr.opcode = codes[op];
 	wr.send_flags = (signaled ? IBV_SEND_SIGNALED : 0) |
 			(use_inline && length <= v->inline_max ? IBV_SEND_INLINE : 0);
-	/* Writes and reads land at the same offset of the peer's buffer. */
-	wr.wr.rdma.remote_addr = v->raddr + offset;
+	/* Writes and reads land at the same offset of the peer's buffer,
+	 * shifted by roff. */
+	wr.wr.rdma.remote_addr = v->raddr + offset + v->roff;
 	wr.wr.rdma.rkey = v->rrkey;
 	if (op == IX_VERBS_WRITE_IMM)
 		wr.imm_data = (uint32_t)wr_id;
@@ -316,6 +401,11 @@ int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *out, int max, struct i
 	return n;
 }
 
+void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off)
+{
+	v->roff = off;
+}
+
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v)
 {
 	return v->buf;
@@ -352,6 +442,14 @@ static int unavailable(struct ix_err *err)
 int ix_verbs_devices(char (*names)[64], size_t max, size_t *n, struct ix_err *err)
 {
 	(void)names;
+	(void)max;
+	*n = 0;
+	return unavailable(err);
+}
+
+int ix_verbs_ports(struct ix_verbs_port *out, size_t max, size_t *n, struct ix_err *err)
+{
+	(void)out;
 	(void)max;
 	*n = 0;
 	return unavailable(err);
@@ -407,6 +505,12 @@ int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *wc, int max, struct ix
 	(void)wc;
 	(void)max;
 	return unavailable(err);
+}
+
+void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off)
+{
+	(void)v;
+	(void)off;
 }
 
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v)

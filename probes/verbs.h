@@ -70,7 +70,26 @@ struct ix_verbs_path {
 	uint8_t max_rd_atomic; /* RDMA reads in flight per QP */
 };
 
+/* One port of one device, with what the test parameters are checked
+ * against (ibv_query_device, ibv_query_port). */
+struct ix_verbs_port {
+	char dev[64];
+	unsigned port;
+	bool active; /* IBV_PORT_ACTIVE */
+	char state[24];
+	bool ethernet;
+	uint16_t lid;
+	int active_mtu;
+	uint32_t max_qp_wr, max_sge, max_qp, max_qp_rd_atom;
+	uint32_t max_inline; /* the largest inline size an RC QP accepts, found by trying */
+	uint64_t max_mr_size, max_msg_size;
+};
+
 struct ix_verbs;
+
+/* Every port of every device (at most max), or IX_EXIT_UNAVAILABLE as
+ * ix_verbs_devices says it. */
+int ix_verbs_ports(struct ix_verbs_port *out, size_t max, size_t *n, struct ix_err *err);
 
 /* The RDMA devices present (names), or IX_EXIT_UNAVAILABLE with one
  * sentence saying which and what to check. */
@@ -82,6 +101,9 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 /* INIT -> RTR -> RTS against the peer's queue pairs. */
 int ix_verbs_connect(struct ix_verbs *v, const struct ix_verbs_remote *r,
 		     const struct ix_verbs_path *p, struct ix_err *err);
+/* Writes and reads address the peer's buffer at the local offset plus
+ * off (0 unless set; write latency uses the peer's second half). */
+void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off);
 /* One work request on queue pair qp of length bytes at offset; signaled
  * asks for a completion. */
 int ix_verbs_post_send(struct ix_verbs *v, uint32_t qp, enum ix_verbs_op op, uint64_t offset,

@@ -191,18 +191,22 @@ static json_t *hist_json(const struct ix_hist *h)
 			 "buckets", b);
 }
 
+json_t *ix_json_lat_stats(const struct ix_lat_stats *s)
+{
+	if (!s->valid)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:b}", "count",
+			 (json_int_t)s->count, "min_ns", (json_int_t)s->min, "max_ns",
+			 (json_int_t)s->max, "mean_ns", s->mean, "stdev_ns", s->stdev, "p50_ns",
+			 (json_int_t)s->p50, "p90_ns", (json_int_t)s->p90, "p99_ns",
+			 (json_int_t)s->p99, "p99_9_ns", (json_int_t)s->p999, "p99_99_ns",
+			 (json_int_t)s->p9999, "exact", s->exact);
+}
+
 json_t *ix_json_lat(const struct ix_lat_result *r)
 {
-	const struct ix_lat_stats *s = &r->stats;
-	json_t *stats = json_null(), *o;
+	json_t *stats = ix_json_lat_stats(&r->stats), *o;
 
-	if (s->valid)
-		stats = json_pack("{s:I,s:I,s:I,s:f,s:f,s:I,s:I,s:I,s:I,s:I,s:b}", "count",
-				  (json_int_t)s->count, "min_ns", (json_int_t)s->min, "max_ns",
-				  (json_int_t)s->max, "mean_ns", s->mean, "stdev_ns", s->stdev,
-				  "p50_ns", (json_int_t)s->p50, "p90_ns", (json_int_t)s->p90,
-				  "p99_ns", (json_int_t)s->p99, "p99_9_ns", (json_int_t)s->p999,
-				  "p99_99_ns", (json_int_t)s->p9999, "exact", s->exact);
 	o = json_pack(
 		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:I,s:f,s:f,s:b,s:f},s:s,s:s,s:I,s:I,s:f,s:o,s:o,"
 		"s:{s:o,s:o}}",

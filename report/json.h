@@ -16,6 +16,8 @@ json_t *ix_json_document(const char *command, int argc, char **argv, json_t *res
 			 const char *error);
 json_t *ix_json_bw(const struct ix_bw_result *r);
 json_t *ix_json_lat(const struct ix_lat_result *r);
+/* Latency statistics (lat_stats in the schema), null when there is none. */
+json_t *ix_json_lat_stats(const struct ix_lat_stats *s);
 json_t *ix_json_opt_u64(struct ix_opt_u64 v);
 json_t *ix_json_opt_f64(struct ix_opt_f64 v);
 

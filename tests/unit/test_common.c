@@ -378,9 +378,14 @@ Test(path, lookup)
 	cr_assert_eq(tp, &ix_udp_transport);
 	cr_assert_eq(ix_path_lookup(NULL, &tp, &err), 0, "no --path: the default");
 	cr_assert_eq(tp, &ix_tcp_transport);
-	cr_assert_eq(ix_path_lookup("rdma", &tp, &err), -1);
+	/* rdma: a descriptor for mesh and incast, whose agents run it. */
+	cr_assert_eq(ix_path_lookup("rdma", &tp, &err), 0);
+	cr_assert_str_eq(tp->name, "rdma");
+	cr_assert(tp->caps & IX_CAP_RDMA);
+	cr_assert_null(tp->send, "no socket data path");
+	cr_assert_eq(ix_path_lookup("pcie", &tp, &err), -1);
 	cr_assert_eq(err.code, IX_EXIT_UNAVAILABLE, "a known path not built here");
-	cr_assert_not_null(strstr(err.msg, "rdma"));
+	cr_assert_not_null(strstr(err.msg, "pcie"));
 	cr_assert_eq(ix_path_lookup("carrier-pigeon", &tp, &err), -1);
 	cr_assert_eq(err.code, IX_EXIT_USAGE);
 	cr_assert_not_null(strstr(err.msg, "carrier-pigeon"));

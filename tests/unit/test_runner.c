@@ -142,3 +142,84 @@ Test(report, malformed_is_refused)
 	json_decref(a);
 	json_decref(b);
 }
+
+Test(request, rdma_jobs_carry_the_operation_and_qps)
+{
+	struct ix_host h = { "node07", 6000 };
+	struct ix_bw_params p = bw();
+	struct ix_rdma_params rp;
+	struct ix_run_job job = {
+		.kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p, .rdma = &rp
+	};
+	json_t *run, *r;
+
+	ix_rdma_params_init(&rp, IX_RDMA_MESH, IX_RDMA_OP_READ);
+	rp.qps = 4;
+	rp.traffic_class = 106;
+	run = ix_runner_request(&job);
+	cr_assert_null(json_object_get(run, "rdma"), "a tcp job has no rdma member");
+	json_decref(run);
+	p.path = "rdma";
+	run = ix_runner_request(&job);
+	r = json_object_get(run, "rdma");
+	cr_assert_str_eq(json_string_value(json_object_get(r, "op")), "read");
+	cr_assert_eq(json_integer_value(json_object_get(r, "qps")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(r, "traffic_class")), 106);
+	json_decref(run);
+}
+
+Test(run, refuses_malformed_rdma_jobs)
+{
+	const char *bwj = "\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":1,"
+			  "\"warmup\":0}";
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],%s,"
+		 "\"rdma\":{\"op\":\"swap\",\"qps\":1}}",
+		 bwj);
+	refused(text, "rdma.op");
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],%s,"
+		 "\"rdma\":{\"op\":\"write\",\"qps\":100000}}",
+		 bwj);
+	refused(text, "'qps'");
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1},"
+		 "{\"host\":\"b\",\"port\":1}],%s,\"rdma\":{\"op\":\"write\",\"qps\":1}}",
+		 bwj);
+	refused(text, "one target");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":59,\"warmup\":2},"
+		"\"rdma\":{\"op\":\"write\",\"qps\":1}}",
+		"limit of 60 s");
+	refused("{\"kind\":\"lat\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"lat\":{\"path\":\"rdma\",\"msg_size\":0,\"duration\":1,\"warmup\":0},"
+		"\"rdma\":{\"op\":\"send\",\"qps\":1}}",
+		"'msg_size'");
+}
+
+Test(run, an_rdma_job_towards_a_dead_peer_is_a_failed_report)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	struct ix_host h = { "127.0.0.1", 1 };
+	struct ix_lat_params lp = { .path = "rdma", .msg_size = 8, .duration_s = 1 };
+	struct ix_rdma_params rp;
+	struct ix_run_job job = {
+		.kind = IX_RUN_LAT, .targets = &h, .ntargets = 1, .lat = &lp, .rdma = &rp
+	};
+	struct ix_err err = { 0 };
+	struct ix_run_figures f;
+	json_t *run, *rep;
+
+	ix_rdma_params_init(&rp, IX_RDMA_LAT, IX_RDMA_OP_SEND);
+	run = ix_runner_request(&job);
+	rep = ix_runner_run(&ctx, run, &err);
+	cr_assert_not_null(rep, "%s", err.msg);
+	cr_assert_eq(ix_runner_parse_report(rep, &f), 0);
+	cr_assert_not(f.ok);
+	cr_assert_not(f.lat.valid);
+	cr_assert_not_null(strstr(f.error, "cannot connect"), "%s", f.error);
+	json_decref(run);
+	json_decref(rep);
+}
