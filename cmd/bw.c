@@ -156,6 +156,21 @@ static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 	return 0;
 }
 
+/* --path pcie is another test (this host's GPUs, no server) with options of
+ * its own: it is found before bw's options are parsed. */
+static bool path_is_pcie(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--path=pcie") == 0 ||
+		    (strcmp(argv[i], "--path") == 0 && i + 1 < argc &&
+		     strcmp(argv[i + 1], "pcie") == 0))
+			return true;
+	}
+	return false;
+}
+
 int cmd_bw(int argc, char **argv, const struct ix_env *env)
 {
 	struct bw_opts o = { .interval_s = -1, .c.warmup_s = -1 };
@@ -176,6 +191,8 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	bool help;
 	int pos, rc = IX_EXIT_OK;
 
+	if (path_is_pcie(argc, argv))
+		return ix_gpu_cmd_pcie(argc, argv, env);
 	if (ix_opts_parse(&ix_bw_spec, argc, argv, &o, &pos, &help, &err) < 0)
 		return ix_report_error("bw", &err);
 	if (help) {

@@ -45,6 +45,7 @@ int cmd_post(int argc, char **argv, const struct ix_env *env);
 int cmd_top(int argc, char **argv, const struct ix_env *env);
 int cmd_topo(int argc, char **argv, const struct ix_env *env);
 int cmd_wire(int argc, char **argv, const struct ix_env *env);
+int cmd_gpu(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
@@ -59,6 +60,13 @@ extern const struct ix_cmd_spec ix_post_spec;
 extern const struct ix_cmd_spec ix_top_spec;
 extern const struct ix_cmd_spec ix_topo_spec;
 extern const struct ix_cmd_spec ix_wire_spec;
+extern const struct ix_cmd_spec ix_gpu_spec;
+
+/* ixperf bw --path pcie: the host <-> GPU tests of ixperf gpu over each
+ * GPU's PCIe link (cmd/gpu.c). argv is bw's (argv[0] "bw"); it takes
+ * --path pcie, the GPU options (--backend, --gpus, -s, -i, --samples, -w),
+ * -J and -o, and reports errors as "ixperf bw". */
+int ix_gpu_cmd_pcie(int argc, char **argv, const struct ix_env *env);
 
 /* The HTML report of a document, with the run documents in history_dir
  * (NULL: none) that are older than it as trends (cmd/report.c). */

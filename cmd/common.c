@@ -275,6 +275,7 @@ void ix_sink_put_json(struct ix_sink *s, json_t *doc)
 int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err)
 {
 	static const char *const elsewhere[] = { "pcie", "gpu", NULL };
+	static const char *const where[] = { "ixperf bw --path pcie or ixperf gpu", "ixperf gpu" };
 
 	/* The coordinator of mesh and incast needs no device itself: its
 	 * agents run the tests on theirs (rdma_session.c) and say when they
@@ -294,10 +295,12 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 		*tp = &rdma;
 		return 0;
 	}
+	/* The GPU paths take no server: bw reaches pcie before its options,
+	 * and the GPU tests are ixperf gpu's. */
 	for (size_t i = 0; elsewhere[i]; i++)
 		if (strcmp(name, elsewhere[i]) == 0)
-			return ix_fail(err, IX_EXIT_UNAVAILABLE,
-				       "path '%s' is not available in this build", name);
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "--path %s is not a network path: use %s", name, where[i]);
 	return ix_fail(err, IX_EXIT_USAGE, "invalid value for --path: '%s' (tcp, udp or rdma)",
 		       name);
 }

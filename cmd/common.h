@@ -113,7 +113,7 @@ struct ix_client_opts {
 struct ix_rdma_cli {
 	const char *op;
 	uint64_t qps, tx_depth, rx_depth, cq_mod, rd_atom, mtu, ib_port;
-	const char *inline_size, *gid_index, *gid_type, *tclass, *sl, *dev, *numa;
+	const char *inline_size, *gid_index, *gid_type, *tclass, *sl, *dev, *numa, *gpu;
 };
 
 /* clang-format off */
@@ -147,7 +147,9 @@ struct ix_rdma_cli {
 	{ 0, "mtu", IX_OPT_UINT, offsetof(type, m.mtu), "BYTES",                        \
 	  "rdma: cap the path MTU: 256, 512, 1024, 2048 or 4096", 256, 4096 },            \
 	{ 0, "numa", IX_OPT_STRING, offsetof(type, m.numa), "NODE",                     \
-	  "rdma: buffers and CPUs on NODE, 'device' (default: the NIC's node) or 'none'", 0, 0 }
+	  "rdma: buffers and CPUs on NODE, 'device' (default: the NIC's node) or 'none'", 0, 0 }, \
+	{ 0, "gpu", IX_OPT_STRING, offsetof(type, m.gpu), "N",                          \
+	  "rdma: buffers in GPU N's memory (GPUDirect RDMA through a dmabuf)", 0, 0 }
 /* clang-format on */
 
 struct ix_env;
@@ -158,6 +160,8 @@ struct ix_transport;
 struct ix_rdma_params;
 int ix_rdma_opts_fill(const struct ix_transport *tp, const char *op, uint64_t qps,
 		      uint64_t parallel, int kind, struct ix_rdma_params *p, struct ix_err *err);
+/* A GPU index (0 to 63) of option name. */
+int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err);
 /* The first --path rdma option set, or NULL (for other paths' checks). */
 const char *ix_rdma_cli_used(const struct ix_rdma_cli *o);
 int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix_rdma_cli *o,
@@ -223,8 +227,8 @@ void ix_sink_put_json(struct ix_sink *s, json_t *doc);
 
 /* The transport named by --path (NULL = tcp); "rdma" is a descriptor with
  * IX_CAP_RDMA and no socket functions (mesh and incast hand it to their
- * agents). Paths that other builds or machines provide (pcie, gpu) are
- * "unavailable" (exit 3), any other name a usage error. */
+ * agents). "pcie" and "gpu" are usage errors naming the commands that
+ * measure them, as is any other name. */
 int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err);
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */

@@ -125,6 +125,16 @@ static int params_from(const struct ix_client_opts *c, const struct ix_rdma_cli 
 	return gid_opts(o, &p->gid, err);
 }
 
+int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err)
+{
+	long v;
+
+	if (num_opt(s, name, 0, 63, &v, err) < 0)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
 /* Options of the socket paths that mean nothing here. */
 static int refuse_socket_opts(const struct ix_client_opts *c, struct ix_err *err)
 {
@@ -175,12 +185,14 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 	size_t nsizes, done = 0;
 	char devs[1][64];
 	size_t ndev;
-	int rc = IX_EXIT_OK;
+	int rc = IX_EXIT_OK, gpu = -1;
 
 	/* A sweep counts messages per size, as perftest -a does. */
 	if (c->sweep && !iters && c->time_s <= 0)
 		iters = kind == IX_RDMA_LAT ? 1000 : 5000;
-	if (refuse_socket_opts(c, &err) < 0 || params_from(c, o, kind, bidir, iters, &p, &err) < 0)
+	if (refuse_socket_opts(c, &err) < 0 ||
+	    params_from(c, o, kind, bidir, iters, &p, &err) < 0 ||
+	    (o->gpu && ix_parse_gpu_index(o->gpu, "--gpu", &gpu, &err) < 0))
 		return ix_report_error(cmd, &err);
 	/* No device, no driver, no permission: said before any connection. */
 	if (ix_verbs_devices(devs, 1, &ndev, &err) < 0)
@@ -205,7 +217,7 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 		int brc;
 
 		p.msg_size = sizes[i];
-		if (ix_rdma_hw_dev_new(&dev, NULL, &err) < 0) {
+		if (ix_rdma_hw_dev_new(&dev, NULL, gpu, &err) < 0) {
 			rc = ix_report_error(cmd, &err);
 			break;
 		}
@@ -275,6 +287,8 @@ const char *ix_rdma_cli_used(const struct ix_rdma_cli *o)
 		return "--mtu";
 	if (o->numa)
 		return "--numa";
+	if (o->gpu)
+		return "--gpu";
 	return NULL;
 }
 

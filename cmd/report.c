@@ -41,14 +41,15 @@ const struct ix_cmd_spec ix_report_spec = {
 	.summary = "Render saved results again: text, HTML, JSON or CSV",
 	.opts = report_options,
 	.nopts = IX_OPTS_END(report_options),
-	.epilog = "Reads documents saved by 'ixperf run', bw, lat, mesh or incast with --json.\n"
-		  "json: one input is written back validated; several become a JSON array.\n"
-		  "csv: one row per figure: file,key,check,name,value,unit.\n"
-		  "html: one input only.\n"
-		  "Examples:\n"
-		  "  ixperf report nightly.json\n"
-		  "  ixperf report --history results/ -o nightly.html results/latest.json\n"
-		  "  ixperf report --format csv results/*.json > figures.csv\n",
+	.epilog =
+		"Reads documents saved by 'ixperf run', bw, lat, mesh, incast or gpu with --json.\n"
+		"json: one input is written back validated; several become a JSON array.\n"
+		"csv: one row per figure: file,key,check,name,value,unit.\n"
+		"html: one input only.\n"
+		"Examples:\n"
+		"  ixperf report nightly.json\n"
+		"  ixperf report --history results/ -o nightly.html results/latest.json\n"
+		"  ixperf report --format csv results/*.json > figures.csv\n",
 };
 
 enum format { FMT_TEXT, FMT_HTML, FMT_JSON, FMT_CSV };

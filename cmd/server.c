@@ -23,6 +23,7 @@ struct server_opts {
 	bool quiet;
 	const char *token_file;
 	const char *rdma_dev;
+	const char *rdma_gpu;
 	bool help;
 };
 
@@ -47,6 +48,8 @@ static const struct ix_option server_options[] = {
 	  "require clients and coordinators to prove this shared token (mode 600)", 0, 0 },
 	{ 0, "rdma-dev", IX_OPT_STRING, offsetof(struct server_opts, rdma_dev), "DEV",
 	  "RDMA device for --path rdma tests (default: the one on the client's route)", 0, 0 },
+	{ 0, "rdma-gpu", IX_OPT_STRING, offsetof(struct server_opts, rdma_gpu), "N",
+	  "buffers of --path rdma tests in GPU N's memory (GPUDirect RDMA)", 0, 0 },
 	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
 	  "log nothing but errors", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
@@ -122,6 +125,9 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.handshake_s = 5;
 	cfg.idle_s = o.idle_s;
 	cfg.rdma_dev = o.rdma_dev;
+	cfg.rdma_gpu = -1;
+	if (o.rdma_gpu && ix_parse_gpu_index(o.rdma_gpu, "--rdma-gpu", &cfg.rdma_gpu, &err) < 0)
+		return ix_report_error("server", &err);
 	cfg.log = log_line;
 	cfg.log_arg = &o;
 	if (ix_token_from_opt(o.token_file, &token, &err) < 0)

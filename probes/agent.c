@@ -345,7 +345,7 @@ static int serve_rdma(struct session *ss, json_t *req)
 		return ix_fail(&ss->err, IX_EXIT_FAIL, "server busy: %u tests already running",
 			       a->cfg.max_tests);
 	logf_(a, "%s: rdma test", ss->peer);
-	rc = ix_rdma_hw_dev_new(&dev, NULL, &ss->err);
+	rc = ix_rdma_hw_dev_new(&dev, NULL, a->cfg.rdma_gpu, &ss->err);
 	if (rc == 0) {
 		rc = ix_rdma_serve(ss->fd, req, &cfg, &ss->err);
 		ix_rdma_hw_dev_free(&dev);

@@ -22,6 +22,7 @@ struct ix_agent_config {
 	double handshake_s;           /* first frame must arrive within this */
 	double idle_s;                /* a control session idle this long is closed */
 	const char *rdma_dev;         /* RDMA device for --path rdma tests, NULL: choose */
+	int rdma_gpu;                 /* their buffers in this GPU's memory, -1: host */
 	/* Log sink (the command prints; the agent never does). */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "probes/gpu.h"
 #include "probes/links.h"
 #include "probes/rdma.h"
 #include "probes/rdma_session.h"
@@ -28,6 +30,12 @@ struct hw_dev {
 	struct ix_rdma_hw engine;
 	cpu_set_t saved; /* the thread's CPUs before placement */
 	bool pinned;
+	/* GPUDirect RDMA: the buffer in GPU gpu's memory, -1: host memory. */
+	int gpu;
+	struct ix_gpu_ctx gctx;
+	struct ix_gpu_buf gbuf;
+	bool gpu_open, gbuf_alloc;
+	int dmabuf_fd;
 };
 
 /* The interface holding the control connection's local address. */
@@ -180,6 +188,39 @@ static bool write_lat(const struct ix_rdma_params *p)
 	return p->kind == IX_RDMA_LAT && p->op == IX_RDMA_OP_WRITE;
 }
 
+/* GPU memory for the buffer, exported as a dmabuf the NIC registers. */
+static int gpu_buffer(struct hw_dev *h, const struct ix_rdma_params *p,
+		      struct ix_rdma_port_info *info, struct ix_verbs_open_opts *o,
+		      struct ix_err *err)
+{
+	if (write_lat(p))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "write latency watches its buffer from the CPU, which GPU memory "
+			       "does not allow: use --op send or read with GPU buffers");
+	if (ix_gpu_open(&h->gctx, NULL, NULL, err) < 0)
+		return ix_fail_prefix(err, "GPU buffers");
+	h->gpu_open = true;
+	if (h->gpu >= h->gctx.ndevices)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE, "GPU %d does not exist (%d found by %s)",
+			       h->gpu, h->gctx.ndevices, h->gctx.info.name);
+	if (!(h->gctx.info.caps & IX_GPU_CAP_DMABUF))
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "GPU %d cannot export its memory as a dmabuf (driver too old, or "
+			       "no dmabuf support in this kernel): GPUDirect RDMA needs it",
+			       h->gpu);
+	if (h->gctx.be->alloc(h->gctx.g, IX_GPU_MEM_DEVICE, h->gpu, o->buf_size, &h->gbuf, err) < 0)
+		return -1;
+	h->gbuf_alloc = true;
+	if (h->gctx.be->dmabuf_fd(h->gctx.g, &h->gbuf, &h->dmabuf_fd, err) < 0)
+		return -1;
+	o->dmabuf = true;
+	o->dmabuf_fd = h->dmabuf_fd;
+	o->dmabuf_addr = h->gbuf.dev;
+	snprintf(info->buffer, sizeof(info->buffer), "GPU %d (%.60s) memory through a dmabuf",
+		 h->gpu, h->gctx.dev[h->gpu].name);
+	return 0;
+}
+
 static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_port_info *info,
 		    struct ix_rdma_endpoint *self, struct ix_err *err)
 {
@@ -196,7 +237,9 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 	struct ix_verbs_local l;
 
 	h->p = *p;
-	if (place(h, p, info, err) < 0 || ix_verbs_open(&h->v, &o, &l, err) < 0)
+	snprintf(info->buffer, sizeof(info->buffer), "host memory");
+	if (place(h, p, info, err) < 0 || (h->gpu >= 0 && gpu_buffer(h, p, info, &o, err) < 0) ||
+	    ix_verbs_open(&h->v, &o, &l, err) < 0)
 		return -1;
 	memset(self, 0, sizeof(*self));
 	self->infiniband = !l.ethernet;
@@ -270,6 +313,15 @@ static void hw_close(void *ctx)
 
 	ix_verbs_close(h->v);
 	h->v = NULL;
+	if (h->dmabuf_fd >= 0)
+		close(h->dmabuf_fd);
+	h->dmabuf_fd = -1;
+	if (h->gbuf_alloc)
+		h->gctx.be->free(h->gctx.g, &h->gbuf);
+	h->gbuf_alloc = false;
+	if (h->gpu_open)
+		ix_gpu_close(&h->gctx);
+	h->gpu_open = false;
 	if (h->pinned)
 		pthread_setaffinity_np(pthread_self(), sizeof(h->saved), &h->saved);
 	h->pinned = false;
@@ -278,13 +330,15 @@ static void hw_close(void *ctx)
 static const struct ix_rdma_dev_ops hw_ops = { hw_probe, hw_setup, hw_connect, hw_engine,
 					       hw_close };
 
-int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, struct ix_err *err)
+int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, int gpu, struct ix_err *err)
 {
 	struct hw_dev *h = calloc(1, sizeof(*h));
 
 	if (!h)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	snprintf(h->root, sizeof(h->root), "%s", root ? root : "");
+	h->gpu = gpu;
+	h->dmabuf_fd = -1;
 	d->ops = &hw_ops;
 	d->ctx = h;
 	return 0;

@@ -77,6 +77,7 @@ json_t *ix_rdma_port_info_json(const struct ix_rdma_port_info *i)
 	json_object_set_new(o, "numa_node",
 			    i->numa_node >= 0 ? json_integer(i->numa_node) : json_null());
 	json_object_set_new(o, "placement", json_string(i->placement));
+	json_object_set_new(o, "buffer", json_string(i->buffer));
 	return o;
 }
 
@@ -103,6 +104,7 @@ void ix_rdma_port_info_parse(json_t *j, struct ix_rdma_port_info *i)
 	copy_str(i->gid.reason, sizeof(i->gid.reason), j, "gid_reason");
 	copy_str(i->netdev, sizeof(i->netdev), j, "netdev");
 	copy_str(i->placement, sizeof(i->placement), j, "placement");
+	copy_str(i->buffer, sizeof(i->buffer), j, "buffer");
 	i->infiniband = json_is_string(v = json_object_get(j, "link_layer")) &&
 			strcmp(json_string_value(v), "InfiniBand") == 0;
 	if (json_is_integer(v = json_object_get(j, "port")) && json_integer_value(v) > 0 &&

@@ -49,6 +49,7 @@ struct ix_rdma_port_info {
 	struct ix_rdma_gid gid;          /* the GID used and why */
 	int numa_node;                   /* the device's node, -1: unknown */
 	char placement[256];             /* where buffers and the polling thread went */
+	char buffer[96];                 /* "host memory", or the GPU's */
 	char netdev[IX_RDMA_IFNAME_MAX]; /* RoCE: the GID's netdev */
 };
 
@@ -86,8 +87,10 @@ struct ix_rdma_dev {
 };
 
 /* The hardware device (probes/rdma_dev.c); root prefixes /sys paths ("" or
- * NULL: the live system). Release with ix_rdma_hw_dev_free. */
-int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, struct ix_err *err);
+ * NULL: the live system); gpu >= 0 puts the buffer in that GPU's memory
+ * (GPUDirect RDMA through a dmabuf of the GPU backend, gpu.h). Release
+ * with ix_rdma_hw_dev_free. */
+int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, int gpu, struct ix_err *err);
 void ix_rdma_hw_dev_free(struct ix_rdma_dev *d);
 
 /* One direction's figures as both ends saw them. */

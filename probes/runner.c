@@ -226,7 +226,7 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	sleep_until(start);
 	ix_rdma_result_init(&r, &p);
 	rc = ix_client_connect(&c, terr);
-	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, terr)) == 0) {
+	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, -1, terr)) == 0) {
 		ix_rdma_result_free(&r);
 		rc = ix_rdma_client_run(&c, &dev, NULL, 0, &p, &r, terr);
 		ix_rdma_hw_dev_free(&dev);

@@ -25,7 +25,8 @@ struct ix_verbs {
 	uint32_t inline_max;
 	uint64_t raddr; /* the peer's buffer, from ix_verbs_connect */
 	uint32_t rrkey;
-	uint64_t roff; /* added to the offset on the peer's side */
+	uint64_t roff;   /* added to the offset on the peer's side */
+	bool device_mem; /* buf is GPU memory registered through a dmabuf */
 };
 
 static const char *const check_hint =
@@ -204,6 +205,18 @@ static int pick(struct ix_verbs *v, const struct ix_verbs_open_opts *o, struct i
 		       down[0] ? ": " : "", down);
 }
 
+static int register_buffer(struct ix_verbs *v, const struct ix_verbs_open_opts *o)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+
+	if (v->device_mem)
+		v->mr = ibv_reg_dmabuf_mr(v->pd, 0, v->buf_size, o->dmabuf_addr, o->dmabuf_fd,
+					  access);
+	else
+		v->mr = ibv_reg_mr(v->pd, v->buf, v->buf_size, access);
+	return v->mr ? 0 : -1;
+}
+
 int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		  struct ix_verbs_local *l, struct ix_err *err)
 {
@@ -225,13 +238,13 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 	}
 	v->buf_size = o->buf_size ? o->buf_size : 4096;
 	v->inline_max = o->inline_max;
+	v->device_mem = o->dmabuf;
 	cqe = (int)((o->tx_depth + o->rx_depth) * o->qps);
-	if (posix_memalign((void **)&v->buf, 4096, v->buf_size) != 0)
+	if (v->device_mem)
+		v->buf = (uint8_t *)(uintptr_t)o->dmabuf_addr;
+	else if (posix_memalign((void **)&v->buf, 4096, v->buf_size) != 0)
 		v->buf = NULL;
-	if (!v->buf || !(v->pd = ibv_alloc_pd(v->ctx)) ||
-	    !(v->mr = ibv_reg_mr(v->pd, v->buf, v->buf_size,
-				 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					 IBV_ACCESS_REMOTE_READ)) ||
+	if (!v->buf || !(v->pd = ibv_alloc_pd(v->ctx)) || register_buffer(v, o) < 0 ||
 	    !(v->cq = ibv_create_cq(v->ctx, cqe > 0 ? cqe : 1, NULL, NULL, 0))) {
 		ix_fail(err, errno == EPERM || errno == ENOMEM ? IX_EXIT_UNAVAILABLE : IX_EXIT_FAIL,
 			"%s/%u: cannot set up the buffer or the completion queue: %s%s", l->dev,
@@ -240,7 +253,8 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		ix_verbs_close(v);
 		return -1;
 	}
-	memset(v->buf, 0, v->buf_size);
+	if (!v->device_mem)
+		memset(v->buf, 0, v->buf_size);
 	for (uint32_t i = 0; i < o->qps; i++) {
 		struct ibv_qp_init_attr ia = {
 			.send_cq = v->cq,
@@ -408,7 +422,7 @@ void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off)
 
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v)
 {
-	return v->buf;
+	return v->device_mem ? NULL : v->buf;
 }
 
 void ix_verbs_close(struct ix_verbs *v)
@@ -426,7 +440,8 @@ void ix_verbs_close(struct ix_verbs *v)
 		ibv_dealloc_pd(v->pd);
 	if (v->ctx)
 		ibv_close_device(v->ctx);
-	free(v->buf);
+	if (!v->device_mem)
+		free(v->buf);
 	free(v);
 }
 

@@ -34,6 +34,12 @@ struct ix_verbs_open_opts {
 	uint32_t inline_max; /* max inline data asked for */
 	uint64_t buf_size;   /* registered buffer */
 	int numa_node;       /* where the buffer goes, -1: anywhere */
+	/* GPUDirect RDMA: register dmabuf_fd (GPU memory at device address
+	 * dmabuf_addr, buf_size bytes) instead of allocating host memory. The
+	 * CPU never touches such a buffer. */
+	bool dmabuf;
+	int dmabuf_fd;
+	uint64_t dmabuf_addr;
 };
 
 /* What the peer needs to reach this end (sent in the setup message). */
@@ -123,7 +129,8 @@ struct ix_verbs_wc {
 
 /* Up to max completions; returns how many, or -1. */
 int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *wc, int max, struct ix_err *err);
-/* The registered buffer (for latency tests that watch its last byte). */
+/* The registered buffer (for latency tests that watch its last byte);
+ * NULL for GPU memory. */
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v);
 void ix_verbs_close(struct ix_verbs *v);
 

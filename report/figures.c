@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "report/figures.h"
+#include "report/gpu.h"
 #include "report/units.h"
 
 #define EPS 1e-9
@@ -159,7 +160,7 @@ struct figs {
 
 static const char *unit_of(const char *u)
 {
-	static const char *const known[] = { "bit/s", "ns", "%" };
+	static const char *const known[] = { "bit/s", "B/s", "ns", "%" };
 
 	for (size_t i = 0; u && i < sizeof(known) / sizeof(known[0]); i++)
 		if (strcmp(u, known[i]) == 0)
@@ -371,6 +372,18 @@ static void incast_figures(struct figs *l, const char *check, json_t *r)
 	}
 }
 
+/* A GPU test's figure (report/gpu.h), added under the check being read. */
+struct gpu_arg {
+	struct figs *l;
+	const char *check;
+};
+static void gpu_figure(void *arg, const char *name, json_t *v, enum ix_better better,
+		       const char *unit)
+{
+	const struct gpu_arg *g = arg;
+	addj(g->l, g->check, name, v, better, unit);
+}
+
 static void results_figures(struct figs *l, const char *check, json_t *results);
 
 static void headline_figure(struct figs *l, const char *check, json_t *h)
@@ -445,6 +458,8 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 			mesh_figures(l, check, r);
 		else if (kind && strcmp(kind, "incast") == 0)
 			incast_figures(l, check, r);
+		else if (kind && strcmp(kind, "gpu") == 0)
+			ix_gpu_figures(r, gpu_figure, &(struct gpu_arg){ l, check });
 		else if (kind && strcmp(kind, "run") == 0)
 			run_figures(l, r);
 		/* other kinds carry no figures this build knows */
@@ -489,6 +504,8 @@ void ix_value_fmt(double v, const char *unit, char *buf, size_t len)
 {
 	if (strcmp(unit, "bit/s") == 0)
 		ix_fmt_rate(v, NULL, buf, len);
+	else if (strcmp(unit, "B/s") == 0)
+		ix_fmt_rate(8 * v, &(struct ix_unit_choice){ .kind = IX_UNITS_BYTES }, buf, len);
 	else if (strcmp(unit, "ns") == 0)
 		ix_fmt_ns(v, buf, len);
 	else if (strcmp(unit, "%") == 0)

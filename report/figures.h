@@ -23,10 +23,11 @@ enum ix_better {
  * One figure. key is "CHECK/NAME": CHECK is the check's name in a run
  * document, the command in a single-command one; NAME is the figure with
  * its qualifiers: "goodput", "goodput_reverse", "goodput@4096B" (one
- * element of a size sweep), "stalled_rounds@N=3" (incast fan-in), or
- * "headline" for a run check's headline. Keys are unique in a list (a
- * repeated one gets "#2", "#3"...), and the same between two runs of the
- * same plan.
+ * element of a size sweep), "stalled_rounds@N=3" (incast fan-in),
+ * "device_to_device_memcpy_read_ce@GPU0->GPU1" (a cell of a GPU test's
+ * matrix, report/gpu.h), or "headline" for a run check's headline. Keys
+ * are unique in a list (a repeated one gets "#2", "#3"...), and the same
+ * between two runs of the same plan.
  */
 struct ix_figure {
 	char key[256];
@@ -35,7 +36,7 @@ struct ix_figure {
 	double value;
 	bool valid; /* false: the document has the figure, but null */
 	enum ix_better better;
-	const char *unit; /* static: "bit/s", "ns", "%" or "" */
+	const char *unit; /* static: "bit/s", "B/s", "ns", "%" or "" */
 	bool headline;    /* a run check's headline */
 	bool absolute;    /* a count: compared by difference, not ratio */
 	double allowance; /* absolute figures: growth that is not yet a regression */
@@ -55,7 +56,8 @@ bool ix_doc_is_run(json_t *doc);
 int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix_err *err);
 /* The figure with that key, or NULL. */
 const struct ix_figure *ix_figures_find(const struct ix_figure *v, size_t n, const char *key);
-/* A value with its unit: "28.32 Gbit/s", "49.3 us", "0.12 %", "3"; "-" when invalid. */
+/* A value with its unit: "28.32 Gbit/s", "52.4 GB/s", "49.3 us", "0.12 %", "3"; "-" when
+ * invalid. */
 void ix_figure_fmt(const struct ix_figure *f, char *buf, size_t len);
 void ix_value_fmt(double v, const char *unit, char *buf, size_t len);
 

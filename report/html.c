@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "report/gpu.h"
 #include "report/html.h"
 #include "report/json.h"
 #include "report/units.h"
@@ -131,6 +132,9 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		    (json_array_size(json_object_get(r, "bad_pairs")) ||
 		     json_array_size(json_object_get(r, "suspects"))))
 			c->verdict = "FAIL";
+	} else if (kind && !strcmp(kind, "gpu")) {
+		c->path = ix_html_str(r, "backend.name");
+		c->hosts = NULL;
 	} else if (kind && !strcmp(kind, "incast")) {
 		c->hosts = json_object_get(r, "receiver");
 		c->head_name = "goodput at the largest fan-in";
@@ -445,6 +449,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))
 				ix_html_incast(f, r);
+			else if (!strcmp(p, "gpu"))
+				ix_html_gpu(f, r);
 		}
 	}
 	if (!n)

@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "report/json.h"
 #include "report/rdma.h"
@@ -22,6 +23,8 @@ static void port_line(FILE *f, const char *who, const struct ix_rdma_port_info *
 			p->gid.reason[0] ? p->gid.reason : "");
 	if (p->placement[0])
 		fprintf(f, "         %s\n", p->placement);
+	if (p->buffer[0] && strcmp(p->buffer, "host memory") != 0)
+		fprintf(f, "         buffer in %s\n", p->buffer);
 }
 
 void ix_text_rdma_begin(FILE *f, const struct ix_rdma_result *r, const char *server)
