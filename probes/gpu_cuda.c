@@ -1,14 +1,12 @@
 #include "config.h"
 
-#include <ctype.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "probes/gpu.h"
+#include "probes/gpu_backend.h"
 #include "probes/gpu_ptx.h"
 
 /*
@@ -95,10 +93,7 @@ struct cu_api {
 #undef CU_MEMBER
 
 #define CU_SYM(name, alt, params) { #name, alt, offsetof(struct cu_api, name) },
-static const struct cu_sym {
-	const char *name, *alt;
-	size_t off;
-} cu_syms[] = { CU_API(CU_SYM) };
+static const struct ix_gpu_be_sym cu_syms[] = { CU_API(CU_SYM) };
 #undef CU_SYM
 
 enum { K_COPY, K_CHASE, K_SPIN, K_COUNT };
@@ -107,8 +102,7 @@ static const char *const kernel_names[] = { IX_GPU_PTX_COPY, IX_GPU_PTX_CHASE, I
 /* Reads of the gate flag before the spin kernel gives up: each read is a
  * round trip to host memory plus a ~1 us sleep, so this is over 10 s. */
 #define GATE_LIMIT   10000000ull
-#define GATE_MAX_OPS 1024 /* the most copies queued behind a gate */
-#define GATE_OUT     64   /* byte offset of the chase's output word in the gate page */
+#define GATE_OUT     64 /* byte offset of the chase's output word in the gate page */
 #define COPY_THREADS 512u
 
 struct ix_gpu {
@@ -122,7 +116,7 @@ struct ix_gpu {
 	CUfunction fn[IX_GPU_MAX_DEVICES][K_COUNT];
 	int sms[IX_GPU_MAX_DEVICES];
 	bool dmabuf[IX_GPU_MAX_DEVICES];
-	bool peer[IX_GPU_MAX_DEVICES][IX_GPU_MAX_DEVICES]; /* [from][to], as set_peer left it */
+	struct ix_gpu_be_peers peer; /* as set_peer left it */
 	/* Pinned, mapped for every device: the gate's flag words (gpu_ptx.h)
 	 * and the chase's output word at GATE_OUT. Allocated on first use. */
 	struct ix_gpu_buf gate;
@@ -133,9 +127,9 @@ static int cu_fail(struct ix_gpu *g, CUresult r, const char *call, struct ix_err
 {
 	const char *name = NULL;
 
-	if (!g->cu.cuGetErrorName || g->cu.cuGetErrorName(r, &name) != CUDA_SUCCESS || !name)
-		name = "unknown error";
-	return ix_fail(err, IX_EXIT_FAIL, "%s failed: %s (%d)", call, name, r);
+	if (!g->cu.cuGetErrorName || g->cu.cuGetErrorName(r, &name) != CUDA_SUCCESS)
+		name = NULL;
+	return ix_gpu_be_call_fail(err, call, name, r);
 }
 
 /* CU_CALL(g, err, cuX, (args)): call it, return its failure. */
@@ -148,9 +142,7 @@ static int cu_fail(struct ix_gpu *g, CUresult r, const char *call, struct ix_err
 
 static int check_device(struct ix_gpu *g, int d, struct ix_err *err)
 {
-	if (d < 0 || d >= g->ndev)
-		return ix_fail(err, IX_EXIT_USAGE, "no CUDA device %d (of %d)", d, g->ndev);
-	return 0;
+	return ix_gpu_be_check_device("CUDA", d, g->ndev, err);
 }
 
 /* Make device d's primary context current, retaining it the first time. */
@@ -200,11 +192,6 @@ static int load_kernels(struct ix_gpu *g, int d, struct ix_err *err)
 	return 0;
 }
 
-static size_t round_up(size_t n, size_t to)
-{
-	return (n + to - 1) / to * to;
-}
-
 static void cuda_ipc_close(struct ix_gpu *g, struct ix_gpu_buf *b)
 {
 	if (b->imported && b->dev && use_device(g, b->device, NULL) == 0)
@@ -220,9 +207,7 @@ static void cuda_free(struct ix_gpu *g, struct ix_gpu_buf *b)
 		g->cu.cuMemFree_v2(b->dev);
 	else if (b->mem == IX_GPU_MEM_PINNED && b->host)
 		g->cu.cuMemFreeHost(b->host);
-	else if (b->mem == IX_GPU_MEM_PAGEABLE)
-		free(b->host);
-	memset(b, 0, sizeof(*b));
+	ix_gpu_be_free_end(b);
 }
 
 /* Device buffers are whole 2 MiB GPU pages, each an allocation of its own
@@ -233,22 +218,15 @@ static int cuda_alloc(struct ix_gpu *g, enum ix_gpu_mem mem, int device, size_t 
 {
 	CUdeviceptr p = 0;
 	CUresult r;
+	int use, rc = ix_gpu_be_alloc_begin(mem, device, size, g->page, out, &use, err);
 
-	memset(out, 0, sizeof(*out));
-	out->mem = mem;
-	out->size = size;
-	out->device = mem == IX_GPU_MEM_DEVICE ? device : -1;
-	if (!size)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU buffer of 0 bytes");
-	if (mem == IX_GPU_MEM_PAGEABLE) {
-		if (posix_memalign(&out->host, g->page, round_up(size, g->page)) != 0)
-			return ix_fail(err, IX_EXIT_FAIL, "out of memory (%zu bytes)", size);
-		return 0;
-	}
-	if (use_device(g, mem == IX_GPU_MEM_DEVICE || device >= 0 ? device : 0, err) < 0)
+	if (rc <= 0) /* pageable memory, or an error */
+		return rc;
+	if (use_device(g, use, err) < 0)
 		return -1;
 	if (mem == IX_GPU_MEM_DEVICE) {
-		CU_CALL(g, err, cuMemAlloc_v2, (&p, round_up(size, (size_t)2 << 20)));
+		CU_CALL(g, err, cuMemAlloc_v2,
+			(&p, ix_gpu_be_round_up(size, IX_GPU_BE_DEVICE_PAGE)));
 		out->dev = p;
 		return 0;
 	}
@@ -263,10 +241,8 @@ static int cuda_alloc(struct ix_gpu *g, enum ix_gpu_mem mem, int device, size_t 
 
 static int cuda_fill(struct ix_gpu *g, const struct ix_gpu_buf *b, uint8_t v, struct ix_err *err)
 {
-	if (b->mem != IX_GPU_MEM_DEVICE) {
-		memset(b->host, v, b->size);
+	if (ix_gpu_be_fill_host(b, v))
 		return 0;
-	}
 	if (use_device(g, b->device, err) < 0)
 		return -1;
 	CU_CALL(g, err, cuMemsetD8_v2, (b->dev, v, b->size));
@@ -300,18 +276,23 @@ static const struct {
 /* dlsym every function; only dmabuf export (CUDA 11.7+) may be missing. */
 static int resolve(struct ix_gpu *g, const char *lib, struct ix_err *err)
 {
-	for (size_t i = 0; i < sizeof(cu_syms) / sizeof(cu_syms[0]); i++) {
-		void *p = dlsym(g->lib, cu_syms[i].name);
+	static const size_t optional[] = { offsetof(struct cu_api, cuMemGetHandleForAddressRange) };
 
-		if (!p && cu_syms[i].alt)
-			p = dlsym(g->lib, cu_syms[i].alt);
-		if (!p && cu_syms[i].off != offsetof(struct cu_api, cuMemGetHandleForAddressRange))
-			return ix_fail(err, IX_EXIT_UNAVAILABLE,
-				       "%s has no %s: not the NVIDIA driver, or too old", lib,
-				       cu_syms[i].name);
-		/* A function pointer from dlsym's void *, as POSIX allows. */
-		memcpy((char *)&g->cu + cu_syms[i].off, &p, sizeof(p));
-	}
+	return ix_gpu_be_resolve(g->lib, cu_syms, sizeof(cu_syms) / sizeof(cu_syms[0]), optional,
+				 sizeof(optional) / sizeof(optional[0]), &g->cu, lib,
+				 "the NVIDIA driver", err);
+}
+
+static int cuda_can_access_peer(struct ix_gpu *g, int from, int to, bool *yes, struct ix_err *err)
+{
+	int v = 1;
+
+	*yes = false;
+	if (check_device(g, from, err) < 0 || check_device(g, to, err) < 0)
+		return -1;
+	if (from != to)
+		CU_CALL(g, err, cuDeviceCanAccessPeer, (&v, g->dev[from], g->dev[to]));
+	*yes = v != 0;
 	return 0;
 }
 
@@ -334,11 +315,7 @@ static int probe(struct ix_gpu *g, struct ix_gpu_backend_info *info, struct ix_e
 			       attr(g, d, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED);
 		info->caps |= g->dmabuf[d] ? IX_GPU_CAP_DMABUF : 0;
 	}
-	for (int a = 0; a < g->ndev; a++)
-		for (int b = 0; b < g->ndev; b++)
-			if (a != b && g->cu.cuDeviceCanAccessPeer(&v, g->dev[a], g->dev[b]) == 0 &&
-			    v)
-				info->caps |= IX_GPU_CAP_PEER;
+	info->caps |= ix_gpu_be_peer_cap(g, g->ndev, cuda_can_access_peer);
 	/* The kernels are optional: without them, CE copies still run. */
 	if (load_kernels(g, 0, NULL) == 0)
 		info->caps |= IX_GPU_CAP_KERNEL;
@@ -358,8 +335,7 @@ static void cuda_close(struct ix_gpu *g)
 		if (g->ctx[d] && g->cu.cuCtxSetCurrent(NULL) == CUDA_SUCCESS)
 			g->cu.cuDevicePrimaryCtxRelease_v2(g->dev[d]);
 	}
-	if (g->lib && !g->inited)
-		dlclose(g->lib);
+	ix_gpu_be_unload(g->lib, g->inited);
 	free(g);
 }
 
@@ -367,24 +343,20 @@ static int cuda_open(struct ix_gpu **out, const char *lib, struct ix_gpu_backend
 		     struct ix_err *err)
 {
 	const char *name = lib ? lib : "libcuda.so.1";
-	struct link_map *lm = NULL;
-	long page = sysconf(_SC_PAGESIZE);
 	struct ix_gpu *g = calloc(1, sizeof(*g));
 	CUresult r;
 
 	*out = NULL;
 	if (!g)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	g->page = page > 0 ? (size_t)page : 4096;
+	g->page = ix_gpu_be_host_page();
 	g->lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
 	if (!g->lib) { /* dlerror() is set after a failed dlopen */
 		ix_fail(err, IX_EXIT_UNAVAILABLE,
 			"%s not found: no NVIDIA driver on this machine (%s)", name, dlerror());
 		goto fail;
 	}
-	snprintf(info->library, sizeof(info->library), "%s", name);
-	if (dlinfo(g->lib, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
-		snprintf(info->library, sizeof(info->library), "%s", lm->l_name);
+	ix_gpu_be_library(g->lib, name, info);
 	if (resolve(g, name, err) < 0)
 		goto fail;
 	r = g->cu.cuInit(0);
@@ -410,44 +382,19 @@ fail:
 static int cuda_info(struct ix_gpu *g, int d, struct ix_gpu_info *out, struct ix_err *err)
 {
 	char bus[64] = "";
-	unsigned dom, b, dv, fn;
 	size_t mem = 0;
-	int clock, width, end = 0;
 
 	if (check_device(g, d, err) < 0)
 		return -1;
-	memset(out, 0, sizeof(*out));
-	out->index = d;
-	out->numa_node = -1;
-	out->multiprocessors = g->sms[d] > 0 ? (uint32_t)g->sms[d] : 0;
+	ix_gpu_be_info_init(out, d, g->sms[d]);
 	CU_CALL(g, err, cuDeviceGetName, (out->name, sizeof(out->name), g->dev[d]));
 	CU_CALL(g, err, cuDeviceTotalMem_v2, (&mem, g->dev[d]));
 	out->mem_bytes = mem;
 	/* sysfs' form, whatever the case or the domain's width the driver uses. */
 	CU_CALL(g, err, cuDeviceGetPCIBusId, (bus, sizeof(bus), g->dev[d]));
-	if (sscanf(bus, "%x:%x:%x.%x%n", &dom, &b, &dv, &fn, &end) == 4 && !bus[end])
-		snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "%04x:%02x:%02x.%x", dom, b, dv,
-			 fn);
-	else
-		for (size_t i = 0; bus[i] && i + 1 < sizeof(out->pci_bus_id); i++)
-			out->pci_bus_id[i] = (char)tolower((unsigned char)bus[i]);
-	clock = attr(g, d, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE);
-	width = attr(g, d, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
-	if (clock > 0 && width > 0) /* some drivers no longer report them */
-		out->hbm_bps = ix_f64((double)clock * 1000.0 * (double)width / 8.0 * 2.0);
-	return 0;
-}
-
-static int cuda_can_access_peer(struct ix_gpu *g, int from, int to, bool *yes, struct ix_err *err)
-{
-	int v = 1;
-
-	*yes = false;
-	if (check_device(g, from, err) < 0 || check_device(g, to, err) < 0)
-		return -1;
-	if (from != to)
-		CU_CALL(g, err, cuDeviceCanAccessPeer, (&v, g->dev[from], g->dev[to]));
-	*yes = v != 0;
+	ix_gpu_be_bus_id(bus, out->pci_bus_id, sizeof(out->pci_bus_id));
+	out->hbm_bps = ix_gpu_be_hbm_bps(attr(g, d, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+					 attr(g, d, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH));
 	return 0;
 }
 
@@ -465,7 +412,7 @@ static int cuda_set_peer(struct ix_gpu *g, int from, int to, bool on, struct ix_
 	if (r != CUDA_SUCCESS && r != CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED &&
 	    r != CUDA_ERROR_PEER_ACCESS_NOT_ENABLED)
 		return cu_fail(g, r, on ? "cuCtxEnablePeerAccess" : "cuCtxDisablePeerAccess", err);
-	g->peer[from][to] = on;
+	g->peer.on[from][to] = on;
 	return 0;
 }
 
@@ -476,35 +423,19 @@ static int kernel_reach(struct ix_gpu *g, int d, const struct ix_gpu_buf *b, con
 	if (b->mem == IX_GPU_MEM_PAGEABLE)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE,
 			       "a kernel cannot reach pageable host memory (%s)", what);
-	if (b->mem == IX_GPU_MEM_DEVICE && b->device != d && !g->peer[d][b->device])
+	if (b->mem == IX_GPU_MEM_DEVICE && b->device != d && !g->peer.on[d][b->device])
 		return ix_fail(err, IX_EXIT_UNAVAILABLE,
 			       "device %d has no peer access enabled to device %d (%s)", d,
 			       b->device, what);
 	return 0;
 }
 
-/* Between two devices without peer access from the stream's device, the
- * driver stages a copy through the host (cuMemcpyPeerAsync). */
-static bool staged(struct ix_gpu *g, const struct ix_gpu_copy *c)
-{
-	const struct ix_gpu_buf *s = c->src, *d = c->dst;
-	int x = c->exec_device;
-
-	return s->mem == IX_GPU_MEM_DEVICE && d->mem == IX_GPU_MEM_DEVICE &&
-	       s->device != d->device &&
-	       ((s->device != x && !g->peer[x][s->device]) ||
-		(d->device != x && !g->peer[x][d->device]));
-}
-
 /* 0: the copy can be gated, 1: it cannot (the driver may carry it out on
  * this thread, which would then wait on a held stream), -1: error. */
 static int check_copy(struct ix_gpu *g, const struct ix_gpu_copy *c, struct ix_err *err)
 {
-	if (check_device(g, c->exec_device, err) < 0)
+	if (ix_gpu_be_check_copy("CUDA", g->ndev, c, err) < 0)
 		return -1;
-	if (!c->src || !c->dst || c->bytes > c->src->size || c->bytes > c->dst->size)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU copy of %zu bytes overruns its buffers",
-			       c->bytes);
 	/* cuMemcpyPeerAsync names both contexts: retain them now. */
 	if ((c->src->mem == IX_GPU_MEM_DEVICE && use_device(g, c->src->device, err) < 0) ||
 	    (c->dst->mem == IX_GPU_MEM_DEVICE && use_device(g, c->dst->device, err) < 0))
@@ -514,8 +445,7 @@ static int check_copy(struct ix_gpu *g, const struct ix_gpu_copy *c, struct ix_e
 	     kernel_reach(g, c->exec_device, c->dst, "destination", err) < 0 ||
 	     load_kernels(g, c->exec_device, err) < 0))
 		return -1;
-	return c->src->mem == IX_GPU_MEM_PAGEABLE || c->dst->mem == IX_GPU_MEM_PAGEABLE ||
-	       staged(g, c);
+	return ix_gpu_be_ungated(&g->peer, c);
 }
 
 static int issue(struct ix_gpu *g, const struct ix_gpu_copy *c, CUstream q, struct ix_err *err)
@@ -536,7 +466,7 @@ static int issue(struct ix_gpu *g, const struct ix_gpu_copy *c, CUstream q, stru
 			 COPY_THREADS, 1, 1, 0, q, params, NULL));
 		return 0;
 	}
-	if (staged(g, c))
+	if (ix_gpu_be_staged(&g->peer, c)) /* the driver stages it through the host */
 		CU_CALL(g, err, cuMemcpyPeerAsync,
 			(dst->dev, g->ctx[dst->device], src->dev, g->ctx[src->device], c->bytes,
 			 q));
@@ -644,9 +574,8 @@ static int cuda_copy_batch(struct ix_gpu *g, struct ix_gpu_copy *c, int n, int r
 	bool gate = true;
 	int rc;
 
-	if (n < 1 || n > IX_GPU_MAX_COPIES || reps < 1 || warmup < 0)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU batch of %d copies, %d repetitions", n,
-			       reps);
+	if (ix_gpu_be_check_batch(n, reps, warmup, err) < 0)
+		return -1;
 	for (int i = 0; i < n; i++) {
 		rc = check_copy(g, &c[i], err);
 		if (rc < 0)
@@ -654,9 +583,7 @@ static int cuda_copy_batch(struct ix_gpu *g, struct ix_gpu_copy *c, int n, int r
 		if (rc > 0 || load_kernels(g, c[i].exec_device, NULL) < 0)
 			gate = false;
 	}
-	/* The driver's queue of pending work is finite: were it to fill, queuing
-	 * would wait on the held streams until the gate expired. */
-	b.gate = gate && (long)n * (warmup + reps) <= GATE_MAX_OPS ? gate_page(g, NULL) : NULL;
+	b.gate = gate && ix_gpu_be_gate_fits(n, reps, warmup) ? gate_page(g, NULL) : NULL;
 	rc = batch_run(g, c, &b, n, reps, warmup, err);
 	batch_end(g, &b);
 	return rc;
@@ -732,10 +659,7 @@ static int cuda_ipc_export(struct ix_gpu *g, const struct ix_gpu_buf *b,
 {
 	CUipcMemHandle h;
 
-	if (b->mem != IX_GPU_MEM_DEVICE || b->imported)
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "only device memory allocated here can be exported");
-	if (use_device(g, b->device, err) < 0)
+	if (ix_gpu_be_check_export(b, err) < 0 || use_device(g, b->device, err) < 0)
 		return -1;
 	CU_CALL(g, err, cuIpcGetMemHandle, (&h, b->dev));
 	memcpy(handle, &h, IX_GPU_IPC_HANDLE);
@@ -753,9 +677,7 @@ static int cuda_ipc_import(struct ix_gpu *g, int device, const uint8_t handle[IX
 		return -1;
 	memcpy(&h, handle, IX_GPU_IPC_HANDLE);
 	CU_CALL(g, err, cuIpcOpenMemHandle_v2, (&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
-	*out = (struct ix_gpu_buf){
-		.mem = IX_GPU_MEM_DEVICE, .device = device, .size = size, .dev = p, .imported = true
-	};
+	ix_gpu_be_imported(out, device, size, p);
 	return 0;
 }
 
@@ -764,9 +686,8 @@ static int cuda_dmabuf_fd(struct ix_gpu *g, const struct ix_gpu_buf *b, int *fd,
 	*fd = -1;
 	if (!g->cu.cuMemGetHandleForAddressRange)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE, "no dmabuf export before CUDA 11.7");
-	if (b->mem != IX_GPU_MEM_DEVICE || b->imported || b->dev % g->page)
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "dmabuf export needs device memory allocated here");
+	if (ix_gpu_be_check_dmabuf(b, g->page, err) < 0)
+		return -1;
 	if (!g->dmabuf[b->device])
 		return ix_fail(err, IX_EXIT_UNAVAILABLE,
 			       "device %d has no dmabuf support (open kernel module needed)",
@@ -775,7 +696,8 @@ static int cuda_dmabuf_fd(struct ix_gpu *g, const struct ix_gpu_buf *b, int *fd,
 		return -1;
 	/* The allocation covers the size rounded up to a page (cuda_alloc). */
 	CU_CALL(g, err, cuMemGetHandleForAddressRange,
-		(fd, b->dev, round_up(b->size, g->page), CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
+		(fd, b->dev, ix_gpu_be_round_up(b->size, g->page),
+		 CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD, 0));
 	return 0;
 }
 

@@ -1,15 +1,13 @@
 #include "config.h"
 
-#include <ctype.h>
 #include <dlfcn.h>
-#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "probes/gpu.h"
+#include "probes/gpu_backend.h"
 
 /*
  * The ROCm backend: the HIP runtime (libamdhip64.so), opened with dlopen.
@@ -85,11 +83,8 @@ struct hip_api {
 };
 #undef HIP_MEMBER
 
-#define HIP_SYM(name, params) { #name, offsetof(struct hip_api, name) },
-static const struct hip_sym {
-	const char *name;
-	size_t off;
-} hip_syms[] = { HIP_API(HIP_SYM) };
+#define HIP_SYM(name, params) { #name, NULL, offsetof(struct hip_api, name) },
+static const struct ix_gpu_be_sym hip_syms[] = { HIP_API(HIP_SYM) };
 #undef HIP_SYM
 
 /* Names the runtime goes by, newest first after the development link. */
@@ -99,7 +94,6 @@ static const char *const hip_libs[] = { "libamdhip64.so", "libamdhip64.so.7", "l
 static const char *const no_kernel =
 	"the ROCm backend has no embedded kernel: SM copies and pointer chase need a code object";
 
-#define GATE_MAX_OPS 1024                  /* the most copies queued behind the gate */
 #define GATE_WAIT_NS (10ll * 1000000000ll) /* the event gate opens by itself after this */
 
 struct ix_gpu {
@@ -109,17 +103,16 @@ struct ix_gpu {
 	int ndev;
 	hipDevice_t dev[IX_GPU_MAX_DEVICES];
 	int cus[IX_GPU_MAX_DEVICES];
-	bool peer[IX_GPU_MAX_DEVICES][IX_GPU_MAX_DEVICES]; /* [from][to], as set_peer left it */
-	size_t page;                                       /* the host's */
-	int gate;                                          /* the event gate's release word */
+	struct ix_gpu_be_peers peer; /* as set_peer left it */
+	size_t page;                 /* the host's */
+	int gate;                    /* the event gate's release word */
 };
 
 static int hip_fail(struct ix_gpu *g, hipError_t r, const char *call, struct ix_err *err)
 {
 	const char *name = g->hip.hipGetErrorName ? g->hip.hipGetErrorName(r) : NULL;
 
-	return ix_fail(err, IX_EXIT_FAIL, "%s failed: %s (%d)", call, name ? name : "unknown error",
-		       r);
+	return ix_gpu_be_call_fail(err, call, name, r);
 }
 
 /* HIP_CALL(g, err, hipX, (args)): call it, return its failure. */
@@ -133,29 +126,37 @@ static int hip_fail(struct ix_gpu *g, hipError_t r, const char *call, struct ix_
 /* Check device d and make it the calling thread's current one. */
 static int use_device(struct ix_gpu *g, int d, struct ix_err *err)
 {
-	if (d < 0 || d >= g->ndev)
-		return ix_fail(err, IX_EXIT_USAGE, "no ROCm device %d (of %d)", d, g->ndev);
+	if (ix_gpu_be_check_device("ROCm", d, g->ndev, err) < 0)
+		return -1;
 	HIP_CALL(g, err, hipSetDevice, (d));
 	return 0;
 }
 
 static int resolve(struct ix_gpu *g, const char *lib, struct ix_err *err)
 {
+	/* The gate and dmabuf export are optional; the rest is not. */
+	static const size_t optional[] = { offsetof(struct hip_api, hipLaunchHostFunc),
+					   offsetof(struct hip_api,
+						    hipMemGetHandleForAddressRange) };
 	void *name = dlsym(g->lib, "hipGetErrorName"); /* does not return a hipError_t */
 
 	memcpy(&g->hip.hipGetErrorName, &name, sizeof(name));
-	for (size_t i = 0; i < sizeof(hip_syms) / sizeof(hip_syms[0]); i++) {
-		void *p = dlsym(g->lib, hip_syms[i].name);
+	return ix_gpu_be_resolve(g->lib, hip_syms, sizeof(hip_syms) / sizeof(hip_syms[0]), optional,
+				 sizeof(optional) / sizeof(optional[0]), &g->hip, lib,
+				 "the HIP runtime", err);
+}
 
-		/* The gate and dmabuf export are optional; the rest is not. */
-		if (!p && hip_syms[i].off != offsetof(struct hip_api, hipLaunchHostFunc) &&
-		    hip_syms[i].off != offsetof(struct hip_api, hipMemGetHandleForAddressRange))
-			return ix_fail(err, IX_EXIT_UNAVAILABLE,
-				       "%s has no %s: not the HIP runtime, or too old", lib,
-				       hip_syms[i].name);
-		/* A function pointer from dlsym's void *, as POSIX allows. */
-		memcpy((char *)&g->hip + hip_syms[i].off, &p, sizeof(p));
-	}
+static int hip_can_access_peer(struct ix_gpu *g, int from, int to, bool *yes, struct ix_err *err)
+{
+	int v = 1;
+
+	*yes = false;
+	if (from < 0 || from >= g->ndev || to < 0 || to >= g->ndev)
+		return ix_fail(err, IX_EXIT_USAGE, "no ROCm device %d or %d (of %d)", from, to,
+			       g->ndev);
+	if (from != to)
+		HIP_CALL(g, err, hipDeviceCanAccessPeer, (&v, from, to));
+	*yes = v != 0;
 	return 0;
 }
 
@@ -184,10 +185,7 @@ static int probe(struct ix_gpu *g, struct ix_gpu_backend_info *info, struct ix_e
 		HIP_CALL(g, err, hipDeviceGetAttribute,
 			 (&g->cus[d], hipDeviceAttributeMultiprocessorCount, d));
 	}
-	for (int a = 0; a < g->ndev; a++)
-		for (int b = 0; b < g->ndev; b++)
-			if (a != b && g->hip.hipDeviceCanAccessPeer(&v, a, b) == hipSuccess && v)
-				info->caps |= IX_GPU_CAP_PEER;
+	info->caps |= ix_gpu_be_peer_cap(g, g->ndev, hip_can_access_peer);
 	return 0;
 }
 
@@ -197,8 +195,7 @@ static void hip_close(struct ix_gpu *g)
 {
 	if (!g)
 		return;
-	if (g->lib && !g->inited)
-		dlclose(g->lib);
+	ix_gpu_be_unload(g->lib, g->inited);
 	free(g);
 }
 
@@ -207,15 +204,13 @@ static int hip_open(struct ix_gpu **out, const char *lib, struct ix_gpu_backend_
 {
 	const char *name = lib ? lib : hip_libs[0];
 	char first[200] = "";
-	struct link_map *lm = NULL;
-	long page = sysconf(_SC_PAGESIZE);
 	struct ix_gpu *g = calloc(1, sizeof(*g));
 	hipError_t r;
 
 	*out = NULL;
 	if (!g)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	g->page = page > 0 ? (size_t)page : 4096;
+	g->page = ix_gpu_be_host_page();
 	for (size_t i = 0; !g->lib && i < (lib ? 1 : sizeof(hip_libs) / sizeof(hip_libs[0])); i++) {
 		g->lib = dlopen(lib ? lib : hip_libs[i], RTLD_NOW | RTLD_LOCAL);
 		if (!g->lib && !first[0]) /* the first name's reason is the telling one */
@@ -226,9 +221,7 @@ static int hip_open(struct ix_gpu **out, const char *lib, struct ix_gpu_backend_
 			"%s not found: no ROCm runtime on this machine (%s)", name, first);
 		goto fail;
 	}
-	snprintf(info->library, sizeof(info->library), "%s", name);
-	if (dlinfo(g->lib, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name && lm->l_name[0])
-		snprintf(info->library, sizeof(info->library), "%s", lm->l_name);
+	ix_gpu_be_library(g->lib, name, info);
 	if (resolve(g, name, err) < 0)
 		goto fail;
 	/* Without a GPU (or /dev/kfd), hipInit says "no device" or "invalid device". */
@@ -256,47 +249,22 @@ fail:
 static int hip_info(struct ix_gpu *g, int d, struct ix_gpu_info *out, struct ix_err *err)
 {
 	char bus[64] = "";
-	unsigned dom, b, dv, fn;
 	size_t mem = 0;
-	int clock = 0, width = 0, end = 0;
+	int clock = 0, width = 0;
 
-	if (d < 0 || d >= g->ndev)
-		return ix_fail(err, IX_EXIT_USAGE, "no ROCm device %d (of %d)", d, g->ndev);
-	memset(out, 0, sizeof(*out));
-	out->index = d;
-	out->numa_node = -1;
-	out->multiprocessors = g->cus[d] > 0 ? (uint32_t)g->cus[d] : 0;
+	if (ix_gpu_be_check_device("ROCm", d, g->ndev, err) < 0)
+		return -1;
+	ix_gpu_be_info_init(out, d, g->cus[d]);
 	HIP_CALL(g, err, hipDeviceGetName, (out->name, sizeof(out->name), g->dev[d]));
 	HIP_CALL(g, err, hipDeviceTotalMem, (&mem, g->dev[d]));
 	out->mem_bytes = mem;
 	/* sysfs' form, whatever the case or the domain's width the runtime uses. */
 	HIP_CALL(g, err, hipDeviceGetPCIBusId, (bus, sizeof(bus), d));
-	if (sscanf(bus, "%x:%x:%x.%x%n", &dom, &b, &dv, &fn, &end) == 4 && !bus[end])
-		snprintf(out->pci_bus_id, sizeof(out->pci_bus_id), "%04x:%02x:%02x.%x", dom, b, dv,
-			 fn);
-	else
-		for (size_t i = 0; bus[i] && i + 1 < sizeof(out->pci_bus_id); i++)
-			out->pci_bus_id[i] = (char)tolower((unsigned char)bus[i]);
+	ix_gpu_be_bus_id(bus, out->pci_bus_id, sizeof(out->pci_bus_id));
 	if (g->hip.hipDeviceGetAttribute(&clock, hipDeviceAttributeMemoryClockRate, d) ==
 		    hipSuccess &&
-	    g->hip.hipDeviceGetAttribute(&width, hipDeviceAttributeMemoryBusWidth, d) ==
-		    hipSuccess &&
-	    clock > 0 && width > 0)
-		out->hbm_bps = ix_f64((double)clock * 1000.0 * (double)width / 8.0 * 2.0);
-	return 0;
-}
-
-static int hip_can_access_peer(struct ix_gpu *g, int from, int to, bool *yes, struct ix_err *err)
-{
-	int v = 1;
-
-	*yes = false;
-	if (from < 0 || from >= g->ndev || to < 0 || to >= g->ndev)
-		return ix_fail(err, IX_EXIT_USAGE, "no ROCm device %d or %d (of %d)", from, to,
-			       g->ndev);
-	if (from != to)
-		HIP_CALL(g, err, hipDeviceCanAccessPeer, (&v, from, to));
-	*yes = v != 0;
+	    g->hip.hipDeviceGetAttribute(&width, hipDeviceAttributeMemoryBusWidth, d) == hipSuccess)
+		out->hbm_bps = ix_gpu_be_hbm_bps(clock, width);
 	return 0;
 }
 
@@ -313,13 +281,8 @@ static int hip_set_peer(struct ix_gpu *g, int from, int to, bool on, struct ix_e
 	    r != hipErrorPeerAccessNotEnabled)
 		return hip_fail(
 			g, r, on ? "hipDeviceEnablePeerAccess" : "hipDeviceDisablePeerAccess", err);
-	g->peer[from][to] = on;
+	g->peer.on[from][to] = on;
 	return 0;
-}
-
-static size_t round_up(size_t n, size_t to)
-{
-	return (n + to - 1) / to * to;
 }
 
 static void hip_ipc_close(struct ix_gpu *g, struct ix_gpu_buf *b)
@@ -337,9 +300,7 @@ static void hip_free(struct ix_gpu *g, struct ix_gpu_buf *b)
 		g->hip.hipFree((void *)(uintptr_t)b->dev);
 	else if (b->mem == IX_GPU_MEM_PINNED && b->host)
 		g->hip.hipHostFree(b->host);
-	else if (b->mem == IX_GPU_MEM_PAGEABLE)
-		free(b->host);
-	memset(b, 0, sizeof(*b));
+	ix_gpu_be_free_end(b);
 }
 
 /* Device buffers are whole 2 MiB pages, each an allocation of its own on
@@ -350,22 +311,14 @@ static int hip_alloc(struct ix_gpu *g, enum ix_gpu_mem mem, int device, size_t s
 {
 	void *p = NULL;
 	hipError_t r;
+	int use, rc = ix_gpu_be_alloc_begin(mem, device, size, g->page, out, &use, err);
 
-	memset(out, 0, sizeof(*out));
-	out->mem = mem;
-	out->size = size;
-	out->device = mem == IX_GPU_MEM_DEVICE ? device : -1;
-	if (!size)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU buffer of 0 bytes");
-	if (mem == IX_GPU_MEM_PAGEABLE) {
-		if (posix_memalign(&out->host, g->page, round_up(size, g->page)) != 0)
-			return ix_fail(err, IX_EXIT_FAIL, "out of memory (%zu bytes)", size);
-		return 0;
-	}
-	if (use_device(g, mem == IX_GPU_MEM_DEVICE || device >= 0 ? device : 0, err) < 0)
+	if (rc <= 0) /* pageable memory, or an error */
+		return rc;
+	if (use_device(g, use, err) < 0)
 		return -1;
 	if (mem == IX_GPU_MEM_DEVICE) {
-		HIP_CALL(g, err, hipMalloc, (&p, round_up(size, (size_t)2 << 20)));
+		HIP_CALL(g, err, hipMalloc, (&p, ix_gpu_be_round_up(size, IX_GPU_BE_DEVICE_PAGE)));
 		out->dev = (uintptr_t)p;
 		return 0;
 	}
@@ -380,28 +333,13 @@ static int hip_alloc(struct ix_gpu *g, enum ix_gpu_mem mem, int device, size_t s
 
 static int hip_fill(struct ix_gpu *g, const struct ix_gpu_buf *b, uint8_t v, struct ix_err *err)
 {
-	if (b->mem != IX_GPU_MEM_DEVICE) {
-		memset(b->host, v, b->size);
+	if (ix_gpu_be_fill_host(b, v))
 		return 0;
-	}
 	if (use_device(g, b->device, err) < 0)
 		return -1;
 	HIP_CALL(g, err, hipMemset, ((void *)(uintptr_t)b->dev, v, b->size));
 	HIP_CALL(g, err, hipDeviceSynchronize, ());
 	return 0;
-}
-
-/* Between two devices without peer access from the stream's device, the
- * runtime stages a copy through the host (hipMemcpyPeerAsync). */
-static bool staged(struct ix_gpu *g, const struct ix_gpu_copy *c)
-{
-	const struct ix_gpu_buf *s = c->src, *d = c->dst;
-	int x = c->exec_device;
-
-	return s->mem == IX_GPU_MEM_DEVICE && d->mem == IX_GPU_MEM_DEVICE &&
-	       s->device != d->device &&
-	       ((s->device != x && !g->peer[x][s->device]) ||
-		(d->device != x && !g->peer[x][d->device]));
 }
 
 /* 0: the copy can wait on the gate, 1: it cannot (the runtime may carry it
@@ -410,14 +348,9 @@ static int check_copy(struct ix_gpu *g, const struct ix_gpu_copy *c, struct ix_e
 {
 	if (c->engine == IX_GPU_SM)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE, "%s", no_kernel);
-	if (c->exec_device < 0 || c->exec_device >= g->ndev)
-		return ix_fail(err, IX_EXIT_USAGE, "no ROCm device %d (of %d)", c->exec_device,
-			       g->ndev);
-	if (!c->src || !c->dst || c->bytes > c->src->size || c->bytes > c->dst->size)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU copy of %zu bytes overruns its buffers",
-			       c->bytes);
-	return c->src->mem == IX_GPU_MEM_PAGEABLE || c->dst->mem == IX_GPU_MEM_PAGEABLE ||
-	       staged(g, c);
+	if (ix_gpu_be_check_copy("ROCm", g->ndev, c, err) < 0)
+		return -1;
+	return ix_gpu_be_ungated(&g->peer, c);
 }
 
 static void *ptr(const struct ix_gpu_buf *b)
@@ -429,7 +362,7 @@ static int issue(struct ix_gpu *g, const struct ix_gpu_copy *c, hipStream_t q, s
 {
 	if (use_device(g, c->exec_device, err) < 0)
 		return -1;
-	if (staged(g, c))
+	if (ix_gpu_be_staged(&g->peer, c)) /* the runtime stages it through the host */
 		HIP_CALL(g, err, hipMemcpyPeerAsync,
 			 (ptr(c->dst), c->dst->device, ptr(c->src), c->src->device, c->bytes, q));
 	else
@@ -552,9 +485,8 @@ static int hip_copy_batch(struct ix_gpu *g, struct ix_gpu_copy *c, int n, int re
 	struct batch *b;
 	int rc;
 
-	if (n < 1 || n > IX_GPU_MAX_COPIES || reps < 1 || warmup < 0)
-		return ix_fail(err, IX_EXIT_USAGE, "a GPU batch of %d copies, %d repetitions", n,
-			       reps);
+	if (ix_gpu_be_check_batch(n, reps, warmup, err) < 0)
+		return -1;
 	b = calloc(1, sizeof(*b));
 	if (!b)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
@@ -567,9 +499,7 @@ static int hip_copy_batch(struct ix_gpu *g, struct ix_gpu_copy *c, int n, int re
 		}
 		b->gated = b->gated && rc == 0;
 	}
-	/* The runtime's queue of pending work is finite: were it to fill,
-	 * queuing would wait on the held streams until the gate expired. */
-	b->gated = b->gated && (long)n * (warmup + reps) <= GATE_MAX_OPS;
+	b->gated = b->gated && ix_gpu_be_gate_fits(n, reps, warmup);
 	__atomic_store_n(&g->gate, 0, __ATOMIC_RELEASE);
 	rc = batch_run(g, c, b, n, reps, warmup, err);
 	batch_end(g, b);
@@ -589,10 +519,7 @@ static int hip_ipc_export(struct ix_gpu *g, const struct ix_gpu_buf *b,
 {
 	hipIpcMemHandle_t h;
 
-	if (b->mem != IX_GPU_MEM_DEVICE || b->imported)
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "only device memory allocated here can be exported");
-	if (use_device(g, b->device, err) < 0)
+	if (ix_gpu_be_check_export(b, err) < 0 || use_device(g, b->device, err) < 0)
 		return -1;
 	HIP_CALL(g, err, hipIpcGetMemHandle, (&h, (void *)(uintptr_t)b->dev));
 	memcpy(handle, &h, IX_GPU_IPC_HANDLE);
@@ -616,11 +543,7 @@ static int hip_ipc_import(struct ix_gpu *g, int device, const uint8_t handle[IX_
 		r = g->hip.hipIpcOpenMemHandle(&p, h, 0);
 	if (r != hipSuccess)
 		return hip_fail(g, r, "hipIpcOpenMemHandle", err);
-	*out = (struct ix_gpu_buf){ .mem = IX_GPU_MEM_DEVICE,
-				    .device = device,
-				    .size = size,
-				    .dev = (uintptr_t)p,
-				    .imported = true };
+	ix_gpu_be_imported(out, device, size, (uintptr_t)p);
 	return 0;
 }
 
@@ -630,14 +553,11 @@ static int hip_dmabuf_fd(struct ix_gpu *g, const struct ix_gpu_buf *b, int *fd, 
 	if (!g->hip.hipMemGetHandleForAddressRange)
 		return ix_fail(err, IX_EXIT_UNAVAILABLE,
 			       "this ROCm has no dmabuf export (hipMemGetHandleForAddressRange)");
-	if (b->mem != IX_GPU_MEM_DEVICE || b->imported || b->dev % g->page)
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "dmabuf export needs device memory allocated here");
-	if (use_device(g, b->device, err) < 0)
+	if (ix_gpu_be_check_dmabuf(b, g->page, err) < 0 || use_device(g, b->device, err) < 0)
 		return -1;
 	/* The allocation covers the size rounded up to a page (hip_alloc). */
 	HIP_CALL(g, err, hipMemGetHandleForAddressRange,
-		 (fd, (void *)(uintptr_t)b->dev, round_up(b->size, g->page),
+		 (fd, (void *)(uintptr_t)b->dev, ix_gpu_be_round_up(b->size, g->page),
 		  hipMemRangeHandleTypeDmaBufFd, 0));
 	return 0;
 }
