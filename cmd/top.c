@@ -59,7 +59,9 @@ static const struct ix_option top_options[] = {
 	{ 0, "capture-filter", IX_OPT_STRING, offsetof(struct top_opts, filter), "BPF",
 	  "only packets this BPF filter selects (as tcpdump)", 0, 0 },
 	{ 0, "mesh", IX_OPT_STRING, offsetof(struct top_opts, mesh), "FILE",
-	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result", 0, 0 },
+	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result, or "
+	  "of a saved 'ixperf gpu' result (GPU x GPU)",
+	  0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct top_opts, help), NULL, "show this help", 0, 0 },
 };
 

@@ -9,8 +9,9 @@
 #include "probes/err.h"
 #include "report/heatmap.h"
 
-/* Fill s from a document written by 'ixperf mesh --state' or '--json'.
- * Errors name what is missing or malformed. */
+/* Fill s from a document written by 'ixperf mesh --state' or '--json', or
+ * by 'ixperf gpu --json': its GPU x GPU bandwidth and latency matrices as a
+ * mesh of GPUs. Errors name what is missing or malformed. */
 int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err);
 
 #endif

@@ -110,3 +110,55 @@ Test(heat_state, damaged_documents_are_refused)
 	json_decref(doc);
 	ix_heat_src_free(&s);
 }
+
+/* A gpu document's GPU x GPU matrices, shaped as 'ixperf gpu -J' writes
+ * them: a mesh of GPUs, bandwidth in bytes/s shown as bit/s. */
+static json_t *gpu_doc(void)
+{
+	return json_pack(
+		"{s:[{s:s,s:[{s:s,s:s,s:s,s:[s,s,s],s:[s,s,s],s:{s:[[n,f,f],[f,n,f],[f,f,n]],"
+		"s:[[s,s,s],[s,s,s],[s,s,s]]}},"
+		"{s:s,s:s,s:s,s:[s,s],s:[s,s]},"
+		"{s:s,s:s,s:s,s:[s,s,s],s:[s,s,s],s:{s:[[f,f,f],[f,f,f],[f,f,f]],"
+		"s:[[s,s,s],[s,s,s],[s,s,s]]}}]}]}",
+		"results", "kind", "gpu", "tests", "name", "device_to_device_memcpy_read_ce",
+		"status", "ok", "unit", "bytes_per_second", "rows", "GPU0", "GPU1", "GPU2",
+		"columns", "GPU0", "GPU1", "GPU2", "matrix", "value", 300e9, 300e9, 300e9, 20e9,
+		300e9, 300e9, "state", "none", "ok", "ok", "ok", "none", "ok", "ok", "ok", "none",
+		"name", "host_to_device_memcpy_ce", "status", "ok", "unit", "bytes_per_second",
+		"rows", "host", "x", "columns", "GPU0", "GPU1", "name",
+		"device_to_device_latency_sm", "status", "ok", "unit", "ns", "rows", "GPU0", "GPU1",
+		"GPU2", "columns", "GPU0", "GPU1", "GPU2", "matrix", "value", 600.0, 900.0, 900.0,
+		900.0, 600.0, 900.0, 900.0, 900.0, 600.0, "state", "ok", "ok", "ok", "ok", "ok",
+		"ok", "ok", "ok", "ok");
+}
+
+Test(heat_state, gpu_matrices_are_a_mesh_of_gpus)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = gpu_doc();
+
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.n, 3);
+	cr_assert_str_eq(s.names[2], "GPU2");
+	cr_assert_eq(s.tests, IX_MESH_BW | IX_MESH_LAT);
+	cr_assert(s.done && s.complete);
+	cr_assert_eq(s.cells[0 * 3 + 1].state, IX_CELL_OK);
+	cr_assert_float_eq(s.cells[0 * 3 + 1].bw_bps, 2.4e12, 1e7, "bytes/s shown as bit/s");
+	cr_assert_eq(s.cells[1 * 3 + 1].state, IX_CELL_NONE, "within one GPU is not a pair");
+	cr_assert_float_eq(s.cells[1 * 3 + 2].bw_bps, 160e9, 1e6);
+	cr_assert_float_eq(s.cells[0 * 3 + 2].lat_p50_ns, 900.0, 1e-3);
+	cr_assert(s.cells[1 * 3 + 2].bad, "the slow GPU1 -> GPU2 pair is flagged");
+	cr_assert(strstr(s.title, "device_to_device_memcpy_read_ce"), "%s", s.title);
+	ix_heat_src_free(&s);
+	/* One GPU: no GPU x GPU matrix to show. */
+	json_array_remove(
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "tests"), 0);
+	json_array_remove(
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "tests"), 1);
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "without a measured GPU x GPU matrix"), "%s", err.msg);
+	json_decref(doc);
+	ix_heat_src_free(&s);
+}
