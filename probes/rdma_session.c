@@ -274,7 +274,7 @@ static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 {
 	struct ix_rdma_endpoint peer;
 	json_t *req, *ack;
-	int rc;
+	int rc, mtu;
 
 	req = json_pack("{s:s,s:o,s:o}", "kind", "rdma", "rdma", ix_rdma_setup_json(self), "device",
 			ix_rdma_port_info_json(&r->local));
@@ -289,10 +289,13 @@ static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 	json_decref(ack);
 	if (rc < 0 || same_params(&r->params, &peer.params, err) < 0)
 		return -1;
-	r->path_mtu = ix_rdma_path_mtu(self->mtu, peer.mtu, r->params.mtu_cap);
-	if (r->path_mtu < 0)
+	mtu = ix_rdma_path_mtu(self->mtu, peer.mtu, r->params.mtu_cap);
+	if (mtu < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "no common path MTU with the agent");
-	return dev->ops->connect(dev->ctx, &peer, r->path_mtu, err);
+	if (dev->ops->connect(dev->ctx, &peer, mtu, err) < 0)
+		return -1;
+	r->path_mtu = mtu; /* connected: from here on the test ran */
+	return 0;
 }
 
 int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
