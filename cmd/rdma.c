@@ -2,7 +2,6 @@
  * perftest's figures; both ends run the parameters this side fills. */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +21,13 @@
 /* A decimal integer in [lo, hi] from text, naming the option. */
 static int num_opt(const char *s, const char *name, long lo, long hi, long *out, struct ix_err *err)
 {
-	char *end;
-	long v;
+	uint64_t v = 0;
 
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < lo || v > hi)
+	*out = 0;
+	if (ix_parse_uint(s, (uint64_t)lo, (uint64_t)hi, &v, NULL) < 0)
 		return ix_fail(err, IX_EXIT_USAGE, "invalid value for %s: '%s' (%ld to %ld)", name,
 			       s, lo, hi);
-	*out = v;
+	*out = (long)v;
 	return 0;
 }
 

@@ -38,29 +38,6 @@ struct hw_dev {
 	int dmabuf_fd;
 };
 
-/* The interface holding the control connection's local address. */
-static void local_ifname(const struct sockaddr_storage *local, const struct ix_rdma_addr *a,
-			 size_t n, char *out, size_t len)
-{
-	out[0] = 0;
-	for (size_t i = 0; local && i < n; i++) {
-		if (a[i].addr.ss_family != local->ss_family)
-			continue;
-		if (local->ss_family == AF_INET &&
-		    ((const struct sockaddr_in *)&a[i].addr)->sin_addr.s_addr ==
-			    ((const struct sockaddr_in *)local)->sin_addr.s_addr) {
-			snprintf(out, len, "%s", a[i].ifname);
-			return;
-		}
-		if (local->ss_family == AF_INET6 &&
-		    memcmp(&((const struct sockaddr_in6 *)&a[i].addr)->sin6_addr,
-			   &((const struct sockaddr_in6 *)local)->sin6_addr, 16) == 0) {
-			snprintf(out, len, "%s", a[i].ifname);
-			return;
-		}
-	}
-}
-
 static double port_rate(const char *root, const struct ix_verbs_port *p)
 {
 	char path[PATH_MAX + 96], buf[64];
@@ -81,7 +58,8 @@ static int choose(struct hw_dev *h, const struct ix_rdma_dev_req *req, struct ix
 	struct ix_verbs_port ports[MAX_PORTS];
 	struct ix_rdma_addr *addrs = NULL;
 	size_t n, naddrs = 0;
-	char ifname[IX_RDMA_IFNAME_MAX], down[200] = "";
+	const char *ifname;
+	char down[200] = "";
 	struct ix_err first = { 0 };
 	int best = -1;
 
@@ -89,7 +67,7 @@ static int choose(struct hw_dev *h, const struct ix_rdma_dev_req *req, struct ix
 		return -1;
 	if (ix_rdma_addrs_read(&addrs, &naddrs, err) < 0)
 		return -1;
-	local_ifname(req->local, addrs, naddrs, ifname, sizeof(ifname));
+	ifname = ix_rdma_addr_ifname(req->local, addrs, naddrs);
 	for (size_t i = 0; i < n; i++) {
 		struct ix_rdma_gid g;
 		struct ix_err e = { 0 };
@@ -108,7 +86,7 @@ static int choose(struct hw_dev *h, const struct ix_rdma_dev_req *req, struct ix
 				first = e;
 			continue;
 		}
-		if (best < 0 || (ifname[0] && strcmp(g.netdev, ifname) == 0 &&
+		if (best < 0 || (ifname && strcmp(g.netdev, ifname) == 0 &&
 				 strcmp(h->gid.netdev, ifname) != 0)) {
 			best = (int)i;
 			h->gid = g;

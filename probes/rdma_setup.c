@@ -291,20 +291,39 @@ static bool allowed(const struct gid_entry *g, const struct ix_rdma_gid_pref *p,
 	return !p->family || (p->family == AF_INET) == gid_v4mapped(g->raw);
 }
 
+/* The interface of the address list holding ip, or NULL. */
+static const char *ifname_of(const struct ipaddr *ip, const struct ix_rdma_addr *addrs,
+			     size_t naddrs)
+{
+	for (size_t i = 0; i < naddrs; i++) {
+		struct ipaddr a;
+
+		if (to_ip(&addrs[i].addr, &a) && a.family == ip->family &&
+		    memcmp(a.a, ip->a, 16) == 0)
+			return addrs[i].ifname;
+	}
+	return NULL;
+}
+
+const char *ix_rdma_addr_ifname(const struct sockaddr_storage *addr,
+				const struct ix_rdma_addr *addrs, size_t naddrs)
+{
+	struct ipaddr ip;
+
+	return addr && to_ip(addr, &ip) ? ifname_of(&ip, addrs, naddrs) : NULL;
+}
+
 /* The interface holding ip: from the address list, else the netdev of a
  * GID equal to it. */
 static int find_target(const struct port_table *t, const struct ipaddr *ip, const uint8_t want[16],
 		       const struct ix_rdma_addr *addrs, size_t naddrs, char *target,
 		       const char *txt, struct ix_err *err)
 {
-	for (size_t i = 0; i < naddrs; i++) {
-		struct ipaddr a;
+	const char *name = ifname_of(ip, addrs, naddrs);
 
-		if (to_ip(&addrs[i].addr, &a) && a.family == ip->family &&
-		    memcmp(a.a, ip->a, 16) == 0) {
-			snprintf(target, IX_RDMA_IFNAME_MAX, "%s", addrs[i].ifname);
-			return 0;
-		}
+	if (name) {
+		snprintf(target, IX_RDMA_IFNAME_MAX, "%s", name);
+		return 0;
 	}
 	for (int i = 0; i < t->size; i++)
 		if (t->v[i].used && t->v[i].ndev[0] && memcmp(t->v[i].raw, want, 16) == 0) {

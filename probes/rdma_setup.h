@@ -76,6 +76,10 @@ int ix_rdma_pick_gid(const char *root, const char *dev, unsigned port,
 		     struct ix_err *err);
 /* Whether pref is well formed (IX_EXIT_USAGE naming the option if not). */
 int ix_rdma_gid_pref_check(const struct ix_rdma_gid_pref *pref, struct ix_err *err);
+/* The interface of addrs that holds addr (an IPv4-mapped IPv6 address
+ * counts as IPv4, as a dual-stack socket reports it), or NULL. */
+const char *ix_rdma_addr_ifname(const struct sockaddr_storage *addr,
+				const struct ix_rdma_addr *addrs, size_t naddrs);
 /* The host's IPv4 and IPv6 interface addresses; *out is malloc'd. */
 int ix_rdma_addrs_read(struct ix_rdma_addr **out, size_t *n, struct ix_err *err);
 

@@ -4,8 +4,10 @@
 #ifndef IX_TEST_COMMON_H
 #define IX_TEST_COMMON_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 
 #include <criterion/criterion.h>
@@ -42,6 +44,20 @@ static inline void ix_test_mkdirs(const char *path)
 			*p = '/';
 		}
 	mkdir(buf, 0755);
+}
+
+/* DIR/NAME holding VALUE and a newline, as sysfs attributes read. */
+static inline void ix_test_put(const char *dir, const char *name, const char *value)
+{
+	char path[1024];
+	FILE *f;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		cr_assert_fail("path too long: %s/%s", dir, name);
+	f = fopen(path, "w");
+	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+	fprintf(f, "%s\n", value);
+	fclose(f);
 }
 
 #endif

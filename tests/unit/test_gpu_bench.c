@@ -33,18 +33,6 @@ static struct ix_gpu_params par;
 /* Gen5 x16 per direction after 128b/130b, in bytes per second. */
 #define GEN5X16 (32e9 * 16 * 128 / 130 / 8)
 
-static void put(const char *dir, const char *name, const char *value)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	fprintf(f, "%s\n", value);
-	fclose(f);
-}
-
 /* A PCI function at devices/CHAIN linked from bus/pci/devices;
  * link: current GT/s, width, max GT/s, max width. */
 static void dev(const char *chain, const char *class, const char *numa, const char *cur,
@@ -55,14 +43,14 @@ static void dev(const char *chain, const char *class, const char *numa, const ch
 
 	snprintf(dir, sizeof(dir), "%s/sys/devices/%s", root, chain);
 	ix_test_mkdirs(dir);
-	put(dir, "class", class);
-	put(dir, "vendor", "0x10de");
-	put(dir, "device", "0x2335");
-	put(dir, "numa_node", numa);
-	put(dir, "current_link_speed", cur);
-	put(dir, "current_link_width", width);
-	put(dir, "max_link_speed", max);
-	put(dir, "max_link_width", "16");
+	ix_test_put(dir, "class", class);
+	ix_test_put(dir, "vendor", "0x10de");
+	ix_test_put(dir, "device", "0x2335");
+	ix_test_put(dir, "numa_node", numa);
+	ix_test_put(dir, "current_link_speed", cur);
+	ix_test_put(dir, "current_link_width", width);
+	ix_test_put(dir, "max_link_speed", max);
+	ix_test_put(dir, "max_link_width", "16");
 	snprintf(bus, sizeof(bus), "%s/sys/bus/pci/devices", root);
 	ix_test_mkdirs(bus);
 	snprintf(bus + strlen(bus), sizeof(bus) - strlen(bus), "/%s", bdf);

@@ -765,3 +765,15 @@ Test(numa, placement)
 	cr_assert_not_null(strstr(pl.reason, "unknown"), "%s", pl.reason);
 	cr_assert_eq(ix_rdma_placement(root, "mlx5_2", IX_RDMA_NUMA_NODE, 7, &pl, &err), -1);
 }
+
+Test(gid, the_interface_of_an_address, .init = addrs)
+{
+	struct sockaddr_storage mapped = ip("::ffff:10.100.0.1"), v6 = ip("fd00::1");
+	struct sockaddr_storage none = ip("10.9.9.9");
+
+	cr_assert_str_eq(ix_rdma_addr_ifname(&mapped, host, nhost), "ens1f0.100",
+			 "a dual-stack socket's IPv4-mapped address is the IPv4 one");
+	cr_assert_str_eq(ix_rdma_addr_ifname(&v6, host, nhost), "ens1f0");
+	cr_assert_null(ix_rdma_addr_ifname(&none, host, nhost));
+	cr_assert_null(ix_rdma_addr_ifname(NULL, host, nhost));
+}

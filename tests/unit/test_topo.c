@@ -19,18 +19,6 @@
 
 static char root[256];
 
-static void put(const char *dir, const char *name, const char *value)
-{
-	char path[1024];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	cr_assert_not_null(f, "%s: %s", path, strerror(errno));
-	fprintf(f, "%s\n", value);
-	fclose(f);
-}
-
 /* A PCI function at devices/CHAIN (host bridge first), linked from
  * bus/pci/devices. link: "GTs width maxGTs maxwidth" or NULL. */
 static void dev(const char *chain, const char *class, const char *vendor, int numa,
@@ -41,11 +29,11 @@ static void dev(const char *chain, const char *class, const char *vendor, int nu
 
 	snprintf(dir, sizeof(dir), "%s/sys/devices/%s", root, chain);
 	ix_test_mkdirs(dir);
-	put(dir, "class", class);
-	put(dir, "vendor", vendor);
-	put(dir, "device", "0x1234");
+	ix_test_put(dir, "class", class);
+	ix_test_put(dir, "vendor", vendor);
+	ix_test_put(dir, "device", "0x1234");
 	snprintf(num, sizeof(num), "%d", numa);
-	put(dir, "numa_node", num);
+	ix_test_put(dir, "numa_node", num);
 	if (link) {
 		double cur, max;
 		int w, mw;
@@ -53,13 +41,13 @@ static void dev(const char *chain, const char *class, const char *vendor, int nu
 
 		cr_assert_eq(sscanf(link, "%lf %d %lf %d", &cur, &w, &max, &mw), 4);
 		snprintf(s, sizeof(s), "%.1f GT/s PCIe", cur);
-		put(dir, "current_link_speed", s);
+		ix_test_put(dir, "current_link_speed", s);
 		snprintf(s, sizeof(s), "%d", w);
-		put(dir, "current_link_width", s);
+		ix_test_put(dir, "current_link_width", s);
 		snprintf(s, sizeof(s), "%.1f GT/s PCIe", max);
-		put(dir, "max_link_speed", s);
+		ix_test_put(dir, "max_link_speed", s);
 		snprintf(s, sizeof(s), "%d", mw);
-		put(dir, "max_link_width", s);
+		ix_test_put(dir, "max_link_width", s);
 	}
 	snprintf(bus, sizeof(bus), "%s/sys/bus/pci/devices", root);
 	ix_test_mkdirs(bus);
@@ -232,8 +220,8 @@ Test(topo, missing_bus_is_an_error_and_garbage_a_note)
 	cr_assert_eq(err.code, IX_EXIT_UNAVAILABLE);
 	machine();
 	snprintf(path, sizeof(path), "%s/sys/devices/%s", root, USP0 "/0000:02:00.0/0000:03:00.0");
-	put(path, "numa_node", "banana");
-	put(path, "current_link_width", "x");
+	ix_test_put(path, "numa_node", "banana");
+	ix_test_put(path, "current_link_width", "x");
 	snprintf(path, sizeof(path), "%s/sys/bus/pci/devices/0000:99:00.0", root);
 	cr_assert_eq(symlink("0000:99:00.0", path), 0);
 	cr_assert_eq(ix_topo_read(root, &t, &err), 0, "%s", err.msg);
