@@ -6,16 +6,15 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probes/auth.h"
-#include "probes/capture.h"
-#include "probes/client.h"
-#include "probes/inventory.h"
-#include "probes/net.h"
-#include "probes/rdma_setup.h"
-#include "probes/transport.h"
-#include "report/json.h"
-#include "report/text.h"
-#include "report/wire.h"
+#include "probes/capture/capture.h"
+#include "probes/ctl/auth.h"
+#include "probes/ctl/client.h"
+#include "probes/host/inventory.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+#include "probes/rdma/setup.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 #define DEFAULT_UDP_RATE 1000000000ull /* 1 Gbit/s per stream */
 #define SWEEP_MAX_TCP    (4ull * 1024 * 1024)

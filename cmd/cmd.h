@@ -6,19 +6,18 @@
  *   3. the file in Makefile.am (ixperf_SOURCES);
  *   4. man/ixperf-NAME.1 (and man_MANS in Makefile.am);
  *   5. tests: tests/cli cases, and unit tests for any new module.
- * tests/cli/help.sh checks that every listed command answers --help and
+ * What the command measures goes in the probes/ folder of its subsystem,
+ * what it prints in report/ (json/ and text/ at least); each folder's
+ * README says what it may include, and tests/layers.sh checks it. A new
+ * module gets its unit test at its own path under tests/unit/ (probes/X/Y.c:
+ * tests/unit/probes/X/test_Y.c) and a row in Makefile.am's UNIT_TESTS.
+ * tests/cli/run.sh checks that every listed command answers --help and
  * has a man page.
  */
 #ifndef IX_CMD_H
 #define IX_CMD_H
 
 #include "cmd/common.h"
-
-/* What main sets up once, from the table row's flags. */
-struct ix_env {
-	int argc; /* the whole command line, for JSON envelopes */
-	char **argv;
-};
 
 #define IX_CMD_NETWORK 1u /* ignore SIGPIPE: sockets report EPIPE instead */
 

@@ -8,16 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
 #include "cmd/common.h"
-#include "probes/auth.h"
-#include "probes/capture.h"
-#include "probes/client.h"
-#include "probes/coord.h"
-#include "probes/net.h"
-#include "probes/transport.h"
-#include "report/json.h"
-#include "report/output.h"
+#include "probes/capture/capture.h"
+#include "probes/cluster/coord.h"
+#include "probes/ctl/auth.h"
+#include "probes/ctl/client.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+#include "report/fmt/output.h"
+#include "report/json/json.h"
 
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
 {
@@ -278,7 +277,7 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 	static const char *const where[] = { "ixperf bw --path pcie or ixperf gpu", "ixperf gpu" };
 
 	/* The coordinator of mesh and incast needs no device itself: its
-	 * agents run the tests on theirs (rdma_session.c) and say when they
+	 * agents run the tests on theirs (probes/rdma/session.c) and say when they
 	 * cannot. */
 	static const struct ix_transport rdma = { .name = "rdma",
 						  .desc = "RDMA (RC) on the agents' devices",

@@ -9,11 +9,11 @@
 
 #include <jansson.h>
 
-#include "probes/auth.h"
-#include "probes/coord.h"
-#include "probes/err.h"
-#include "probes/hostlist.h"
-#include "report/units.h"
+#include "probes/cluster/coord.h"
+#include "probes/cluster/hostlist.h"
+#include "probes/core/err.h"
+#include "probes/ctl/auth.h"
+#include "report/fmt/units.h"
 
 enum ix_opt_type {
 	IX_OPT_FLAG,    /* bool */
@@ -152,7 +152,11 @@ struct ix_rdma_cli {
 	  "rdma: buffers in GPU N's memory (GPUDirect RDMA through a dmabuf)", 0, 0 }
 /* clang-format on */
 
-struct ix_env;
+/* What main sets up once, from the command table row's flags (cmd/cmd.h). */
+struct ix_env {
+	int argc; /* the whole command line, for JSON envelopes */
+	char **argv;
+};
 /* ixperf bw|lat --path rdma HOST (cmd/rdma.c). iters: 0 = by --time. */
 /* mesh and incast: --op and --qps into rdma on path rdma (where -P,
  * parallel, must not be set), usage errors for them on other paths. */
@@ -233,8 +237,6 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */
 int ix_report_error(const char *cmd, const struct ix_err *err);
-
-struct ix_env;
 
 /* What mesh and incast share: hosts, token, units, output, the agents. */
 struct ix_coord_cmd {

@@ -7,8 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "report/figures.h"
-#include "report/json.h"
+#include "report/doc/compare.h"
+#include "report/doc/figures.h"
+#include "report/fmt/safe.h"
+#include "report/json/json.h"
 
 #define LABEL_MAX_WIDTH 60
 

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "probes/gpu.h"
-#include "probes/gpu_bench.h"
-#include "report/gpu.h"
-#include "report/json.h"
+#include "probes/gpu/bench.h"
+#include "probes/gpu/gpu.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 extern char **environ;
 

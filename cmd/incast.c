@@ -6,14 +6,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probes/auth.h"
-#include "probes/capture.h"
-#include "probes/coord.h"
-#include "probes/incast.h"
-#include "probes/net.h"
-#include "probes/transport.h"
-#include "report/json.h"
-#include "report/multi.h"
+#include "probes/capture/capture.h"
+#include "probes/cluster/coord.h"
+#include "probes/cluster/incast.h"
+#include "probes/ctl/auth.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 #define MAX_SWEEP 64
 

@@ -6,15 +6,14 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probes/auth.h"
-#include "probes/capture.h"
-#include "probes/client.h"
-#include "probes/net.h"
-#include "probes/rdma_setup.h"
-#include "probes/transport.h"
-#include "report/json.h"
-#include "report/text.h"
-#include "report/wire.h"
+#include "probes/capture/capture.h"
+#include "probes/ctl/auth.h"
+#include "probes/ctl/client.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+#include "probes/rdma/setup.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 #define LAT_DEFAULT_SIZE 64
 #define LAT_SWEEP_MAX    65536ull

@@ -9,17 +9,17 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "probes/auth.h"
-#include "probes/coord.h"
-#include "probes/clock.h"
-#include "probes/mesh.h"
-#include "probes/schedule.h"
-#include "probes/net.h"
-#include "probes/transport.h"
-#include "report/json.h"
-#include "report/multi.h"
-#include "report/output.h"
-#include "report/tui.h"
+#include "probes/cluster/coord.h"
+#include "probes/cluster/mesh.h"
+#include "probes/cluster/schedule.h"
+#include "probes/core/clock.h"
+#include "probes/ctl/auth.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+#include "report/fmt/output.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
+#include "report/tui/tui.h"
 
 struct mesh_opts {
 	struct ix_coord_opts k;

@@ -11,8 +11,8 @@
 
 #include "cmd/common.h"
 #include "cmd/plan.h"
-#include "probes/transport.h"
-#include "report/units.h"
+#include "probes/net/transport.h"
+#include "report/fmt/units.h"
 
 /* The embedded default: a local acceptance run on loopback against agents
  * that 'ixperf run' starts itself (hosts left empty). */

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "probes/err.h"
-#include "probes/multi.h"
-#include "probes/probe.h"
+#include "probes/cluster/multi.h"
+#include "probes/core/err.h"
+#include "probes/core/probe.h"
 
 #define IX_PLAN_MAX_CHECKS 256
 #define IX_PLAN_MAX_EXPECT 16

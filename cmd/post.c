@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "report/html.h"
-#include "report/post.h"
+#include "report/html/html.h"
+#include "report/post/post.h"
 
 struct post_opts {
 	const char *format;

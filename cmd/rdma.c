@@ -8,12 +8,12 @@
 #include <sys/socket.h>
 
 #include "cmd/cmd.h"
-#include "probes/client.h"
-#include "probes/transport.h"
-#include "probes/rdma_session.h"
-#include "probes/verbs.h"
-#include "report/json.h"
-#include "report/rdma.h"
+#include "probes/ctl/client.h"
+#include "probes/net/transport.h"
+#include "probes/rdma/session.h"
+#include "probes/rdma/verbs.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 #define RDMA_SWEEP_MAX (8ull * 1024 * 1024) /* perftest -a's largest size */
 #define RDMA_SWEEP_MIN 2ull

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
-#include "report/figures.h"
+#include "report/doc/figures.h"
 
-#include "report/html.h"
+#include "report/doc/compare.h"
+#include "report/fmt/safe.h"
+#include "report/html/html.h"
 
 #define TREND_MAX      8  /* earlier values on a text trend line */
 #define NAME_MAX_WIDTH 40 /* check names in the text summary */

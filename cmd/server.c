@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
-#include "probes/agent.h"
-#include "probes/auth.h"
-#include "probes/net.h"
+#include "probes/agent/agent.h"
+#include "probes/ctl/auth.h"
+#include "probes/net/net.h"
 
 struct server_opts {
 	uint64_t port;

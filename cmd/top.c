@@ -12,15 +12,15 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "probes/capture.h"
-#include "probes/clock.h"
-#include "probes/links.h"
-#include "probes/talkers.h"
-#include "report/heat_state.h"
-#include "report/json.h"
-#include "report/top.h"
-#include "report/tui.h"
-#include "report/tui_top.h"
+#include "probes/capture/capture.h"
+#include "probes/capture/talkers.h"
+#include "probes/core/clock.h"
+#include "probes/host/links.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
+#include "report/tui/heat_state.h"
+#include "report/tui/top.h"
+#include "report/tui/tui.h"
 
 struct top_opts {
 	double interval_s;

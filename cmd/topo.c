@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probes/topo.h"
-#include "report/json.h"
-#include "report/topo.h"
+#include "probes/host/topo_check.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 struct topo_opts {
 	const char *sysfs;

@@ -6,9 +6,9 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "probes/capture.h"
-#include "report/json.h"
-#include "report/wire.h"
+#include "probes/capture/capture.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
 
 struct wire_opts {
 	const char *filter;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Benchmark the wire analysis (packet decoders and TCP sequence analysis of
-# probes/pkt.c and probes/wirestat.c) against tshark, on one core.
+# probes/capture/pkt.c and probes/capture/wirestat.c) against tshark, on one core.
 #
 #   contrib/bench-wire.sh [BUILDDIR]      (default: the current directory)
 #

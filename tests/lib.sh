@@ -110,7 +110,7 @@ jq_true() {
 # schema_check FILE: one check that FILE validates against the JSON schema
 # (noted and skipped when python3-jsonschema is missing).
 schema_check() {
-	local schema="${top_srcdir:-.}/report/ixperf-result.schema.json"
+	local schema="${top_srcdir:-.}/report/json/ixperf-result.schema.json"
 	if ! /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
 		echo "# python3-jsonschema not installed: $(basename "$1") not checked against the schema"
 		return 0

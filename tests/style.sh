@@ -3,7 +3,10 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 cd "${top_srcdir:-.}" || exit 99
 
-mapfile -t sources < <(ls cmd/*.[ch] probes/*.[ch] report/*.[ch] tests/unit/*.c 2>/dev/null)
+mapfile -t sources < <(find cmd probes report tests/unit -name '*.[ch]' | sort)
+mapfile -t csources < <(printf '%s\n' "${sources[@]}" | grep '\.c$')
+mapfile -t headers < <(find cmd probes report -name '*.h' | sort)
+mapfile -t probes < <(find probes -name '*.c' | sort)
 
 if command -v clang-format >/dev/null; then
 	bad=$(for f in "${sources[@]}"; do
@@ -20,15 +23,15 @@ banned=$(grep -nE '\b(sprintf|vsprintf|strcpy|strcat|atoi|atol|atof|strtok|gets)
 check "no sprintf/strcpy/strcat/atoi/strtok/gets${banned:+: $banned}" test -z "$banned"
 
 # config.h first in every .c file, never in a header.
-first=$(for f in $(ls cmd/*.c probes/*.c report/*.c tests/unit/*.c 2>/dev/null); do
+first=$(for f in "${csources[@]}"; do
 	[ "$(grep -m1 '^#include' "$f")" = '#include "config.h"' ] || echo "$f"
 done)
 check "config.h is the first include of every .c file${first:+ (not: $first)}" test -z "$first"
-inhdr=$(grep -l '#include "config.h"' cmd/*.h probes/*.h report/*.h 2>/dev/null || true)
+inhdr=$(grep -l '#include "config.h"' "${headers[@]}" || true)
 check "no header includes config.h${inhdr:+ ($inhdr)}" test -z "$inhdr"
 
 # Probes fill result structs and never print.
-prints=$(grep -nE '\b(printf|fprintf|puts|fputs|perror)\s*\(' probes/*.c | grep -v snprintf || true)
+prints=$(grep -nE '\b(printf|fprintf|puts|fputs|perror)\s*\(' "${probes[@]}" | grep -v snprintf || true)
 check "probes never print${prints:+: $prints}" test -z "$prints"
 
 # Small files: none over 800 lines.

@@ -1,11 +1,11 @@
 /*
- * A SIMULATED libcuda.so.1, for tests only: it checks how probes/gpu_cuda.c
+ * A SIMULATED libcuda.so.1, for tests only: it checks how probes/gpu/cuda.c
  * calls the CUDA driver API. There is no GPU behind it, and no time it
  * reports means anything.
  *
  * Two devices, "Fake GPU 0" and "Fake GPU 1". Device memory is host memory
  * (fake.h); every copy and kernel runs on the calling thread as it is
- * queued, so streams are always idle; the three kernels of probes/gpu_ptx.h
+ * queued, so streams are always idle; the three kernels of probes/gpu/ptx.h
  * are emulated by name (the spin kernel checks that its gate is closed and
  * returns at once); events read the host's clock.
  *
@@ -539,7 +539,7 @@ CUresult cuModuleGetFunction(struct func **f, struct module *m, const char *name
 	return NOT_FOUND;
 }
 
-/* The kernels of probes/gpu_ptx.h, run as the GPU would. */
+/* The kernels of probes/gpu/ptx.h, run as the GPU would. */
 static CUresult run_kernel(int k, unsigned grid, unsigned block, void **params)
 {
 	unsigned long long a = *(unsigned long long *)params[0],

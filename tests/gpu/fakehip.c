@@ -1,5 +1,5 @@
 /*
- * A SIMULATED libamdhip64.so, for tests only: it checks how probes/gpu_hip.c
+ * A SIMULATED libamdhip64.so, for tests only: it checks how probes/gpu/hip.c
  * calls the HIP runtime API. There is no GPU behind it, and no time it
  * reports means anything.
  *

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The PTX the CUDA backend embeds (probes/gpu_ptx.c, printed by
+# The PTX the CUDA backend embeds (probes/gpu/ptx.c, printed by
 # tests/tools/gpuptx) must assemble with ptxas for every GPU generation it
 # targets (sm_70, sm_80, sm_90, and the newer ones this ptxas knows), and
 # each kernel the backend looks up must be an entry of the module. Needs a

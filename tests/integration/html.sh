@@ -2,7 +2,7 @@
 # The HTML report in a real browser: `ixperf report --format html` pages
 # loaded by headless Chromium (verdict, checks table, heatmaps, hostile host
 # names that must stay text, a screenshot) and a 1024-host mesh page that must
-# stay under 10 MB and load in under 3 s.
+# stay under 10 MB and load in under 3 s more than a small page.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 J=$IX_TMP
@@ -163,12 +163,18 @@ check "a 1024-host mesh report is under 10 MB ($size bytes)" test "$size" -lt 10
 check "the 1024-host page fetches nothing" self_contained "$J/mesh1024.html"
 check "the hostile name is escaped in the script data" \
 	grep -qF '\u003c\u002fscript\u003e\u003cimg src=x onerror=alert(1)\u003e' "$J/mesh1024.html"
+# The page's own cost: the 1024-host page's load less a small page's, so
+# that Chromium's start (seconds on a cold or busy machine) is not counted.
 chrome --dump-dom "$J/run.html" >/dev/null # warm the page cache
 t0=$(ms)
-chrome --dump-dom "$J/mesh1024.html" >"$J/mesh1024.dom"
+chrome --dump-dom "$J/run.html" >/dev/null
 t1=$(ms)
-echo "# Chromium --dump-dom of the 1024-host page: $((t1 - t0)) ms"
-check "Chromium loads the 1024-host page in under 3 s ($((t1 - t0)) ms)" test $((t1 - t0)) -lt 3000
+chrome --dump-dom "$J/mesh1024.html" >"$J/mesh1024.dom"
+t2=$(ms)
+page=$(((t2 - t1) - (t1 - t0)))
+echo "# Chromium --dump-dom: the run page $((t1 - t0)) ms, the 1024-host page $((t2 - t1)) ms"
+check "Chromium loads the 1024-host page in under 3 s more than a small page ($page ms)" \
+	test "$page" -lt 3000
 drawn=$(grep -o '_tip">hover over a cell for the pair and its value' "$J/mesh1024.dom" | wc -l)
 check "both 1024-host heatmaps were drawn (the script ran to its end: $drawn of 2)" test "$drawn" = 2
 check "the 1024-host DOM has no <img element" absent "<img" "$J/mesh1024.dom"

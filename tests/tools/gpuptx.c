@@ -1,5 +1,5 @@
 /* gpuptx [--entries]: print the PTX module the CUDA backend loads
- * (probes/gpu_ptx.c), so that tests/integration/gpu_ptx.sh can assemble
+ * (probes/gpu/ptx.c), so that tests/integration/gpu_ptx.sh can assemble
  * it with ptxas; with --entries, print the names of its kernels instead,
  * one a line. */
 #include "config.h"
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "probes/gpu_ptx.h"
+#include "probes/gpu/ptx.h"
 
 int main(int argc, char **argv)
 {

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probes/clock.h"
-#include "report/tui.h"
+#include "probes/core/clock.h"
+#include "report/tui/tui.h"
 
 static int cmp(const void *a, const void *b)
 {

@@ -1,5 +1,5 @@
 /* rdmadoc CASE: one ixperf JSON document of an RDMA test run between two
- * SIMULATED devices (tests/unit/rdma_simdev.c) over a socketpair, rendered
+ * SIMULATED devices (tests/unit/probes/rdma/simdev.c) over a socketpair, rendered
  * by the real renderers, for tests/integration/rdma.sh to check against
  * the schema. Cases: write-bw, send-bw, bidir-bw, send-lat, read-lat,
  * vanished. A test tool: nothing on the command line reaches it. */
@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/json.h"
-#include "report/rdma.h"
-#include "tests/unit/rdma_simdev.h"
+#include "report/json/json.h"
+#include "report/text/text.h"
+#include "tests/unit/probes/rdma/simdev.h"
 
 int main(int argc, char **argv)
 {

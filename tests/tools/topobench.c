@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "probes/clock.h"
-#include "probes/topo.h"
+#include "probes/core/clock.h"
+#include "probes/host/topo_check.h"
 
 static int cmp(const void *a, const void *b)
 {

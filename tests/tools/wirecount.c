@@ -16,8 +16,8 @@
 
 #include <pcap/pcap.h>
 
-#include "probes/pkt.h"
-#include "probes/wirestat.h"
+#include "probes/capture/pkt.h"
+#include "probes/capture/wirestat.h"
 
 static void print_flags(uint64_t frame, const struct ix_wire_figures *a,
 			const struct ix_wire_figures *b)

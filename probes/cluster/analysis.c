@@ -1,0 +1,308 @@
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/cluster/analysis.h"
+
+#define DEFAULT_BW_FRACTION 0.7
+#define DEFAULT_LAT_FACTOR  2.0
+
+double ix_jain_index(const double *x, size_t n)
+{
+	double sum = 0, sumsq = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		sum += x[i];
+		sumsq += x[i] * x[i];
+	}
+	if (n == 0 || !(sumsq > 0))
+		return 0;
+	return sum * sum / ((double)n * sumsq);
+}
+
+/* Ascending, NaNs last, so that qsort sees a consistent order. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+/* NAN when the private copy cannot be allocated. */
+double ix_median(const double *x, size_t n)
+{
+	double *v, med;
+
+	if (n == 0)
+		return 0;
+	v = malloc(n * sizeof(*v));
+	if (!v)
+		return NAN;
+	memcpy(v, x, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	free(v);
+	return med;
+}
+
+/*
+ * Median of the mesh's bandwidths without copying them. A positive float
+ * (neither NaN nor 0) orders like its bit pattern read as an unsigned
+ * integer, so the k-th smallest bandwidth is found by radix selection in two
+ * passes over the cells with one histogram of 2^16 counters (512 KiB): the
+ * first pass counts the high 16 bits, which names the bucket holding rank k;
+ * the second counts the low 16 bits of the values in that bucket. The mesh
+ * takes O(n^2) time and, besides the histogram, O(n) memory; no n * n copy.
+ */
+#define DIGITS (1u << 16)
+
+static bool has_bw(const struct ix_cell *c)
+{
+	return c->bw_bps > 0; /* false for NaN */
+}
+
+static bool has_lat(const struct ix_cell *c)
+{
+	return c->lat_p50_ns > 0;
+}
+
+static uint32_t float_bits(float f)
+{
+	uint32_t u;
+
+	memcpy(&u, &f, sizeof(u));
+	return u;
+}
+
+static float bits_float(uint32_t u)
+{
+	float f;
+
+	memcpy(&f, &u, sizeof(f));
+	return f;
+}
+
+/* A pair measured: an OK cell off the diagonal. */
+static bool measured_pair(const struct ix_cell *c, uint32_t row, uint32_t col)
+{
+	return c->state == IX_CELL_OK && row != col;
+}
+
+/* The bandwidths of rank k and k + 1 (0-based) among the OK off-diagonal
+ * cells with a bandwidth, whose high-16-bit histogram is in hist (reused).
+ * *vk1 is meaningless when rank k is the largest. */
+static void select_pair(const struct ix_cell *cells, uint32_t n, uint64_t *hist, uint64_t k,
+			float *vk, float *vk1)
+{
+	uint64_t below = 0;
+	uint32_t hi = 0, lo, above = UINT32_MAX; /* smallest bits with a higher hi */
+
+	while (below + hist[hi] <= k)
+		below += hist[hi++];
+	k -= below; /* rank within bucket hi */
+
+	memset(hist, 0, DIGITS * sizeof(*hist));
+	for (uint32_t row = 0; row < n; row++)
+		for (uint32_t col = 0; col < n; col++) {
+			const struct ix_cell *c = &cells[(size_t)row * n + col];
+			uint32_t u;
+
+			if (!measured_pair(c, row, col) || !has_bw(c))
+				continue;
+			u = float_bits(c->bw_bps);
+			if (u >> 16 == hi)
+				hist[u & 0xffff]++;
+			else if (u >> 16 > hi && u < above)
+				above = u;
+		}
+	below = 0;
+	lo = 0;
+	while (below + hist[lo] <= k)
+		below += hist[lo++];
+	*vk = bits_float(hi << 16 | lo);
+	if (k + 1 < below + hist[lo]) { /* rank k + 1 has the same value */
+		*vk1 = *vk;
+		return;
+	}
+	while (++lo < DIGITS)
+		if (hist[lo])
+			break;
+	*vk1 = bits_float(lo < DIGITS ? hi << 16 | lo : above);
+}
+
+/*
+ * Only OK cells off the diagonal count (a host is not paired with itself);
+ * the others get bad = 0 and count as neither measured nor bad. A cell is
+ * bad when it has a bandwidth below bw_fraction * median, or a p50 latency
+ * above lat_factor * the lowest p50. Rules (or rules == NULL) with a
+ * fraction or factor that is not > 0 take the defaults 0.7 and 2.0. A node
+ * (n >= 3) is suspect when at least two of its measured cells, as row or
+ * column, are bad and they are more than half of them. Everything is
+ * allocated before the cells are touched: on failure (-1) they are as they
+ * were and *out is zero.
+ */
+int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
+		    struct ix_mesh_findings *out)
+{
+	size_t count = 0, bad_pairs = 0, nsus = 0;
+	double frac = DEFAULT_BW_FRACTION, factor = DEFAULT_LAT_FACTOR, median = 0, min_lat = 0;
+	double bw_limit, lat_limit;
+	uint64_t *hist = calloc(DIGITS, sizeof(*hist));
+	uint32_t *node = calloc(2 * (size_t)n + 1, sizeof(*node)); /* measured, then bad */
+	uint32_t *measured = node, *bad = node + n;
+	float minl = INFINITY;
+
+	memset(out, 0, sizeof(*out));
+	if (!hist || !node) {
+		free(hist);
+		free(node);
+		return -1;
+	}
+	if (rules && rules->bw_fraction > 0)
+		frac = rules->bw_fraction;
+	if (rules && rules->lat_factor > 0)
+		factor = rules->lat_factor;
+
+	/* Pass 1: how many bandwidths, their high bits, the lowest latency. */
+	for (uint32_t row = 0; row < n; row++)
+		for (uint32_t col = 0; col < n; col++) {
+			const struct ix_cell *c = &cells[(size_t)row * n + col];
+
+			if (!measured_pair(c, row, col))
+				continue;
+			if (has_bw(c)) {
+				hist[float_bits(c->bw_bps) >> 16]++;
+				count++;
+			}
+			if (has_lat(c) && c->lat_p50_ns < minl)
+				minl = c->lat_p50_ns;
+		}
+	if (count) {
+		float vk, vk1;
+
+		select_pair(cells, n, hist, (count - 1) / 2, &vk, &vk1);
+		median = count % 2 ? vk : ((double)vk + vk1) / 2;
+	}
+	free(hist);
+	if (minl < INFINITY)
+		min_lat = minl;
+	bw_limit = frac * median;
+	lat_limit = factor * min_lat;
+
+	/* Last pass: flag cells, count per node. */
+	for (uint32_t row = 0; row < n; row++)
+		for (uint32_t col = 0; col < n; col++) {
+			struct ix_cell *c = &cells[(size_t)row * n + col];
+
+			c->bad = 0;
+			if (!measured_pair(c, row, col))
+				continue;
+			measured[row]++;
+			measured[col]++;
+			if ((has_bw(c) && c->bw_bps < bw_limit) ||
+			    (has_lat(c) && c->lat_p50_ns > lat_limit)) {
+				c->bad = 1;
+				bad_pairs++;
+				bad[row]++;
+				bad[col]++;
+			}
+		}
+
+	/* Suspects, compacted into the front of node (index i is read before
+	 * slot nsus <= i is written), which then becomes out->suspects. */
+	for (uint32_t i = 0; n >= 3 && i < n; i++)
+		if (bad[i] >= 2 && (uint64_t)bad[i] * 2 > measured[i])
+			node[nsus++] = i;
+	if (nsus) {
+		uint32_t *shrunk = realloc(node, nsus * sizeof(*node));
+
+		out->suspects = shrunk ? shrunk : node;
+	} else {
+		free(node);
+	}
+	out->nsuspects = nsus;
+	out->bad_pairs = bad_pairs;
+	out->median_bw_bps = median;
+	out->min_lat_ns = min_lat;
+	return 0;
+}
+
+/*
+ * One sentence on an incast sweep. base is the point with the fewest senders,
+ * worst the one with the lowest goodput among the others, ratio = worst / base:
+ *  - fewer than 2 points: the sweep needs at least two sender counts;
+ *  - no goodput at base: nothing to compare against;
+ *  - ratio < 0.5 with stalled rounds at worst: incast collapse by TCP
+ *    retransmission timeouts, switch buffers too shallow for the fan-in;
+ *  - ratio < 0.5 without stalls: the receiver or its link is saturated or
+ *    losing packets (with worst's retransmit count);
+ *  - ratio < 0.9: mild degradation, not a collapse;
+ *  - otherwise goodput holds from base to the largest sender count.
+ */
+void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len)
+{
+	const struct ix_incast_point *base, *worst = NULL;
+	uint32_t max_senders;
+	double ratio, pct;
+
+	if (!buf || len == 0)
+		return;
+	if (!pts || n < 2) {
+		snprintf(buf, len,
+			 "the incast sweep needs at least two sender counts to diagnose (got %zu)",
+			 pts ? n : 0);
+		return;
+	}
+	base = &pts[0];
+	max_senders = pts[0].senders;
+	for (size_t i = 1; i < n; i++) {
+		if (pts[i].senders < base->senders)
+			base = &pts[i];
+		if (pts[i].senders > max_senders)
+			max_senders = pts[i].senders;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (&pts[i] != base && (!worst || pts[i].goodput_bps < worst->goodput_bps))
+			worst = &pts[i];
+	if (!(base->goodput_bps > 0)) {
+		snprintf(buf, len,
+			 "no goodput was measured at N=%u, the smallest fan-in: nothing to compare "
+			 "the larger fan-ins against",
+			 base->senders);
+		return;
+	}
+	ratio = worst->goodput_bps / base->goodput_bps;
+	pct = ratio * 100;
+	if (ratio < 0.5 && worst->stalled_rounds > 0)
+		snprintf(buf, len,
+			 "goodput at N=%u is %.0f%% of N=%u with %llu of %llu rounds stalled: "
+			 "consistent with TCP retransmission timeouts (incast collapse); the "
+			 "receiver's switch port buffers are likely too shallow for this fan-in",
+			 worst->senders, pct, base->senders,
+			 (unsigned long long)worst->stalled_rounds,
+			 (unsigned long long)worst->rounds);
+	else if (ratio < 0.5)
+		snprintf(buf, len,
+			 "goodput drops to %.0f%% of N=%u at N=%u without stalled rounds: the "
+			 "receiver or its link is saturated or losing packets (check retransmits: "
+			 "%llu)",
+			 pct, base->senders, worst->senders,
+			 (unsigned long long)worst->retransmits);
+	else if (ratio < 0.9)
+		snprintf(buf, len,
+			 "goodput at N=%u is %.0f%% of N=%u: mild degradation with fan-in, not a "
+			 "collapse (%llu of %llu rounds stalled, %llu retransmits)",
+			 worst->senders, pct, base->senders,
+			 (unsigned long long)worst->stalled_rounds,
+			 (unsigned long long)worst->rounds, (unsigned long long)worst->retransmits);
+	else
+		snprintf(buf, len,
+			 "goodput holds from N=%u to N=%u (at least %.0f%% of N=%u): no incast "
+			 "collapse at these fan-ins",
+			 base->senders, max_senders, pct, base->senders);
+}

@@ -1,0 +1,321 @@
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "probes/cluster/coord.h"
+#include "probes/core/clock.h"
+#include "probes/ctl/client.h"
+#include "probes/net/net.h"
+
+#define PINGS           3
+#define START_MARGIN_NS (20 * 1000000LL) /* on top of the slowest round trip */
+#define SEND_TIMEOUT_NS (2 * IX_NSEC_PER_SEC)
+
+enum peer_state {
+	P_CONNECTING,
+	P_HELLO, /* HELLO sent, waiting for HELLO_ACK */
+	P_AUTH,  /* AUTH sent, waiting for AUTH_OK */
+	P_PING,  /* PING sent, waiting for PONG */
+	P_READY,
+	P_RUNNING, /* RUN sent, waiting for REPORT */
+	P_FAILED,
+};
+
+static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *why)
+{
+	size_t n;
+
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = -1;
+	ix_frame_reader_reset(&p->rd);
+	p->state = P_FAILED;
+	/* "prefix: why", the reason truncated rather than the prefix */
+	n = (size_t)snprintf(p->error, sizeof(p->error), "%s%s", prefix, prefix[0] ? ": " : "");
+	if (n < sizeof(p->error))
+		snprintf(p->error + n, sizeof(p->error) - n, "%.*s",
+			 (int)(sizeof(p->error) - n - 1), why);
+}
+
+bool ix_coord_ready(const struct ix_coord *co, uint32_t peer)
+{
+	return co->peers[peer].state == P_READY;
+}
+
+static int send_frame(struct ix_coord_peer *p, uint16_t type, json_t *body)
+{
+	struct ix_err e = { 0 };
+
+	if (ix_frame_send(p->fd, type, body, ix_now_ns() + SEND_TIMEOUT_NS, &e) < 0) {
+		peer_fail(p, "", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void send_ping(struct ix_coord_peer *p)
+{
+	json_t *j = json_object();
+
+	p->sent_at = ix_now_ns();
+	if (send_frame(p, IX_MSG_PING, j) == 0)
+		p->state = P_PING;
+	json_decref(j);
+}
+
+/* The connect finished: say HELLO. */
+static void on_connected(struct ix_coord_peer *p)
+{
+	struct ix_err e = { 0 };
+	char host[256] = "";
+	int soerr = 0;
+	socklen_t sl = sizeof(soerr);
+	json_t *hello;
+
+	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+		peer_fail(p, "cannot connect", strerror(soerr ? soerr : errno));
+		return;
+	}
+	if (ix_auth_challenge(p->nonce, &e) < 0) {
+		peer_fail(p, "", e.msg);
+		return;
+	}
+	gethostname(host, sizeof(host) - 1);
+	hello = json_pack("{s:s,s:s,s:i,s:s,s:s}", "host", host, "version", PACKAGE_VERSION,
+			  "protocol", IX_PROTO_VERSION, "nonce", p->nonce, "role", "coordinator");
+	if (send_frame(p, IX_MSG_HELLO, hello) == 0)
+		p->state = P_HELLO;
+	json_decref(hello);
+}
+
+/* One frame from a peer during the handshake. */
+static void on_handshake_frame(struct ix_coord *co, struct ix_coord_peer *p, uint16_t type,
+			       json_t *body)
+{
+	struct ix_err e = { 0 };
+	char mac[IX_AUTH_HEX];
+
+	if (type == IX_MSG_ERROR) {
+		peer_fail(p, "refused", json_string_value(json_object_get(body, "error")) ?: "?");
+		return;
+	}
+	if (p->state == P_HELLO && type == IX_MSG_HELLO_ACK) {
+		if (ix_client_answer_hello(p->host.name, co->token, body, p->nonce, mac,
+					   &p->unauthenticated, &e) < 0) {
+			peer_fail(p, "", e.msg);
+		} else if (mac[0]) {
+			json_t *j = json_pack("{s:s}", "mac", mac);
+			if (send_frame(p, IX_MSG_AUTH, j) == 0)
+				p->state = P_AUTH;
+			json_decref(j);
+		} else {
+			send_ping(p);
+		}
+	} else if (p->state == P_AUTH && type == IX_MSG_AUTH_OK) {
+		send_ping(p);
+	} else if (p->state == P_PING && type == IX_MSG_PONG) {
+		int64_t rtt = ix_now_ns() - p->sent_at;
+
+		if (!p->rtt_ns || rtt < p->rtt_ns)
+			p->rtt_ns = rtt;
+		if (++p->pings < PINGS)
+			send_ping(p);
+		else
+			p->state = P_READY;
+	} else {
+		peer_fail(p, "protocol error: unexpected", ix_msg_name(type));
+	}
+}
+
+int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
+		  const struct ix_token *token, double timeout_s, struct ix_err *err)
+{
+	struct pollfd *pfd;
+	int64_t deadline = ix_now_ns() + ix_seconds_to_ns(timeout_s);
+	uint32_t ready = 0;
+
+	memset(co, 0, sizeof(*co));
+	co->n = (uint32_t)hosts->n;
+	co->token = token;
+	co->timeout_s = timeout_s;
+	co->peers = calloc(co->n ? co->n : 1, sizeof(*co->peers));
+	pfd = calloc(co->n ? co->n : 1, sizeof(*pfd));
+	if (!co->peers || !pfd) {
+		free(pfd);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	ix_net_raise_nofile();
+	for (uint32_t i = 0; i < co->n; i++) {
+		struct ix_coord_peer *p = &co->peers[i];
+		struct ix_err e = { 0 };
+
+		p->host = hosts->v[i];
+		p->fd = ix_net_connect_start(p->host.name, p->host.port, &e);
+		p->state = P_CONNECTING;
+		if (p->fd < 0)
+			peer_fail(p, "", e.msg);
+	}
+	for (;;) {
+		uint32_t busy = 0;
+		int rc;
+
+		for (uint32_t i = 0; i < co->n; i++) {
+			struct ix_coord_peer *p = &co->peers[i];
+			bool waiting = p->state != P_READY && p->state != P_FAILED;
+
+			pfd[i].fd = waiting ? p->fd : -1;
+			pfd[i].events = p->state == P_CONNECTING ? POLLOUT : POLLIN;
+			pfd[i].revents = 0;
+			busy += waiting;
+		}
+		if (!busy || ix_now_ns() >= deadline)
+			break;
+		rc = poll(pfd, co->n, ix_ms_until(deadline));
+		if (rc < 0 && errno != EINTR)
+			break;
+		for (uint32_t i = 0; i < co->n && rc > 0; i++) {
+			struct ix_coord_peer *p = &co->peers[i];
+			struct ix_err e = { 0 };
+			uint16_t type;
+			json_t *body;
+			int got;
+
+			if (!pfd[i].revents)
+				continue;
+			if (p->state == P_CONNECTING) {
+				on_connected(p);
+				continue;
+			}
+			while (p->state != P_FAILED && p->state != P_READY &&
+			       (got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e)) != 0) {
+				if (got < 0) {
+					peer_fail(p, "", e.msg);
+					break;
+				}
+				on_handshake_frame(co, p, type, body);
+				json_decref(body);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < co->n; i++) {
+		struct ix_coord_peer *p = &co->peers[i];
+
+		if (p->state == P_READY)
+			ready++;
+		else if (p->state != P_FAILED)
+			peer_fail(p, "", "no answer to the handshake in time");
+	}
+	free(pfd);
+	return (int)ready;
+}
+
+static void finish_job(struct ix_coord_job *j, json_t *report, const char *error)
+{
+	j->report = report;
+	snprintf(j->error, sizeof(j->error), "%s", error ? error : "");
+}
+
+uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
+			   double timeout_s)
+{
+	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	int64_t max_rtt = 0, start, deadline;
+	uint32_t pending = 0, done = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+
+		jobs[i].report = NULL;
+		jobs[i].error[0] = '\0';
+		if (p->rtt_ns > max_rtt)
+			max_rtt = p->rtt_ns;
+	}
+	/* One moment for everyone: after the slowest RUN has arrived. */
+	start = ix_now_ns() + START_MARGIN_NS + max_rtt + (int64_t)n * 20000;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+		int64_t delay = start - ix_now_ns() - p->rtt_ns / 2;
+
+		if (p->state != P_READY) {
+			finish_job(&jobs[i], NULL, p->error[0] ? p->error : "agent not ready");
+			continue;
+		}
+		json_object_set_new(jobs[i].run, "delay_us",
+				    json_integer(delay > 0 ? delay / 1000 : 0));
+		if (send_frame(p, IX_MSG_RUN, jobs[i].run) < 0) {
+			finish_job(&jobs[i], NULL, p->error);
+			continue;
+		}
+		p->state = P_RUNNING;
+		pending++;
+	}
+	deadline = start + ix_seconds_to_ns(timeout_s);
+	while (pending && pfd) {
+		int rc;
+
+		for (uint32_t i = 0; i < n; i++) {
+			struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+			pfd[i].fd = p->state == P_RUNNING ? p->fd : -1;
+			pfd[i].events = POLLIN;
+			pfd[i].revents = 0;
+		}
+		if (ix_now_ns() >= deadline)
+			break;
+		rc = poll(pfd, n, ix_ms_until(deadline));
+		if (rc < 0 && errno != EINTR)
+			break;
+		for (uint32_t i = 0; i < n && rc > 0; i++) {
+			struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+			struct ix_err e = { 0 };
+			uint16_t type;
+			json_t *body;
+			int got;
+
+			if (!pfd[i].revents || p->state != P_RUNNING)
+				continue;
+			got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e);
+			if (got == 0)
+				continue;
+			pending--;
+			if (got < 0) {
+				peer_fail(p, "agent went away during the test", e.msg);
+				finish_job(&jobs[i], NULL, p->error);
+			} else if (type == IX_MSG_REPORT) {
+				p->state = P_READY;
+				finish_job(&jobs[i], body, NULL);
+				done++;
+			} else {
+				const char *m = json_string_value(json_object_get(body, "error"));
+				peer_fail(p, "agent refused the job", m ? m : ix_msg_name(type));
+				finish_job(&jobs[i], NULL, p->error);
+				json_decref(body);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+		if (p->state == P_RUNNING) {
+			peer_fail(p, "", "no report before the deadline");
+			finish_job(&jobs[i], NULL, p->error);
+		}
+	}
+	free(pfd);
+	return done;
+}
+
+void ix_coord_close(struct ix_coord *co)
+{
+	for (uint32_t i = 0; i < co->n; i++) {
+		if (co->peers[i].fd >= 0)
+			close(co->peers[i].fd);
+		ix_frame_reader_reset(&co->peers[i].rd);
+	}
+	free(co->peers);
+	memset(co, 0, sizeof(*co));
+}

@@ -1,0 +1,61 @@
+/*
+ * The coordinator's side of many agents: one control connection each, all
+ * driven by one thread with poll(), whatever the number of hosts. Memory is
+ * O(agents); a RUN dispatch starts every job at one moment, computed from
+ * each connection's measured round trip.
+ */
+#ifndef IX_COORD_H
+#define IX_COORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "probes/cluster/hostlist.h"
+#include "probes/core/err.h"
+#include "probes/ctl/auth.h"
+#include "probes/net/proto.h"
+
+struct ix_coord_peer {
+	struct ix_host host;
+	int fd;
+	int state; /* private */
+	struct ix_frame_reader rd;
+	char nonce[IX_AUTH_HEX];
+	int pings;
+	int64_t sent_at;
+	int64_t rtt_ns;         /* smallest round trip seen */
+	bool unauthenticated;   /* the agent runs without a token */
+	char error[IX_ERR_MAX]; /* why the peer failed; "" while it works */
+};
+
+struct ix_coord {
+	struct ix_coord_peer *peers;
+	uint32_t n;
+	const struct ix_token *token;
+	double timeout_s; /* connect + handshake */
+};
+
+/* Connect to every host at once, authenticate, measure round trips.
+ * Returns the number of peers ready; failed peers keep their reason. */
+int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
+		  const struct ix_token *token, double timeout_s, struct ix_err *err);
+bool ix_coord_ready(const struct ix_coord *co, uint32_t peer);
+void ix_coord_close(struct ix_coord *co);
+
+struct ix_coord_job {
+	uint32_t peer;  /* who runs it */
+	json_t *run;    /* RUN body (the coordinator sets delay_us) */
+	json_t *report; /* REPORT body, or NULL when failed */
+	char error[IX_ERR_MAX];
+};
+
+/* Send every job's RUN so that all start together, then wait for every
+ * REPORT until timeout_s after the start. A peer that fails takes its
+ * job down (report NULL, error set) and is marked failed; the others go on.
+ * Returns the number of jobs that reported. */
+uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
+			   double timeout_s);
+
+#endif

@@ -1,0 +1,315 @@
+/* All-pairs meshes: schedule, dispatch through the coordinator, analyse,
+ * retest the bad pairs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/cluster/coord.h"
+#include "probes/cluster/mesh.h"
+#include "probes/cluster/runner.h"
+#include "probes/cluster/schedule.h"
+#include "probes/core/clock.h"
+
+#define JOB_EXTRA_S 20.0 /* connect, set-up and report, beyond the test itself */
+
+void ix_mesh_result_free(struct ix_mesh_result *r)
+{
+	for (uint32_t i = 0; r->node_error && i < r->n; i++)
+		free(r->node_error[i]);
+	free(r->node_error);
+	free(r->cells);
+	free(r->findings.suspects);
+	free(r->failures);
+	free(r->nodes);
+	memset(r, 0, sizeof(*r));
+}
+
+static struct ix_cell *cell(struct ix_mesh_result *r, uint32_t a, uint32_t b)
+{
+	return &r->cells[(size_t)a * r->n + b];
+}
+
+/* A node is down: every pair it has not measured yet fails with it. */
+static void node_down(struct ix_mesh_result *r, uint32_t node, const char *why)
+{
+	if (!r->node_error[node])
+		r->node_error[node] = strdup(why);
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct ix_cell *c[2] = { cell(r, node, i), cell(r, i, node) };
+		for (int k = 0; k < 2; k++)
+			if (c[k]->state == IX_CELL_PENDING)
+				c[k]->state = IX_CELL_FAILED;
+	}
+}
+
+/* A pair failed while both agents work: keep the reason (bounded). */
+static void pair_failed(struct ix_mesh_result *r, uint32_t a, uint32_t b, const char *why)
+{
+	struct ix_mesh_failure *f;
+
+	if (r->nfailures >= IX_MESH_MAX_FAILURES)
+		return;
+	f = &r->failures[r->nfailures++];
+	f->a = a;
+	f->b = b;
+	snprintf(f->error, sizeof(f->error), "%.255s", why);
+}
+
+/* Agents whose control connection broke while idle are down too. */
+static void sync_nodes(struct ix_coord *co, struct ix_mesh_result *r)
+{
+	for (uint32_t i = 0; i < r->n; i++)
+		if (!ix_coord_ready(co, i) && co->peers[i].error[0])
+			node_down(r, i, co->peers[i].error);
+}
+
+static double job_timeout(const struct ix_mesh_params *p, unsigned test)
+{
+	if (test == IX_MESH_BW)
+		return p->bw.warmup_s + (p->bw.duration_s > 0 ? p->bw.duration_s : 60) +
+		       JOB_EXTRA_S;
+	return p->lat.warmup_s + (p->lat.duration_s > 0 ? p->lat.duration_s : 60) + JOB_EXTRA_S;
+}
+
+/* Run one test over a batch of disjoint pairs (a initiates towards b). */
+static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struct ix_pair *pairs,
+		      uint32_t n, unsigned test, struct ix_coord_job *jobs)
+{
+	const struct ix_mesh_params *p = &r->params;
+	uint32_t nj = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_run_job job = { .kind = test == IX_MESH_BW ? IX_RUN_BW : IX_RUN_LAT,
+					  .targets = &r->hosts->v[pairs[i].b],
+					  .ntargets = 1,
+					  .bw = &p->bw,
+					  .lat = &p->lat,
+					  .rdma = &p->rdma };
+		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
+
+		if (r->node_error[pairs[i].a] || r->node_error[pairs[i].b]) {
+			c->state = IX_CELL_FAILED;
+			continue;
+		}
+		jobs[nj].peer = pairs[i].a;
+		jobs[nj].run = ix_runner_request(&job);
+		nj++;
+	}
+	ix_coord_dispatch(co, jobs, nj, job_timeout(p, test));
+	for (uint32_t i = 0, j = 0; i < n && j < nj; i++) {
+		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
+		struct ix_run_figures f;
+
+		if (jobs[j].peer != pairs[i].a)
+			continue; /* skipped above */
+		if (!jobs[j].report) {
+			node_down(r, pairs[i].a, jobs[j].error);
+		} else if (ix_runner_parse_report(jobs[j].report, &f) < 0 || !f.ok) {
+			c->state = IX_CELL_FAILED;
+			pair_failed(r, pairs[i].a, pairs[i].b, f.error[0] ? f.error : "bad report");
+		} else {
+			if (test == IX_MESH_BW)
+				c->bw_bps = (float)f.bw_bps;
+			else if (f.lat.valid) {
+				c->lat_p50_ns = (float)f.lat.p50;
+				c->lat_p99_ns = (float)f.lat.p99;
+			}
+			/* OK once the last of the asked tests measured the pair */
+			if (c->state == IX_CELL_PENDING &&
+			    (test == IX_MESH_BW || !(p->tests & IX_MESH_BW)))
+				c->state = IX_CELL_OK;
+		}
+		json_decref(jobs[j].run);
+		json_decref(jobs[j].report);
+		j++;
+	}
+	sync_nodes(co, r);
+}
+
+/* Both tests of the mesh over one batch. */
+static void measure(struct ix_coord *co, struct ix_mesh_result *r, const struct ix_pair *pairs,
+		    uint32_t n, struct ix_coord_job *jobs)
+{
+	if (r->params.tests & IX_MESH_LAT)
+		run_batch(co, r, pairs, n, IX_MESH_LAT, jobs);
+	if (r->params.tests & IX_MESH_BW)
+		run_batch(co, r, pairs, n, IX_MESH_BW, jobs);
+}
+
+/* Bad pairs again, in batches where no host appears twice. */
+static void retest(struct ix_coord *co, struct ix_mesh_result *r, struct ix_pair *pairs,
+		   struct ix_coord_job *jobs, uint8_t *used)
+{
+	bool more = true;
+
+	while (more) {
+		uint32_t n = 0;
+
+		more = false;
+		memset(used, 0, r->n);
+		for (uint32_t a = 0; a < r->n; a++) {
+			for (uint32_t b = 0; b < r->n; b++) {
+				struct ix_cell *c = cell(r, a, b);
+				if (!c->bad || c->retested || c->state != IX_CELL_OK)
+					continue;
+				if (used[a] || used[b]) {
+					more = true;
+					continue;
+				}
+				used[a] = used[b] = 1;
+				c->retested = 1;
+				c->state = IX_CELL_PENDING;
+				pairs[n++] = (struct ix_pair){ a, b };
+			}
+		}
+		if (n)
+			measure(co, r, pairs, n, jobs);
+		r->pairs_retested += n;
+	}
+}
+
+/* Unordered pairs: one cell each, measured or failed; the other direction
+ * is "none". A pair that never ran (a node died first) fails as a -> b. */
+static void one_cell_per_pair(struct ix_mesh_result *r)
+{
+	for (uint32_t a = 0; a < r->n; a++)
+		for (uint32_t b = a + 1; b < r->n; b++) {
+			struct ix_cell *x = cell(r, a, b), *y = cell(r, b, a);
+
+			if (y->state == IX_CELL_OK) {
+				x->state = IX_CELL_NONE;
+			} else if (x->state == IX_CELL_OK) {
+				y->state = IX_CELL_NONE;
+			} else if (x->state == IX_CELL_PENDING && y->state == IX_CELL_PENDING) {
+				y->state = IX_CELL_NONE; /* a stopped run never got to it */
+			} else {
+				x->state = IX_CELL_FAILED;
+				y->state = IX_CELL_NONE;
+			}
+		}
+}
+
+/* Per-node medians and counts, from the matrix. */
+static int summarize_nodes(struct ix_mesh_result *r)
+{
+	double *v = calloc(2 * (size_t)r->n + 1, sizeof(*v));
+	uint32_t n = r->n;
+
+	r->nodes = calloc(n ? n : 1, sizeof(*r->nodes));
+	if (!v || !r->nodes) {
+		free(v);
+		return -1;
+	}
+	for (uint32_t x = 0; x < n; x++) {
+		struct ix_mesh_node *nd = &r->nodes[x];
+		size_t no = 0, ni = 0, nl = 0;
+		double *out = v, *in = v + n;
+
+		for (uint32_t y = 0; y < n; y++) {
+			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
+			if (o->state == IX_CELL_OK && o->bw_bps > 0)
+				out[no++] = o->bw_bps;
+			if (i->state == IX_CELL_OK && i->bw_bps > 0)
+				in[ni++] = i->bw_bps;
+			nd->measured += (o->state == IX_CELL_OK) + (i->state == IX_CELL_OK);
+			nd->bad += o->bad + i->bad;
+		}
+		nd->bw_out_bps = ix_median(out, no);
+		nd->bw_in_bps = ix_median(in, ni);
+		for (uint32_t y = 0; y < n; y++) {
+			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
+			if (o->state == IX_CELL_OK && o->lat_p50_ns > 0)
+				v[nl++] = o->lat_p50_ns;
+			if (i->state == IX_CELL_OK && i->lat_p50_ns > 0)
+				v[nl++] = i->lat_p50_ns;
+		}
+		nd->lat_p50_ns = ix_median(v, nl);
+	}
+	for (size_t i = 0; i < r->findings.nsuspects; i++)
+		r->nodes[r->findings.suspects[i]].suspect = true;
+	free(v);
+	return 0;
+}
+
+int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
+		const struct ix_hostlist *hosts, struct ix_mesh_result *r,
+		const struct ix_mesh_hooks *hooks, struct ix_err *err)
+{
+	uint32_t n = (uint32_t)hosts->n, half = n / 2 ? n / 2 : 1;
+	uint32_t cap = p->concurrency && p->concurrency < half ? p->concurrency : half;
+	struct ix_pair *pairs = calloc(half, sizeof(*pairs));
+	struct ix_coord_job *jobs = calloc(half, sizeof(*jobs));
+	uint8_t *used = calloc(n ? n : 1, 1);
+	int64_t t0 = ix_now_ns();
+	int rc = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->params = *p;
+	r->hosts = hosts;
+	r->n = n;
+	r->rounds = ix_schedule_rounds(n);
+	r->cells = calloc(n ? (size_t)n * n : 1, sizeof(*r->cells));
+	r->node_error = calloc(n ? n : 1, sizeof(*r->node_error));
+	r->failures = calloc(IX_MESH_MAX_FAILURES, sizeof(*r->failures));
+	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures) {
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory for a %u-host mesh", n);
+		goto out;
+	}
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++)
+			cell(r, a, b)->state = a == b ? IX_CELL_NONE : IX_CELL_PENDING;
+	sync_nodes(co, r);
+	for (uint32_t round = 0; round < r->rounds; round++) {
+		uint32_t np = ix_schedule_round(n, round, pairs);
+
+		for (int dir = 0; dir < (p->both_directions ? 2 : 1); dir++) {
+			for (uint32_t off = 0; off < np; off += cap) {
+				uint32_t k = np - off < cap ? np - off : cap;
+				if (dir)
+					for (uint32_t i = off; i < off + k; i++)
+						pairs[i] =
+							(struct ix_pair){ pairs[i].b, pairs[i].a };
+				measure(co, r, pairs + off, k, jobs);
+				if (dir)
+					for (uint32_t i = off; i < off + k; i++)
+						pairs[i] =
+							(struct ix_pair){ pairs[i].b, pairs[i].a };
+			}
+			if (hooks && hooks->on_progress)
+				hooks->on_progress(hooks->arg, r, round);
+			if (hooks && hooks->stop && hooks->stop(hooks->arg)) {
+				r->stopped = true;
+				goto measured;
+			}
+		}
+	}
+measured:
+	if (!p->both_directions)
+		one_cell_per_pair(r);
+	if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0) {
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		goto out;
+	}
+	if (p->retest && r->findings.bad_pairs && !r->stopped) {
+		retest(co, r, pairs, jobs, used);
+		free(r->findings.suspects);
+		if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0)
+			rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	if (rc == 0 && summarize_nodes(r) < 0)
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+out:
+	for (size_t i = 0; r->cells && i < (size_t)n * n; i++) {
+		r->pairs_measured += r->cells[i].state == IX_CELL_OK;
+		r->pairs_failed += r->cells[i].state == IX_CELL_FAILED;
+	}
+	r->pairs_planned = (uint64_t)n * (n - (n > 0)) / (p->both_directions ? 1 : 2);
+	r->complete = rc == 0 && r->pairs_measured == r->pairs_planned;
+	r->wall_s = (double)(ix_now_ns() - t0) / 1e9;
+	free(pairs);
+	free(jobs);
+	free(used);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/* Results of tests over many hosts: all-pairs meshes and incast sweeps.
+ * Filled by mesh.c and incast.c, read by every renderer. */
+#ifndef IX_MULTI_H
+#define IX_MULTI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probes/cluster/analysis.h"
+#include "probes/cluster/hostlist.h"
+#include "probes/core/probe.h"
+#include "probes/rdma/setup.h"
+
+enum ix_mesh_test {
+	IX_MESH_BW = 1u << 0,
+	IX_MESH_LAT = 1u << 1,
+};
+
+struct ix_mesh_params {
+	unsigned tests;       /* enum ix_mesh_test bits */
+	bool both_directions; /* every ordered pair, not only one per pair */
+	uint32_t concurrency; /* pairs at once; 0 = a whole round */
+	bool retest;          /* measure bad pairs a second time */
+	struct ix_bw_params bw;
+	struct ix_lat_params lat;
+	struct ix_mesh_rules rules;
+	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
+};
+
+#define IX_MESH_MAX_FAILURES 1024 /* pair failures kept with their reason */
+
+struct ix_mesh_failure {
+	uint32_t a, b;
+	char error[256];
+};
+
+/* Per node, derived from the matrix after the run. */
+struct ix_mesh_node {
+	double bw_out_bps; /* median of its row (it sends) */
+	double bw_in_bps;  /* median of its column (it receives) */
+	double lat_p50_ns; /* median over its pairs */
+	uint32_t measured; /* OK cells it is in */
+	uint32_t bad;      /* bad cells it is in */
+	bool suspect;
+};
+
+struct ix_mesh_result {
+	struct ix_mesh_params params;
+	const struct ix_hostlist *hosts; /* borrowed */
+	uint32_t n;
+	struct ix_cell *cells;            /* n * n; row = initiator, column = peer */
+	char **node_error;                /* n entries; NULL while the node works */
+	struct ix_mesh_failure *failures; /* pairs that failed between working nodes */
+	uint32_t nfailures;
+	struct ix_mesh_findings findings;
+	struct ix_mesh_node *nodes; /* n entries */
+	uint32_t rounds;            /* of the schedule, per direction */
+	uint64_t pairs_planned, pairs_measured, pairs_failed, pairs_retested;
+	double wall_s;
+	bool complete; /* every planned pair measured */
+	bool stopped;  /* ended early on request; pending pairs stay pending */
+};
+
+struct ix_mesh_hooks {
+	/* After every batch: the matrix so far (for live views). */
+	void (*on_progress)(void *arg, const struct ix_mesh_result *r, uint32_t round);
+	/* Asked after every batch: true ends the run there (no retest). */
+	bool (*stop)(void *arg);
+	void *arg;
+};
+
+enum ix_incast_mode {
+	IX_INCAST_STREAM, /* all senders stream at once */
+	IX_INCAST_READ,   /* synchronised reads of sru bytes per sender */
+};
+
+struct ix_incast_params {
+	enum ix_incast_mode mode;
+	uint32_t receiver;     /* host index */
+	const uint32_t *sweep; /* sender counts; one step each */
+	uint32_t nsweep;
+	struct ix_bw_params bw; /* stream mode */
+	struct ix_read_params read;
+	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
+};
+
+struct ix_incast_flow {
+	uint32_t host; /* sender's host index */
+	bool ok;
+	double bps;
+	struct ix_opt_u64 retransmits;
+	struct ix_opt_f64 loss_percent;
+	char error[IX_ERR_MAX];
+};
+
+struct ix_incast_step {
+	struct ix_incast_point point; /* goodput, stalls, retransmits */
+	bool ok;
+	char error[IX_ERR_MAX];
+	double jain;                  /* stream mode: fairness over flows */
+	struct ix_incast_flow *flows; /* stream mode: one per sender */
+	uint32_t nflows;
+	struct ix_read_figures read; /* read mode */
+};
+
+struct ix_incast_result {
+	struct ix_incast_params params;
+	const struct ix_hostlist *hosts; /* borrowed */
+	struct ix_incast_step *steps;    /* one per sweep value */
+	uint32_t nsteps;
+	char diagnosis[512];
+	bool complete;
+	struct ix_wire_figures wire; /* a capture over the whole sweep (--capture) */
+};
+
+void ix_mesh_result_free(struct ix_mesh_result *r);
+void ix_incast_result_free(struct ix_incast_result *r);
+
+#endif

@@ -1,0 +1,350 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "probes/cluster/blockread.h"
+#include "probes/cluster/runner.h"
+#include "probes/core/clock.h"
+#include "probes/ctl/client.h"
+#include "probes/rdma/session.h"
+
+#define MAX_DELAY_US 60000000
+
+static const char *const kind_names[] = { "bw", "lat", "read" };
+
+json_t *ix_runner_request(const struct ix_run_job *job)
+{
+	json_t *targets = json_array(), *run;
+
+	for (uint32_t i = 0; i < job->ntargets; i++)
+		json_array_append_new(targets, json_pack("{s:s,s:i}", "host", job->targets[i].name,
+							 "port", (int)job->targets[i].port));
+	run = json_pack("{s:s,s:o,s:I}", "kind", kind_names[job->kind], "targets", targets,
+			"delay_us", (json_int_t)0); /* set by the coordinator */
+	if (job->kind == IX_RUN_BW)
+		json_object_set_new(run, "bw", ix_wire_bw_params(job->bw));
+	else if (job->kind == IX_RUN_LAT)
+		json_object_set_new(run, "lat", ix_wire_lat_params(job->lat));
+	else
+		json_object_set_new(run, "block", ix_wire_read_params(job->read));
+	if (job->rdma && job->kind != IX_RUN_READ &&
+	    strcmp(job->kind == IX_RUN_BW ? job->bw->path : job->lat->path, "rdma") == 0)
+		json_object_set_new(run, "rdma",
+				    json_pack("{s:s,s:i,s:i,s:i}", "op",
+					      ix_rdma_op_name(job->rdma->op), "qps",
+					      (int)(job->rdma->qps ? job->rdma->qps : 1),
+					      "traffic_class", job->rdma->traffic_class,
+					      "service_level", job->rdma->service_level));
+	return run;
+}
+
+const char *ix_runner_describe(json_t *run)
+{
+	const char *k = json_string_value(json_object_get(run, "kind"));
+
+	if (!k)
+		return "(malformed)";
+	return strcmp(k, "bw") == 0     ? "bandwidth test towards a peer"
+	       : strcmp(k, "lat") == 0  ? "latency test towards a peer"
+	       : strcmp(k, "read") == 0 ? "synchronised reads from the senders"
+					: "(unknown kind)";
+}
+
+/* Targets from the request: host names and ports, checked. */
+static int parse_targets(json_t *arr, struct ix_host *out, uint32_t cap, uint32_t *n,
+			 struct ix_err *err)
+{
+	size_t i;
+	json_t *o;
+
+	if (!json_is_array(arr) || json_array_size(arr) == 0 || json_array_size(arr) > cap)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: 'targets' must list 1 to %u hosts", cap);
+	json_array_foreach(arr, i, o)
+	{
+		const char *h = json_string_value(json_object_get(o, "host"));
+		json_int_t port = json_integer_value(json_object_get(o, "port"));
+
+		if (!h || !*h || strlen(h) >= IX_HOST_NAME_MAX || port < 1 || port > 65535)
+			return ix_fail(err, IX_EXIT_USAGE, "RUN: target %zu is malformed", i);
+		memcpy(out[i].name, h, strlen(h) + 1);
+		out[i].port = (uint16_t)port;
+	}
+	*n = (uint32_t)json_array_size(arr);
+	return 0;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = { t / IX_NSEC_PER_SEC, t % IX_NSEC_PER_SEC };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
+		;
+}
+
+static json_t *report_bw(const struct ix_bw_result *r)
+{
+	struct ix_dir_summary s;
+	json_t *o;
+
+	ix_bw_summarize(r, IX_DIR_FORWARD, &s);
+	o = json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes", (json_int_t)s.bytes,
+		      "seconds", s.seconds);
+	if (s.retransmits.valid)
+		json_object_set_new(o, "retransmits", json_integer((json_int_t)s.retransmits.v));
+	if (s.lost.valid)
+		json_object_set_new(o, "lost", json_integer((json_int_t)s.lost.v));
+	if (s.loss_percent.valid)
+		json_object_set_new(o, "loss_percent", json_real(s.loss_percent.v));
+	return o;
+}
+
+static json_t *report_lat(const struct ix_lat_result *r)
+{
+	const struct ix_lat_stats *s = &r->stats;
+
+	if (!s->valid)
+		return json_pack("{s:I,s:I}", "samples", (json_int_t)0, "lost",
+				 (json_int_t)r->lost);
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "samples", (json_int_t)s->count, "lost",
+			 (json_int_t)r->lost, "min", (json_int_t)s->min, "p50", (json_int_t)s->p50,
+			 "p99", (json_int_t)s->p99, "max", (json_int_t)s->max, "mean", s->mean);
+}
+
+#define REFUSED (-2) /* the request itself is refused: err says why */
+
+/* A bw or lat test towards one peer. 0 ok, -1 failed (terr), REFUSED. */
+static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_bw_params bp;
+	struct ix_lat_params lp;
+	int rc;
+
+	rc = bw ? ix_wire_parse_bw(json_object_get(run, "bw"), ctx->limits, &bp, err)
+		: ix_wire_parse_lat(json_object_get(run, "lat"), ctx->limits, &lp, err);
+	if (rc < 0)
+		return REFUSED;
+	if (n != 1)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: a %s job takes one target",
+			       bw ? "bw" : "lat"),
+		       REFUSED;
+	sleep_until(start);
+	rc = ix_client_connect(&c, terr);
+	if (bw) {
+		struct ix_bw_result r;
+
+		if (rc == 0)
+			rc = ix_bw_run(&c, &bp, &r, NULL, terr);
+		else
+			ix_bw_result_init(&r, &bp);
+		json_object_set_new(rep, "bw", report_bw(&r));
+		ix_bw_result_free(&r);
+	} else {
+		struct ix_lat_result r;
+
+		if (rc == 0)
+			rc = ix_lat_run(&c, &lp, &r, terr);
+		else
+			ix_lat_result_init(&r, &lp);
+		json_object_set_new(rep, "lat", report_lat(&r));
+		ix_lat_result_free(&r);
+	}
+	ix_client_close(&c);
+	return rc;
+}
+
+/* A number in [lo, hi] from a RUN member; missing is 0 when optional. */
+static int rnum(json_t *o, const char *k, double lo, double hi, bool optional, double *out,
+		struct ix_err *err)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!v && optional) {
+		*out = 0;
+		return 0;
+	}
+	if (!json_is_number(v) || json_number_value(v) < lo || json_number_value(v) > hi)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: '%s' is missing or outside [%g, %g]", k,
+			       lo, hi);
+	*out = json_number_value(v);
+	return 0;
+}
+
+/* The RDMA test of a bw or lat job on path "rdma". */
+static int rdma_params(const struct ix_runner_ctx *ctx, json_t *run, bool bw,
+		       struct ix_rdma_params *p, struct ix_err *err)
+{
+	json_t *t = json_object_get(run, bw ? "bw" : "lat"), *r = json_object_get(run, "rdma");
+	double size, dur, warm, iters = 0, qps, tc, sl;
+	double max = ctx->limits->max_duration_s > 0 ? ctx->limits->max_duration_s : 86400;
+	int op = ix_rdma_op_parse(json_string_value(json_object_get(r, "op")) ?: "");
+
+	if (!json_is_object(t) || !json_is_object(r) || op < 0)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job needs '%s' and 'rdma.op'",
+			       bw ? "bw" : "lat");
+	if (rnum(t, "msg_size", 1, (double)IX_RDMA_MAX_MSG, false, &size, err) < 0 ||
+	    rnum(t, "duration", 0, max, false, &dur, err) < 0 ||
+	    rnum(t, "warmup", 0, 3600, false, &warm, err) < 0 ||
+	    (!bw && rnum(t, "iters", 0, 1e12, true, &iters, err) < 0) ||
+	    rnum(r, "qps", 1, IX_RDMA_MAX_QPS, false, &qps, err) < 0 ||
+	    rnum(r, "traffic_class", 0, 255, true, &tc, err) < 0 ||
+	    rnum(r, "service_level", 0, 15, true, &sl, err) < 0)
+		return -1;
+	if (dur + warm > max)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: longer than this agent's limit of %.0f s",
+			       max);
+	ix_rdma_params_init(p, bw ? IX_RDMA_MESH : IX_RDMA_LAT, (enum ix_rdma_op)op);
+	p->msg_size = (uint64_t)size;
+	p->iterations = (uint64_t)iters;
+	p->duration_s = iters > 0 ? 0 : dur;
+	p->warmup_s = warm;
+	p->qps = bw ? (uint32_t)qps : 1;
+	p->traffic_class = (uint8_t)tc;
+	p->service_level = (uint8_t)sl;
+	return 0;
+}
+
+/* An RDMA bw or lat test towards one peer, reported like a socket one. */
+static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_rdma_params p;
+	struct ix_rdma_result r;
+	struct ix_rdma_summary s;
+	struct ix_rdma_dev dev;
+	int rc;
+
+	if (rdma_params(ctx, run, bw, &p, err) < 0)
+		return REFUSED;
+	if (n != 1)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
+	sleep_until(start);
+	ix_rdma_result_init(&r, &p);
+	rc = ix_client_connect(&c, terr);
+	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, -1, terr)) == 0) {
+		ix_rdma_result_free(&r);
+		rc = ix_rdma_client_run(&c, &dev, NULL, 0, &p, &r, terr);
+		ix_rdma_hw_dev_free(&dev);
+	}
+	ix_client_close(&c);
+	if (bw) {
+		ix_rdma_summarize(&r, &s);
+		json_object_set_new(rep, "bw",
+				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
+					      (json_int_t)s.bytes, "seconds", s.seconds));
+	} else {
+		struct ix_lat_result lr;
+
+		memset(&lr, 0, sizeof(lr));
+		lr.stats = r.lat.stats;
+		json_object_set_new(rep, "lat", report_lat(&lr));
+	}
+	ix_rdma_result_free(&r);
+	return rc;
+}
+
+/* Synchronised reads from the senders. */
+static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct ix_host *t,
+		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
+{
+	struct ix_read_params rp;
+	struct ix_read_figures f;
+	int rc;
+
+	if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp, err) < 0)
+		return REFUSED;
+	sleep_until(start);
+	rc = ix_read_run(&rp, t, n, ctx->token, &f, terr);
+	json_object_set_new(rep, "read", ix_wire_read_figures(&f));
+	return rc;
+}
+
+json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_err *err)
+{
+	const char *kind = json_string_value(json_object_get(run, "kind"));
+	json_t *delay = json_object_get(run, "delay_us"), *rep;
+	struct ix_err terr = { 0 };
+	struct ix_host *tg;
+	int64_t start;
+	uint32_t n = 0;
+	int rc;
+
+	if (!kind || !json_is_integer(delay) || json_integer_value(delay) < 0 ||
+	    json_integer_value(delay) > MAX_DELAY_US)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: malformed request"), NULL;
+	start = ix_now_ns() + json_integer_value(delay) * 1000LL;
+	tg = calloc(IX_MAX_FANIN, sizeof(*tg));
+	if (!tg)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), NULL;
+	rep = json_object();
+	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0)
+		rc = REFUSED;
+	else if ((strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0) &&
+		 json_object_get(run, "rdma"))
+		rc = run_rdma(ctx, run, kind[0] == 'b', tg, n, start, rep, &terr, err);
+	else if (strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0)
+		rc = run_pair(ctx, run, kind[0] == 'b', tg, n, start, rep, &terr, err);
+	else if (strcmp(kind, "read") == 0)
+		rc = run_read(ctx, run, tg, n, start, rep, &terr, err);
+	else {
+		ix_fail(err, IX_EXIT_USAGE, "RUN: unknown kind");
+		rc = REFUSED;
+	}
+	free(tg);
+	if (rc == REFUSED) {
+		json_decref(rep);
+		return NULL;
+	}
+	json_object_set_new(rep, "ok", json_boolean(rc == 0));
+	json_object_set_new(rep, "error", rc == 0 ? json_null() : json_string(terr.msg));
+	return rep;
+}
+
+static double num(json_t *o, const char *k)
+{
+	return json_number_value(json_object_get(o, k));
+}
+
+static uint64_t unum(json_t *o, const char *k)
+{
+	json_int_t v = json_integer_value(json_object_get(o, k));
+	return v > 0 ? (uint64_t)v : 0;
+}
+
+int ix_runner_parse_report(json_t *rep, struct ix_run_figures *f)
+{
+	json_t *bw = json_object_get(rep, "bw"), *lat = json_object_get(rep, "lat");
+	json_t *read = json_object_get(rep, "read"), *x;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(rep) || !json_is_boolean(json_object_get(rep, "ok")))
+		return -1;
+	f->ok = json_is_true(json_object_get(rep, "ok"));
+	snprintf(f->error, sizeof(f->error), "%s",
+		 json_string_value(json_object_get(rep, "error")) ?: "");
+	if (json_is_object(bw)) {
+		f->bw_bps = num(bw, "bps");
+		f->bytes = unum(bw, "bytes");
+		if (json_is_integer(x = json_object_get(bw, "retransmits")))
+			f->retransmits = ix_u64(unum(bw, "retransmits"));
+		if (json_is_number(x = json_object_get(bw, "loss_percent")))
+			f->loss_percent = ix_f64(json_number_value(x));
+	}
+	if (json_is_object(lat) && unum(lat, "samples") > 0) {
+		f->lat.valid = true;
+		f->lat.count = unum(lat, "samples");
+		f->lat.min = unum(lat, "min");
+		f->lat.p50 = unum(lat, "p50");
+		f->lat.p99 = unum(lat, "p99");
+		f->lat.max = unum(lat, "max");
+		f->lat.mean = num(lat, "mean");
+	}
+	if (json_is_object(read) && ix_wire_parse_read_figures(read, &f->read) < 0)
+		return -1;
+	return 0;
+}

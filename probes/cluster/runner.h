@@ -1,0 +1,72 @@
+/*
+ * RUN jobs: a coordinator asks an agent to act as the client of a test
+ * towards named peers (mesh pairs, incast senders), at a given moment, and
+ * to REPORT the figures. Both the agent's and the coordinator's side of the
+ * message bodies live here.
+ *
+ *   RUN    { kind: "bw" | "lat" | "read", targets: [{host, port}, ...],
+ *            bw | lat | block: <parameters as in TEST>, delay_us,
+ *            rdma: {op, qps, traffic_class, service_level} with path "rdma" }
+ *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
+ *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
+ *            | read: <ix_wire_read_figures> }
+ */
+#ifndef IX_RUNNER_H
+#define IX_RUNNER_H
+
+#include <jansson.h>
+
+#include "probes/cluster/hostlist.h"
+#include "probes/core/err.h"
+#include "probes/core/probe.h"
+#include "probes/ctl/wire.h"
+#include "probes/rdma/setup.h"
+
+struct ix_token;
+
+enum ix_run_kind {
+	IX_RUN_BW,
+	IX_RUN_LAT,
+	IX_RUN_READ,
+};
+
+struct ix_run_job {
+	enum ix_run_kind kind;
+	const struct ix_host *targets; /* one for bw and lat; the senders for read */
+	uint32_t ntargets;
+	const struct ix_bw_params *bw;
+	const struct ix_lat_params *lat;
+	const struct ix_read_params *read;
+	/* bw and lat on path "rdma": the operation, QPs, traffic class and
+	 * service level (the rest comes from bw or lat). */
+	const struct ix_rdma_params *rdma;
+};
+
+/* What a coordinator gets back. */
+struct ix_run_figures {
+	bool ok;
+	char error[IX_ERR_MAX];
+	double bw_bps; /* receiver goodput, forward */
+	uint64_t bytes;
+	struct ix_opt_u64 retransmits;
+	struct ix_opt_f64 loss_percent;
+	struct ix_lat_stats lat;
+	struct ix_read_figures read;
+};
+
+struct ix_runner_ctx {
+	const struct ix_token *token;   /* used towards the peers */
+	const struct ix_limits *limits; /* this agent's limits */
+};
+
+/* Coordinator: the RUN body of a job. */
+json_t *ix_runner_request(const struct ix_run_job *job);
+/* Agent: run it and build the REPORT body (NULL with err when the request
+ * itself is refused; a failed test is a REPORT with ok false). */
+json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_err *err);
+/* Agent: a short description for the log. */
+const char *ix_runner_describe(json_t *run);
+/* Coordinator: read a REPORT body. */
+int ix_runner_parse_report(json_t *report, struct ix_run_figures *f);
+
+#endif

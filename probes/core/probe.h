@@ -1,0 +1,225 @@
+/*
+ * Probe parameters and result structs. Probes fill these and never print;
+ * every renderer (text, JSON, later HTML, ncurses, HTTP) reads them.
+ *
+ * Optional figures carry a valid bit: "0" and "not measured" differ, and
+ * JSON shows the latter as null.
+ */
+#ifndef IX_PROBE_H
+#define IX_PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes/core/err.h"
+#include "probes/core/stats.h"
+#include "probes/core/wirefig.h"
+
+#define IX_MAX_STREAMS 128
+#define IX_MAX_FANIN   1024 /* senders of one incast */
+#define IX_CC_NAME_MAX 16
+
+struct ix_opt_u64 {
+	bool valid;
+	uint64_t v;
+};
+
+struct ix_opt_f64 {
+	bool valid;
+	double v;
+};
+
+static inline struct ix_opt_u64 ix_u64(uint64_t v)
+{
+	return (struct ix_opt_u64){ true, v };
+}
+
+static inline struct ix_opt_f64 ix_f64(double v)
+{
+	return (struct ix_opt_f64){ true, v };
+}
+
+enum ix_dir {
+	IX_DIR_FORWARD = 0, /* client sends, server receives */
+	IX_DIR_REVERSE = 1, /* server sends, client receives */
+};
+
+enum ix_mode {
+	IX_MODE_FORWARD = 0,
+	IX_MODE_REVERSE,
+	IX_MODE_BIDIR,
+};
+
+/* What one bandwidth test is asked to do; travels in the TEST request. */
+struct ix_bw_params {
+	const char *path;  /* transport name: "tcp", "udp" */
+	uint64_t msg_size; /* bytes per send call / datagram */
+	uint32_t streams;  /* parallel streams per direction */
+	enum ix_mode mode;
+	double duration_s;               /* measured seconds (0 when bytes is set) */
+	uint64_t bytes;                  /* total bytes per direction, 0 = by duration */
+	double warmup_s;                 /* excluded from figures */
+	double interval_s;               /* interval reports, 0 = none */
+	char congestion[IX_CC_NAME_MAX]; /* "" = system default */
+	uint64_t rate_bps;               /* UDP target per stream in bit/s; TCP cap, 0 = none */
+	uint64_t window;                 /* socket buffer size, 0 = system default */
+};
+
+struct ix_lat_params {
+	const char *path;
+	uint64_t msg_size;
+	uint64_t iters; /* 0 = by duration */
+	double duration_s;
+	double warmup_s;
+	bool busy_poll;
+	double timeout_s; /* UDP: a reply later than this counts as lost */
+};
+
+/* Synchronised reads (incast): the receiver asks every sender for sru
+ * bytes at once, waits for all of them, and repeats. */
+struct ix_read_params {
+	const char *path;       /* a transport with IX_CAP_BLOCKS */
+	uint64_t sru;           /* bytes per sender per round */
+	uint32_t rounds;        /* measured rounds */
+	uint32_t warmup_rounds; /* rounds before them, not measured */
+	double timeout_s;       /* a round slower than this fails the test */
+};
+
+#define IX_RTO_MIN_NS        (200 * 1000000ull) /* Linux's minimum TCP RTO */
+#define IX_SLOW_ROUND_FACTOR 5                  /* "far slower than the median"... */
+#define IX_SLOW_ROUND_MIN_NS 1000000ull         /* ...and a millisecond at least */
+
+/* What one synchronised-read run measured, at the receiver. */
+struct ix_read_figures {
+	bool complete;
+	char error[IX_ERR_MAX];
+	uint32_t senders;
+	uint64_t rounds; /* measured rounds completed */
+	uint64_t bytes;  /* received in them */
+	double seconds;  /* their total time */
+	double goodput_bps;
+	struct ix_lat_stats round; /* round completion times, ns */
+	uint64_t rto_rounds;       /* rounds of IX_RTO_MIN_NS or more */
+	uint64_t slow_rounds; /* over IX_SLOW_ROUND_FACTOR x the median and IX_SLOW_ROUND_MIN_NS */
+	uint64_t stalled_rounds;       /* either of the two */
+	struct ix_opt_u64 retransmits; /* all senders, from their TCP_INFO */
+};
+
+/* The local interface a test's traffic leaves by and its rate: what a
+ * goodput is measured against. */
+struct ix_link_limit {
+	char iface[64];  /* "" when not looked up or no interface routes there */
+	double bps;      /* 0 when unknown (loopback, no speed reported) */
+	char source[32]; /* "ethtool speed", "infiniband rate" or "unknown" */
+};
+
+/* CPU time consumed by one end of a test. */
+struct ix_cpu {
+	bool valid;
+	double user_s;
+	double system_s;
+	double wall_s;
+};
+
+/* Figures of one end of one stream. Which are valid depends on the
+ * transport's capability bits (see transport.h). */
+struct ix_stream_end {
+	bool valid;
+	uint64_t bytes;                 /* payload bytes in the measured window */
+	double seconds;                 /* length of the measured window */
+	struct ix_opt_u64 packets;      /* datagrams sent or received */
+	struct ix_opt_u64 lost;         /* receiver: datagrams never seen */
+	struct ix_opt_u64 out_of_order; /* receiver */
+	struct ix_opt_f64 jitter_ns;    /* receiver, RFC 3550 */
+	struct ix_opt_u64 retransmits;  /* sender, TCP_INFO */
+	struct ix_opt_u64 rtt_us;       /* sender, TCP_INFO smoothed RTT */
+	struct ix_opt_u64 rttvar_us;
+	struct ix_opt_u64 cwnd_bytes;
+};
+
+struct ix_stream_result {
+	uint32_t id;
+	enum ix_dir dir;
+	struct ix_stream_end sender;
+	struct ix_stream_end receiver;
+};
+
+/* One interval of one stream, from whichever end saw it. */
+struct ix_interval_stream {
+	bool have_rx, have_tx;
+	uint64_t rx_bytes;
+	uint64_t tx_bytes;
+	struct ix_opt_u64 retransmits; /* during the interval */
+	struct ix_opt_u64 rtt_us;
+	struct ix_opt_u64 cwnd_bytes;
+	struct ix_opt_u64 lost; /* during the interval */
+};
+
+struct ix_interval {
+	double start_s, end_s; /* relative to the start of the test */
+	bool warmup;
+	uint32_t nstreams;
+	struct ix_interval_stream *streams; /* nstreams entries */
+};
+
+struct ix_bw_result {
+	struct ix_bw_params params;
+	char path[16];
+	char congestion_used[IX_CC_NAME_MAX];
+	bool complete;          /* false when the test ended early */
+	char error[IX_ERR_MAX]; /* why it is incomplete */
+	uint32_t nstreams;      /* total, both directions */
+	struct ix_stream_result *streams;
+	size_t nintervals, cap_intervals;
+	struct ix_interval *intervals;
+	struct ix_cpu cpu_local, cpu_remote;
+	char remote_host[256];
+	char remote_version[32];     /* the agent's ixperf version */
+	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
+	struct ix_link_limit link;   /* client side, toward the server; iface "" = not known */
+};
+
+struct ix_lat_result {
+	struct ix_lat_params params;
+	char path[16];
+	bool complete;
+	char error[IX_ERR_MAX];
+	uint64_t lost;             /* UDP replies that never came */
+	double seconds;            /* measured wall time */
+	struct ix_samples samples; /* one-way (RTT/2) in ns */
+	struct ix_lat_stats stats; /* computed from samples */
+	struct ix_cpu cpu_local, cpu_remote;
+	char remote_host[256];
+	char remote_version[32];     /* the agent's ixperf version */
+	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
+};
+
+void ix_bw_result_init(struct ix_bw_result *r, const struct ix_bw_params *p);
+void ix_bw_result_free(struct ix_bw_result *r);
+/* Interval k, grown on demand; NULL on allocation failure. */
+struct ix_interval *ix_bw_result_interval(struct ix_bw_result *r, size_t k);
+/* Sum of one direction over all streams (receiver figures). */
+struct ix_dir_summary {
+	bool present;
+	uint64_t bytes;
+	double seconds;
+	double bits_per_second;
+	struct ix_opt_u64 retransmits;
+	struct ix_opt_u64 packets_sent;
+	struct ix_opt_u64 packets_received;
+	struct ix_opt_u64 lost;
+	struct ix_opt_f64 loss_percent;
+	struct ix_opt_u64 out_of_order;
+	struct ix_opt_f64 jitter_ns;
+	double sender_bits_per_second;
+};
+void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_dir_summary *s);
+
+void ix_lat_result_init(struct ix_lat_result *r, const struct ix_lat_params *p);
+void ix_lat_result_free(struct ix_lat_result *r);
+
+const char *ix_dir_name(enum ix_dir d);
+const char *ix_mode_name(enum ix_mode m);
+
+#endif

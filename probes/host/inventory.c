@@ -1,0 +1,302 @@
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "probes/host/inventory.h"
+#include "probes/host/links.h"
+
+/* Values of /sys/class/net/IF/type (ARPHRD_* of <linux/if_arp.h>). */
+#define IX_ARPHRD_INFINIBAND 32
+#define IX_ARPHRD_LOOPBACK   772
+
+/* First line of the file at full, trimmed; "" when unreadable. */
+static void read_full(const char *full, char *buf, size_t len)
+{
+	FILE *f;
+
+	buf[0] = '\0';
+	f = fopen(full, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* First line of a file under sysroot, trimmed; "" when unreadable. */
+static void read_line(const char *sysroot, const char *path, char *buf, size_t len)
+{
+	char full[512];
+
+	buf[0] = '\0';
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", sysroot, path) < sizeof(full))
+		read_full(full, buf, len);
+}
+
+/* The value after "key" in a "key: value" or KEY="value" file. */
+static void read_field(const char *sysroot, const char *path, const char *key, char *buf,
+		       size_t len)
+{
+	char full[512], line[512];
+	size_t kl = strlen(key);
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(full, sizeof(full), "%s%s", sysroot, path);
+	f = fopen(full, "re");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		char *v;
+
+		if (strncmp(line, key, kl) != 0)
+			continue;
+		v = line + kl;
+		v += strspn(v, " \t:=\"");
+		v[strcspn(v, "\"\n")] = '\0';
+		snprintf(buf, len, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static double iface_speed(const char *sysroot, const char *name)
+{
+	char path[300], buf[64];
+	long mbps;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", name);
+	read_line(sysroot, path, buf, sizeof(buf));
+	mbps = strtol(buf, NULL, 10);
+	return mbps > 0 ? (double)mbps * 1e6 : 0;
+}
+
+json_t *ix_inventory(const char *sysroot)
+{
+	char host[256] = "", buf[256], os[256], cpu[256], mem[64];
+	struct utsname u;
+	json_t *ifs = json_array();
+	DIR *d;
+	char path[512];
+
+	gethostname(host, sizeof(host) - 1);
+	if (uname(&u) == 0)
+		snprintf(buf, sizeof(buf), "%s %s %s", u.sysname, u.release, u.machine);
+	else
+		buf[0] = '\0';
+	read_field(sysroot, "/etc/os-release", "PRETTY_NAME", os, sizeof(os));
+	read_field(sysroot, "/proc/cpuinfo", "model name", cpu, sizeof(cpu));
+	read_field(sysroot, "/proc/meminfo", "MemTotal", mem, sizeof(mem));
+	snprintf(path, sizeof(path), "%s/sys/class/net", sysroot);
+	d = opendir(path);
+	while (d) {
+		struct dirent *e = readdir(d);
+		char p[300], mtu[32], state[32];
+		double sp;
+
+		if (!e)
+			break;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "/sys/class/net/%s/mtu", e->d_name);
+		read_line(sysroot, p, mtu, sizeof(mtu));
+		snprintf(p, sizeof(p), "/sys/class/net/%s/operstate", e->d_name);
+		read_line(sysroot, p, state, sizeof(state));
+		sp = iface_speed(sysroot, e->d_name);
+		json_array_append_new(ifs, json_pack("{s:s,s:I,s:o,s:s}", "name", e->d_name, "mtu",
+						     (json_int_t)strtol(mtu, NULL, 10), "speed_bps",
+						     sp > 0 ? json_real(sp) : json_null(), "state",
+						     state[0] ? state : "unknown"));
+	}
+	if (d)
+		closedir(d);
+	return json_pack("{s:s,s:s,s:s,s:I,s:s,s:I,s:o}", "hostname", host, "kernel", buf, "os",
+			 os[0] ? os : "unknown", "cpus", (json_int_t)sysconf(_SC_NPROCESSORS_ONLN),
+			 "cpu_model", cpu[0] ? cpu : "unknown", "memory_bytes",
+			 (json_int_t)strtoll(mem, NULL, 10) * 1024, "interfaces", ifs);
+}
+
+/* A non-negative decimal integer from /sys/class/net/IF/attr; -1 when
+ * there is none. */
+static long read_long(const char *sysroot, const char *iface, const char *attr)
+{
+	char path[300], buf[64], *end;
+	long v;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", iface, attr);
+	read_line(sysroot, path, buf, sizeof(buf));
+	v = strtol(buf, &end, 10);
+	return end == buf || v < 0 ? -1 : v;
+}
+
+/* The port number an entry of an InfiniBand device's ports/ directory
+ * names; 0 when it names none. */
+static long port_number(const char *name)
+{
+	char *end;
+	long n = strtol(name, &end, 10);
+
+	return end != name && *end == '\0' && n > 0 && n < 256 ? n : 0;
+}
+
+/* The InfiniBand port network device iface belongs to, through
+ * /sys/class/net/IF/device/infiniband/DEV/ports/N: the port whose GID 0
+ * names iface (RoCE), else port dev_port + 1 (IPoIB on a multi-port
+ * adapter), else the lowest-numbered port. Its rate (0 when unreadable)
+ * and whether its link layer is InfiniBand; false when there is none. */
+static bool ib_port_rate(const char *sysroot, const char *iface, double *bps, bool *ib_layer)
+{
+	char dir[512], best[1024] = "", path[1100], buf[128];
+	long want = read_long(sysroot, iface, "dev_port");
+	int best_score = 0;
+	long best_port = 0;
+	struct dirent *e;
+	DIR *d;
+
+	*bps = 0;
+	*ib_layer = false;
+	snprintf(dir, sizeof(dir), "%s/sys/class/net/%s/device/infiniband", sysroot, iface);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		char ports[800];
+		struct dirent *pe;
+		DIR *pd;
+
+		if (e->d_name[0] == '.' || (size_t)snprintf(ports, sizeof(ports), "%s/%s/ports",
+							    dir, e->d_name) >= sizeof(ports))
+			continue;
+		pd = opendir(ports);
+		while (pd && (pe = readdir(pd))) {
+			long n = port_number(pe->d_name);
+			int score = 1;
+
+			if (!n)
+				continue;
+			snprintf(path, sizeof(path), "%s/%ld/gid_attrs/ndevs/0", ports, n);
+			read_full(path, buf, sizeof(buf));
+			if (strcmp(buf, iface) == 0)
+				score = 3;
+			else if (want >= 0 && n == want + 1)
+				score = 2;
+			if (score > best_score || (score == best_score && n < best_port)) {
+				best_score = score;
+				best_port = n;
+				snprintf(best, sizeof(best), "%s/%ld", ports, n);
+			}
+		}
+		if (pd)
+			closedir(pd);
+	}
+	closedir(d);
+	if (!best_score)
+		return false;
+	snprintf(path, sizeof(path), "%s/rate", best);
+	read_full(path, buf, sizeof(buf));
+	if (ix_links_parse_rate(buf, bps) < 0 || *bps <= 0)
+		*bps = 0;
+	snprintf(path, sizeof(path), "%s/link_layer", best);
+	read_full(path, buf, sizeof(buf));
+	/* No link_layer attribute: an InfiniBand-only device. */
+	*ib_layer = buf[0] == '\0' || strcmp(buf, "InfiniBand") == 0;
+	return true;
+}
+
+static int link_limit_set(struct ix_link_limit *out, double bps, const char *source)
+{
+	out->bps = bps > 0 ? bps : 0;
+	snprintf(out->source, sizeof(out->source), "%s", bps > 0 ? source : "unknown");
+	return bps > 0 ? 0 : -1;
+}
+
+int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
+{
+	double ib_bps, speed;
+	bool ib_port, ib_layer;
+	long type;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->iface, sizeof(out->iface), "%s", iface);
+	link_limit_set(out, 0, NULL);
+	/* A name from outside becomes a path: no separators, no "." or "..". */
+	if (!iface[0] || strlen(iface) >= sizeof(out->iface) || strchr(iface, '/') ||
+	    strcmp(iface, ".") == 0 || strcmp(iface, "..") == 0)
+		return -1;
+	type = read_long(sysroot, iface, "type");
+	if (type == IX_ARPHRD_LOOPBACK)
+		return -1;
+	ib_port = ib_port_rate(sysroot, iface, &ib_bps, &ib_layer);
+	if ((type == IX_ARPHRD_INFINIBAND || (ib_port && ib_layer)) && ib_bps > 0)
+		return link_limit_set(out, ib_bps, "infiniband rate");
+	speed = iface_speed(sysroot, iface);
+	if (speed > 0)
+		return link_limit_set(out, speed, "ethtool speed");
+	if (ib_port && ib_bps > 0)
+		return link_limit_set(out, ib_bps, "infiniband rate");
+	return -1;
+}
+
+int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res;
+	struct sockaddr_storage local;
+	socklen_t sl = sizeof(local);
+	struct ifaddrs *ifa, *i;
+	int fd, rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	link_limit_set(out, 0, NULL);
+	/* Which local address routes to host: a connected UDP socket says. */
+	if (getaddrinfo(host, "9", &hints, &res) != 0)
+		return -1;
+	fd = socket(res->ai_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, res->ai_addr, res->ai_addrlen) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&local, &sl) < 0) {
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return -1;
+	}
+	close(fd);
+	freeaddrinfo(res);
+	if (getifaddrs(&ifa) < 0)
+		return -1;
+	for (i = ifa; i; i = i->ifa_next) {
+		if (!i->ifa_addr || i->ifa_addr->sa_family != local.ss_family)
+			continue;
+		if (local.ss_family == AF_INET &&
+		    ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr !=
+			    ((struct sockaddr_in *)&local)->sin_addr.s_addr)
+			continue;
+		if (local.ss_family == AF_INET6 &&
+		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			   &((struct sockaddr_in6 *)&local)->sin6_addr, 16) != 0)
+			continue;
+		if (i->ifa_flags & IFF_LOOPBACK)
+			snprintf(out->iface, sizeof(out->iface), "%s", i->ifa_name);
+		else
+			rc = ix_link_limit_of(i->ifa_name, sysroot, out);
+		break;
+	}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+double ix_link_rate_bps(const char *host, const char *sysroot)
+{
+	struct ix_link_limit l;
+
+	return ix_link_toward(host, sysroot, &l) == 0 ? l.bps : 0;
+}

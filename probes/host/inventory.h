@@ -1,0 +1,26 @@
+/* What machine a run happened on: kernel, OS, CPUs, memory, interfaces. */
+#ifndef IX_INVENTORY_H
+#define IX_INVENTORY_H
+
+#include <jansson.h>
+
+#include "probes/core/probe.h"
+
+/* sysroot: "" for the live system, or a fixture tree (tests). */
+json_t *ix_inventory(const char *sysroot);
+/* The rate of network interface iface: for IPoIB (type 32, or a netdev of
+ * an InfiniBand-layer port under device/infiniband) the IB port's "rate",
+ * else the netdev's "speed" (ethtool's figure, Mb/s), else the rate of a
+ * RoCE port it belongs to. Loopback, and links that report no speed (or
+ * -1), leave bps 0 and source "unknown". out is always filled; returns 0
+ * when the rate is known, -1 otherwise. */
+int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limit *out);
+/* The same for the local interface that routes to host (a name or an
+ * address; a local address gives the interface holding it). out->iface is
+ * "" when no route or interface was found. */
+int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out);
+/* The speed in bit/s of the local interface that routes to host, or 0 when
+ * unknown (loopback, virtual links without a speed). */
+double ix_link_rate_bps(const char *host, const char *sysroot);
+
+#endif

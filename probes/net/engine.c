@@ -1,0 +1,195 @@
+/* Stream threads: start, pace, join, and turn what they recorded into figures. */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "probes/core/clock.h"
+#include "probes/net/transport.h"
+
+void ix_stream_init(struct ix_stream *s, uint32_t id, enum ix_dir dir, bool sending)
+{
+	memset(s, 0, sizeof(*s));
+	s->id = id;
+	s->dir = dir;
+	s->sending = sending;
+	s->fd = -1;
+}
+
+void ix_stream_mark_warm(struct ix_stream *s, int64_t now, uint64_t bytes, uint64_t packets)
+{
+	s->warm_t = now;
+	s->warm_bytes = bytes;
+	s->warm_packets = packets;
+}
+
+bool ix_stream_pace(struct ix_stream *s, int64_t t0, uint64_t sent, int64_t now)
+{
+	int64_t due;
+	struct timespec ts;
+
+	if (!s->rate_bps)
+		return true;
+	due = t0 + (int64_t)((double)sent * 8.0 * 1e9 / (double)s->rate_bps);
+	while (due > now) {
+		if (ix_stream_stopped(s))
+			return false;
+		if (s->send_until && now >= s->send_until)
+			return true;
+		/* Sleep in slices so a stop request is seen within 50 ms. */
+		if (due - now > 50 * 1000000LL)
+			due = now + 50 * 1000000LL;
+		ts.tv_sec = due / IX_NSEC_PER_SEC;
+		ts.tv_nsec = due % IX_NSEC_PER_SEC;
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		now = ix_now_ns();
+		due = t0 + (int64_t)((double)sent * 8.0 * 1e9 / (double)s->rate_bps);
+	}
+	return true;
+}
+
+static void *stream_main(void *arg)
+{
+	struct ix_stream *s = arg;
+	int rc;
+
+	/* Precise pacing needs a small timer slack. */
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	if (s->echo) {
+		rc = s->tp->echo(s);
+	} else if (s->blocks) {
+		rc = s->tp->serve_blocks(s);
+	} else if (s->sending) {
+		rc = s->tp->send(s);
+		if (s->tp->finish)
+			s->tp->finish(s);
+	} else
+		rc = s->tp->recv(s);
+	if (rc < 0)
+		s->failed = true;
+	if (getrusage(RUSAGE_THREAD, &s->ru) == 0)
+		s->ru_valid = true;
+	return NULL;
+}
+
+int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		int rc = pthread_create(&s[i].thread, NULL, stream_main, &s[i]);
+		if (rc != 0) {
+			atomic_store(s[0].stop, 1);
+			return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread: %s",
+				       strerror(rc));
+		}
+		s[i].running = true;
+	}
+	return 0;
+}
+
+bool ix_streams_done(struct ix_stream *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].running && pthread_tryjoin_np(s[i].thread, NULL) == EBUSY)
+			return false;
+		s[i].running = false;
+	}
+	return true;
+}
+
+void ix_streams_join(struct ix_stream *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].running)
+			pthread_join(s[i].thread, NULL);
+		s[i].running = false;
+	}
+}
+
+void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
+{
+	uint64_t bytes = atomic_load(&s->c.bytes);
+	uint64_t packets = atomic_load(&s->c.packets);
+
+	memset(e, 0, sizeof(*e));
+	e->valid = true;
+	if (s->warm_t && s->last_t > s->warm_t) {
+		e->bytes = bytes - s->warm_bytes;
+		e->seconds = (double)(s->last_t - s->warm_t) / 1e9;
+	}
+	if (s->tp->caps & IX_CAP_DATAGRAM) {
+		e->packets = ix_u64(packets - s->warm_packets);
+		if (!s->sending) {
+			e->out_of_order = ix_u64(atomic_load(&s->c.out_of_order) - s->warm_ooo);
+			e->jitter_ns = ix_f64((double)atomic_load(&s->c.jitter_ns));
+			e->lost = ix_u64(atomic_load(&s->c.gaps) - s->warm_gaps);
+		}
+	}
+	if (s->sending && s->tp->sender_info)
+		s->tp->sender_info(s, e);
+}
+
+static double tv_s(struct timeval tv)
+{
+	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+}
+
+void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_cpu *cpu)
+{
+	memset(cpu, 0, sizeof(*cpu));
+	for (uint32_t i = 0; i < n; i++) {
+		if (!s[i].ru_valid)
+			continue;
+		cpu->valid = true;
+		cpu->user_s += tv_s(s[i].ru.ru_utime);
+		cpu->system_s += tv_s(s[i].ru.ru_stime);
+	}
+	cpu->wall_s = (double)wall_ns / 1e9;
+}
+
+void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s, uint32_t *n)
+{
+	uint32_t k = 0;
+
+	for (int d = IX_DIR_FORWARD; d <= IX_DIR_REVERSE; d++) {
+		if ((d == IX_DIR_FORWARD && p->mode == IX_MODE_REVERSE) ||
+		    (d == IX_DIR_REVERSE && p->mode == IX_MODE_FORWARD))
+			continue;
+		for (uint32_t i = 0; i < p->streams; i++, k++) {
+			bool sending = (d == IX_DIR_FORWARD) == client;
+			ix_stream_init(&s[k], k, (enum ix_dir)d, sending);
+			s[k].msg_size = p->msg_size;
+			s[k].rate_bps = sending ? p->rate_bps : 0;
+			/* --bytes is per direction: split it over the streams. */
+			s[k].byte_limit = sending ? p->bytes / p->streams +
+							    (i < p->bytes % p->streams ? 1 : 0)
+						  : 0;
+		}
+	}
+	*n = k;
+}
+
+void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
+	       const struct ix_transport *tp, atomic_int *stop, int64_t t_start)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		s[i].tp = tp;
+		s[i].stop = stop;
+		s[i].t_start = t_start;
+		s[i].warm_until = t_start + ix_seconds_to_ns(p->warmup_s);
+		s[i].send_until =
+			p->bytes ? 0 : t_start + ix_seconds_to_ns(p->warmup_s + p->duration_s);
+	}
+}
+
+void ix_streams_close(struct ix_stream *s, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (s[i].fd >= 0)
+			close(s[i].fd);
+		s[i].fd = -1;
+	}
+}

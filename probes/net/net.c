@@ -1,0 +1,351 @@
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "probes/core/clock.h"
+#include "probes/net/net.h"
+
+int ix_net_set_nonblock(int fd, int on)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0)
+		return -1;
+	return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+void ix_net_set_buffers(int fd, uint64_t bytes)
+{
+	int w = bytes > INT32_MAX / 2 ? INT32_MAX / 2 : (int)bytes;
+
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof(w));
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof(w));
+}
+
+int ix_net_set_timeouts(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return -1;
+	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+static int resolve(const char *host, uint16_t port, int type, int passive, struct addrinfo **res,
+		   struct ix_err *err)
+{
+	struct addrinfo hints;
+	char portstr[8];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = type;
+	hints.ai_flags = passive ? AI_PASSIVE : 0;
+	snprintf(portstr, sizeof(portstr), "%u", port);
+	rc = getaddrinfo(host, portstr, &hints, res);
+	if (rc != 0)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot resolve '%s': %s", host ? host : "*",
+			       gai_strerror(rc));
+	return 0;
+}
+
+static int bind_to(int fd, const char *bind_addr, int family, struct ix_err *err)
+{
+	struct addrinfo *res, *ai;
+
+	if (!bind_addr)
+		return 0;
+	if (resolve(bind_addr, 0, SOCK_STREAM, 1, &res, err) < 0)
+		return -1;
+	for (ai = res; ai; ai = ai->ai_next) {
+		if (ai->ai_family == family && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+			freeaddrinfo(res);
+			return 0;
+		}
+	}
+	freeaddrinfo(res);
+	return ix_fail(err, IX_EXIT_FAIL, "cannot bind to '%s': %s", bind_addr, strerror(errno));
+}
+
+static int connect_one(const struct addrinfo *ai, const char *bind_addr, int64_t deadline,
+		       struct ix_err *err)
+{
+	struct pollfd pfd;
+	int fd, rc, soerr = 0;
+	socklen_t sl = sizeof(soerr);
+
+	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+	if (fd < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
+	if (bind_to(fd, bind_addr, ai->ai_family, err) < 0)
+		goto fail_quiet;
+	ix_net_set_nonblock(fd, 1);
+	rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
+	if (rc < 0 && errno != EINPROGRESS) {
+		ix_fail(err, IX_EXIT_FAIL, "%s", strerror(errno));
+		goto fail_quiet;
+	}
+	if (rc < 0) {
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		do {
+			rc = poll(&pfd, 1, ix_ms_until(deadline));
+		} while (rc < 0 && errno == EINTR);
+		if (rc == 0) {
+			ix_fail(err, IX_EXIT_FAIL, "timed out");
+			goto fail_quiet;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
+			ix_fail(err, IX_EXIT_FAIL, "%s", strerror(soerr ? soerr : errno));
+			goto fail_quiet;
+		}
+	}
+	ix_net_set_nonblock(fd, 0);
+	return fd;
+fail_quiet:
+	close(fd);
+	return -1;
+}
+
+int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_addr,
+		   int64_t deadline_ns, struct ix_err *err)
+{
+	struct addrinfo *res, *ai;
+	int fd = -1, one = 1;
+
+	if (resolve(host, port, type, 0, &res, err) < 0)
+		return -1;
+	for (ai = res; ai; ai = ai->ai_next) {
+		fd = connect_one(ai, bind_addr, deadline_ns, err);
+		if (fd >= 0)
+			break;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return ix_fail_prefix(err, "cannot connect to %s port %u", host, port);
+	if (type == SOCK_STREAM)
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+int ix_net_connect_start(const char *host, uint16_t port, struct ix_err *err)
+{
+	struct addrinfo *res;
+	int fd, one = 1;
+
+	if (resolve(host, port, SOCK_STREAM, 0, &res, err) < 0)
+		return -1;
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		freeaddrinfo(res);
+		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
+		ix_fail(err, IX_EXIT_FAIL, "cannot connect to %s port %u: %s", host, port,
+			strerror(errno));
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+void ix_net_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int ix_net_listen(const char *bind_addr, uint16_t port, int backlog, struct ix_err *err)
+{
+	struct addrinfo *res, *ai;
+	int fd = -1, one = 1, zero = 0;
+
+	if (resolve(bind_addr, port, SOCK_STREAM, 1, &res, err) < 0)
+		return -1;
+	/* Prefer IPv6 dual-stack when binding to any address. */
+	for (int pass = 0; pass < 2 && fd < 0; pass++) {
+		for (ai = res; ai; ai = ai->ai_next) {
+			if (!bind_addr && pass == 0 && ai->ai_family != AF_INET6)
+				continue;
+			fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+			if (fd < 0)
+				continue;
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+			if (ai->ai_family == AF_INET6 && !bind_addr)
+				setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+			if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 && listen(fd, backlog) == 0)
+				break;
+			ix_fail(err, IX_EXIT_FAIL, "cannot listen on %s port %u: %s",
+				bind_addr ? bind_addr : "*", port, strerror(errno));
+			close(fd);
+			fd = -1;
+		}
+	}
+	freeaddrinfo(res);
+	return fd;
+}
+
+int ix_net_udp_bind_like(int ref_fd, uint16_t *port, struct ix_err *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	int fd;
+
+	if (getsockname(ref_fd, (struct sockaddr *)&ss, &sl) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "getsockname: %s", strerror(errno));
+	if (ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&ss)->sin_port = 0;
+	else
+		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		close(fd);
+		return ix_fail(err, IX_EXIT_FAIL, "cannot bind UDP socket: %s", strerror(errno));
+	}
+	*port = ix_net_local_port(fd);
+	return fd;
+}
+
+static int wait_fd(int fd, short ev, int64_t deadline, struct ix_err *err)
+{
+	struct pollfd pfd = { .fd = fd, .events = ev };
+	int rc;
+
+	do {
+		rc = poll(&pfd, 1, ix_ms_until(deadline));
+	} while (rc < 0 && errno == EINTR);
+	if (rc < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "poll: %s", strerror(errno));
+	if (rc == 0)
+		return ix_fail(err, IX_EXIT_FAIL, "timed out waiting for the peer");
+	return 0;
+}
+
+/* Both loops try the call first and wait only when it would block: one
+ * system call per message on the latency path, not two. */
+int ix_net_read_full(int fd, void *buf, size_t len, int64_t deadline_ns, struct ix_err *err)
+{
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < len) {
+		n = recv(fd, (char *)buf + got, len - got, MSG_DONTWAIT);
+		if (n == 0)
+			return ix_fail(err, IX_EXIT_FAIL, "connection closed by peer");
+		if (n > 0) {
+			got += (size_t)n;
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN)
+			return ix_fail(err, IX_EXIT_FAIL, "receive failed: %s", strerror(errno));
+		if (wait_fd(fd, POLLIN, deadline_ns, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns, struct ix_err *err)
+{
+	size_t put = 0;
+	ssize_t n;
+
+	while (put < len) {
+		n = send(fd, (const char *)buf + put, len - put, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (n > 0) {
+			put += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN)
+			return ix_fail(err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
+		if (wait_fd(fd, POLLOUT, deadline_ns, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void ix_net_peer_name(int fd, char *buf, size_t len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char host[INET6_ADDRSTRLEN], port[8];
+
+	if (getpeername(fd, (struct sockaddr *)&ss, &sl) < 0 ||
+	    getnameinfo((struct sockaddr *)&ss, sl, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (ss.ss_family == AF_INET6)
+		snprintf(buf, len, "[%s]:%s", host, port);
+	else
+		snprintf(buf, len, "%s:%s", host, port);
+}
+
+uint16_t ix_net_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+int ix_net_peer_addr(int fd, struct sockaddr_storage *ss)
+{
+	socklen_t sl = sizeof(*ss);
+
+	memset(ss, 0, sizeof(*ss));
+	return getpeername(fd, (struct sockaddr *)ss, &sl);
+}
+
+/* The IPv4 address in a (possibly IPv4-mapped IPv6) address, or 0. */
+static bool as_v4(const struct sockaddr_storage *a, struct in_addr *out)
+{
+	if (a->ss_family == AF_INET) {
+		*out = ((const struct sockaddr_in *)a)->sin_addr;
+		return true;
+	}
+	if (a->ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_V4MAPPED(&((const struct sockaddr_in6 *)a)->sin6_addr)) {
+		memcpy(out, ((const struct sockaddr_in6 *)a)->sin6_addr.s6_addr + 12, 4);
+		return true;
+	}
+	return false;
+}
+
+bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct in_addr x, y;
+
+	if (as_v4(a, &x) && as_v4(b, &y))
+		return x.s_addr == y.s_addr;
+	if (a->ss_family == AF_INET6 && b->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
+	return false;
+}

@@ -1,0 +1,224 @@
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <sys/socket.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probes/core/clock.h"
+#include "probes/net/net.h"
+#include "probes/net/proto.h"
+
+static const char *const msg_names[IX_MSG__MAX] = {
+	[IX_MSG_HELLO] = "HELLO",       [IX_MSG_HELLO_ACK] = "HELLO_ACK", [IX_MSG_TEST] = "TEST",
+	[IX_MSG_TEST_ACK] = "TEST_ACK", [IX_MSG_ATTACH] = "ATTACH",       [IX_MSG_READY] = "READY",
+	[IX_MSG_START] = "START",       [IX_MSG_INTERVAL] = "INTERVAL",   [IX_MSG_STOP] = "STOP",
+	[IX_MSG_RESULT] = "RESULT",     [IX_MSG_ERROR] = "ERROR",
+};
+
+const char *ix_msg_name(uint16_t type)
+{
+	if (type < IX_MSG__MAX && msg_names[type])
+		return msg_names[type];
+	return "unknown";
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	v = htons(v);
+	memcpy(p, &v, 2);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return ntohs(v);
+}
+
+int ix_frame_encode(uint16_t type, json_t *body, uint8_t **out, size_t *outlen, struct ix_err *err)
+{
+	char *text;
+	size_t len;
+	uint8_t *buf;
+
+	text = json_dumps(body, JSON_COMPACT);
+	if (!text)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot encode %s message", ix_msg_name(type));
+	len = strlen(text);
+	if (len > IX_FRAME_MAX) {
+		free(text);
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "%s message of %zu bytes exceeds the %u-byte frame limit",
+			       ix_msg_name(type), len, IX_FRAME_MAX);
+	}
+	buf = malloc(IX_FRAME_HDR + len);
+	if (!buf) {
+		free(text);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	put32(buf, IX_PROTO_MAGIC);
+	put16(buf + 4, IX_PROTO_VERSION);
+	put16(buf + 6, type);
+	put32(buf + 8, (uint32_t)len);
+	memcpy(buf + IX_FRAME_HDR, text, len);
+	free(text);
+	*out = buf;
+	*outlen = IX_FRAME_HDR + len;
+	return 0;
+}
+
+int ix_frame_parse_header(const uint8_t *buf, size_t len, struct ix_frame_hdr *h,
+			  struct ix_err *err)
+{
+	if (len < IX_FRAME_HDR)
+		return ix_fail(err, IX_EXIT_FAIL, "truncated frame header (%zu of %d bytes)", len,
+			       IX_FRAME_HDR);
+	if (get32(buf) != IX_PROTO_MAGIC)
+		return ix_fail(err, IX_EXIT_FAIL, "not an ixperf control frame (bad magic)");
+	h->version = get16(buf + 4);
+	h->type = get16(buf + 6);
+	h->length = get32(buf + 8);
+	if (h->version != IX_PROTO_VERSION)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "unsupported protocol version %u (this side speaks %d)", h->version,
+			       IX_PROTO_VERSION);
+	if (h->type == 0 || h->type >= IX_MSG__MAX)
+		return ix_fail(err, IX_EXIT_FAIL, "unknown message type %u", h->type);
+	if (h->length > IX_FRAME_MAX)
+		return ix_fail(err, IX_EXIT_FAIL, "frame of %u bytes exceeds the %u-byte limit",
+			       h->length, IX_FRAME_MAX);
+	return 0;
+}
+
+json_t *ix_frame_parse_body(const uint8_t *buf, size_t len, struct ix_err *err)
+{
+	json_error_t jerr;
+	json_t *j;
+
+	j = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j) {
+		ix_fail(err, IX_EXIT_FAIL, "malformed message body: %s", jerr.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		ix_fail(err, IX_EXIT_FAIL, "malformed message body: not a JSON object");
+		return NULL;
+	}
+	return j;
+}
+
+int ix_frame_send(int fd, uint16_t type, json_t *body, int64_t deadline_ns, struct ix_err *err)
+{
+	uint8_t *buf;
+	size_t len;
+	int rc;
+
+	if (ix_frame_encode(type, body, &buf, &len, err) < 0)
+		return -1;
+	rc = ix_net_write_full(fd, buf, len, deadline_ns, err);
+	free(buf);
+	return rc;
+}
+
+int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, struct ix_err *err)
+{
+	uint8_t hdrbuf[IX_FRAME_HDR], *buf;
+	struct ix_frame_hdr h;
+	json_t *j;
+
+	*body = NULL;
+	if (ix_net_read_full(fd, hdrbuf, sizeof(hdrbuf), deadline_ns, err) < 0)
+		return -1;
+	if (ix_frame_parse_header(hdrbuf, sizeof(hdrbuf), &h, err) < 0)
+		return -1;
+	buf = malloc(h.length ? h.length : 1);
+	if (!buf)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (ix_net_read_full(fd, buf, h.length, deadline_ns, err) < 0) {
+		free(buf);
+		return ix_fail_prefix(err, "truncated %s frame", ix_msg_name(h.type));
+	}
+	j = ix_frame_parse_body(buf, h.length, err);
+	free(buf);
+	if (!j)
+		return -1;
+	*type = h.type;
+	*body = j;
+	return 0;
+}
+
+void ix_frame_reader_reset(struct ix_frame_reader *r)
+{
+	free(r->body);
+	memset(r, 0, sizeof(*r));
+}
+
+int ix_frame_reader_feed(struct ix_frame_reader *r, int fd, uint16_t *type, json_t **body,
+			 struct ix_err *err)
+{
+	for (;;) {
+		uint8_t *dst;
+		size_t want;
+		ssize_t n;
+
+		if (r->got < IX_FRAME_HDR) {
+			dst = r->hdr + r->got;
+			want = IX_FRAME_HDR - r->got;
+		} else {
+			dst = r->body + (r->got - IX_FRAME_HDR);
+			want = IX_FRAME_HDR + r->h.length - r->got;
+		}
+		if (want == 0) {
+			json_t *j = ix_frame_parse_body(r->body, r->h.length, err);
+			*type = r->h.type;
+			free(r->body);
+			r->body = NULL;
+			r->got = 0;
+			if (!j)
+				return -1;
+			*body = j;
+			return 1;
+		}
+		n = recv(fd, dst, want, MSG_DONTWAIT);
+		if (n == 0)
+			return ix_fail(err, IX_EXIT_FAIL, "connection closed by peer");
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				return 0;
+			return ix_fail(err, IX_EXIT_FAIL, "receive failed: %s", strerror(errno));
+		}
+		r->got += (size_t)n;
+		if (r->got == IX_FRAME_HDR) {
+			if (ix_frame_parse_header(r->hdr, IX_FRAME_HDR, &r->h, err) < 0)
+				return -1;
+			r->body = malloc(r->h.length ? r->h.length : 1);
+			if (!r->body)
+				return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		}
+	}
+}
+
+void ix_frame_send_error(int fd, const char *msg)
+{
+	json_t *j = json_pack("{s:s}", "error", msg);
+	if (j) {
+		ix_frame_send(fd, IX_MSG_ERROR, j, ix_now_ns() + 500 * 1000000LL, NULL);
+		json_decref(j);
+	}
+}

@@ -1,0 +1,335 @@
+/* TCP: one connection per stream, attached to the agent's port. */
+#include "config.h"
+
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "probes/core/clock.h"
+#include "probes/net/net.h"
+#include "probes/net/proto.h"
+#include "probes/net/transport.h"
+
+#define TCP_RECV_MIN (128u * 1024)
+
+static uint8_t *pattern_buf(uint64_t len)
+{
+	uint8_t *b = malloc(len ? len : 1);
+	if (b)
+		for (uint64_t i = 0; i < len; i++)
+			b[i] = (uint8_t)(i * 131u + 7u);
+	return b;
+}
+
+static int tcp_info(int fd, struct tcp_info *ti)
+{
+	socklen_t sl = sizeof(*ti);
+	memset(ti, 0, sizeof(*ti));
+	return getsockopt(fd, IPPROTO_TCP, TCP_INFO, ti, &sl);
+}
+
+static int tcp_send(struct ix_stream *s)
+{
+	uint8_t *buf = pattern_buf(s->msg_size);
+	uint64_t sent = 0;
+	int64_t t0 = ix_now_ns(), now;
+	bool warm = false;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	for (;;) {
+		size_t len = s->msg_size;
+		ssize_t n;
+
+		now = ix_now_ns();
+		if (!warm && now >= s->warm_until) {
+			struct tcp_info ti;
+			if (tcp_info(s->fd, &ti) == 0)
+				s->warm_retrans = ti.tcpi_total_retrans;
+			ix_stream_mark_warm(s, now, sent, 0);
+			warm = true;
+		}
+		if (ix_stream_stopped(s) || (s->send_until && now >= s->send_until))
+			break;
+		if (s->byte_limit) {
+			if (sent >= s->byte_limit)
+				break;
+			if (s->byte_limit - sent < len)
+				len = s->byte_limit - sent;
+		}
+		if (!ix_stream_pace(s, t0, sent, now))
+			break;
+		n = send(s->fd, buf, len, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "stream %u: send failed: %s", s->id,
+				     strerror(errno));
+			break;
+		}
+		sent += (uint64_t)n;
+		atomic_store_explicit(&s->c.bytes, sent, memory_order_relaxed);
+	}
+	s->last_t = ix_now_ns();
+	free(buf);
+	return rc;
+}
+
+static int tcp_recv(struct ix_stream *s)
+{
+	size_t len = s->msg_size > TCP_RECV_MIN ? s->msg_size : TCP_RECV_MIN;
+	uint8_t *buf = malloc(len);
+	uint64_t got = 0;
+	bool warm = false;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, len, 0);
+		int64_t now = ix_now_ns();
+
+		if (!warm && now >= s->warm_until) {
+			ix_stream_mark_warm(s, now, got, 0);
+			warm = true;
+		}
+		if (n > 0) {
+			got += (uint64_t)n;
+			atomic_store_explicit(&s->c.bytes, got, memory_order_relaxed);
+			s->last_t = now;
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (errno == EAGAIN || errno == EINTR) {
+			if (ix_stream_stopped(s))
+				break;
+			continue;
+		}
+		rc = ix_fail(&s->err, IX_EXIT_FAIL, "stream %u: receive failed: %s", s->id,
+			     strerror(errno));
+		break;
+	}
+	free(buf);
+	return rc;
+}
+
+static void tcp_sender_info(struct ix_stream *s, struct ix_stream_end *e)
+{
+	struct tcp_info ti;
+
+	if (s->fd < 0 || tcp_info(s->fd, &ti) < 0)
+		return;
+	e->retransmits = ix_u64(ti.tcpi_total_retrans >= s->warm_retrans
+					? ti.tcpi_total_retrans - s->warm_retrans
+					: 0);
+	e->rtt_us = ix_u64(ti.tcpi_rtt);
+	e->rttvar_us = ix_u64(ti.tcpi_rttvar);
+	e->cwnd_bytes = ix_u64((uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss);
+}
+
+static void tcp_finish(struct ix_stream *s)
+{
+	if (s->fd >= 0)
+		shutdown(s->fd, SHUT_WR);
+}
+
+static int tcp_tune(struct ix_stream *s, const struct ix_bw_params *p, char *cc_used, size_t cc_len,
+		    struct ix_err *err)
+{
+	socklen_t sl;
+
+	if (p->congestion[0] && setsockopt(s->fd, IPPROTO_TCP, TCP_CONGESTION, p->congestion,
+					   strlen(p->congestion)) < 0)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "congestion control '%s' is not available here: %s "
+			       "(see /proc/sys/net/ipv4/tcp_allowed_congestion_control)",
+			       p->congestion, strerror(errno));
+	if (p->window)
+		ix_net_set_buffers(s->fd, p->window);
+	if (cc_used && cc_len) {
+		sl = (socklen_t)cc_len;
+		if (getsockopt(s->fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &sl) < 0)
+			cc_used[0] = '\0';
+		else
+			cc_used[cc_len - 1] = '\0';
+	}
+	return 0;
+}
+
+/* Server: the connection arrived through ATTACH; make it ready. */
+static int tcp_server_accept(struct ix_stream *s, const char *cookie, int64_t deadline,
+			     struct ix_err *err)
+{
+	int one = 1;
+
+	(void)cookie;
+	(void)deadline;
+	setsockopt(s->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (ix_net_set_timeouts(s->fd, 200) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "stream %u: %s", s->id, strerror(errno));
+	return 0;
+}
+
+static int tcp_client_open(struct ix_stream *s, const struct ix_dial *d, json_t *setup,
+			   int64_t deadline, struct ix_err *err)
+{
+	json_t *att;
+	int rc;
+
+	s->fd = ix_net_connect(d->host, d->port, SOCK_STREAM, d->bind_addr, deadline, err);
+	if (s->fd < 0)
+		return -1;
+	att = json_pack("{s:s,s:i}", "cookie", d->cookie, "stream", (json_int_t)s->id);
+	rc = ix_frame_send(s->fd, IX_MSG_ATTACH, att, deadline, err);
+	json_decref(att);
+	if (rc < 0)
+		return ix_fail_prefix(err, "stream %u", s->id);
+	return ix_net_set_timeouts(s->fd, 200);
+}
+
+/* Latency: the responder echoes whatever bytes arrive. */
+static int tcp_echo(struct ix_stream *s)
+{
+	uint8_t *buf = malloc(TCP_RECV_MIN);
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, TCP_RECV_MIN, s->busy_poll ? MSG_DONTWAIT : 0);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR) {
+				if (ix_stream_stopped(s))
+					break;
+				continue;
+			}
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "echo: receive failed: %s",
+				     strerror(errno));
+			break;
+		}
+		if (ix_net_write_full(s->fd, buf, (size_t)n, ix_now_ns() + 5 * IX_NSEC_PER_SEC,
+				      &s->err) < 0) {
+			rc = -1;
+			break;
+		}
+		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
+	}
+	free(buf);
+	return rc;
+}
+
+static int tcp_serve_blocks(struct ix_stream *s)
+{
+	uint8_t *buf = pattern_buf(TCP_RECV_MIN), req[8];
+	uint64_t sent = 0;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	ix_stream_mark_warm(s, ix_now_ns(), 0, 0);
+	for (;;) {
+		uint64_t want = 0;
+		ssize_t n = recv(s->fd, req, sizeof(req), MSG_WAITALL);
+
+		if (n == 0)
+			break;
+		if (n < 0 && (errno == EAGAIN || errno == EINTR)) {
+			if (ix_stream_stopped(s))
+				break;
+			continue;
+		}
+		if (n != (ssize_t)sizeof(req)) {
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "block request: %s",
+				     n < 0 ? strerror(errno) : "truncated");
+			break;
+		}
+		for (int i = 0; i < 8; i++)
+			want = want << 8 | req[i];
+		if (want == 0 || want > s->msg_size) {
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "block request of %llu bytes refused",
+				     (unsigned long long)want);
+			break;
+		}
+		while (want > 0) {
+			size_t len = want < TCP_RECV_MIN ? (size_t)want : TCP_RECV_MIN;
+			if (ix_net_write_full(s->fd, buf, len, ix_now_ns() + 30 * IX_NSEC_PER_SEC,
+					      &s->err) < 0) {
+				rc = -1;
+				goto out;
+			}
+			want -= len;
+			sent += len;
+		}
+		atomic_store_explicit(&s->c.bytes, sent, memory_order_relaxed);
+		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
+		s->last_t = ix_now_ns();
+	}
+out:
+	free(buf);
+	return rc;
+}
+
+static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns)
+{
+	int64_t t0 = ix_now_ns(), deadline = t0 + timeout_ns;
+	size_t len = s->msg_size, off = 0;
+	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+
+	while (off < len) {
+		ssize_t n = send(s->fd, buf + off, len - off, MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR)
+				continue;
+			return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
+		}
+		off += (size_t)n;
+	}
+	off = 0;
+	while (off < len) {
+		ssize_t n = recv(s->fd, buf + off, len - off, flags);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return ix_fail(&s->err, IX_EXIT_FAIL, "connection closed by the server");
+		if (errno != EAGAIN && errno != EINTR)
+			return ix_fail(&s->err, IX_EXIT_FAIL, "receive failed: %s",
+				       strerror(errno));
+		if (ix_stream_stopped(s))
+			return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
+		if (ix_now_ns() > deadline)
+			return ix_fail(&s->err, IX_EXIT_FAIL,
+				       "no echo from the server within %.1f s", timeout_ns / 1e9);
+	}
+	(void)seq;
+	return ix_now_ns() - t0;
+}
+
+const struct ix_transport ix_tcp_transport = {
+	.name = "tcp",
+	.desc = "TCP over IPv4/IPv6, one connection per stream",
+	.caps = IX_CAP_ATTACH | IX_CAP_RETRANS | IX_CAP_CONGESTION | IX_CAP_EOF | IX_CAP_BLOCKS,
+	.default_msg_size = 128 * 1024,
+	.min_msg_size = 1,
+	.min_lat_size = 1,
+	.max_msg_size = 64ull * 1024 * 1024,
+	.server_accept = tcp_server_accept,
+	.client_open = tcp_client_open,
+	.tune = tcp_tune,
+	.send = tcp_send,
+	.recv = tcp_recv,
+	.echo = tcp_echo,
+	.serve_blocks = tcp_serve_blocks,
+	.ping = tcp_ping,
+	.sender_info = tcp_sender_info,
+	.finish = tcp_finish,
+};

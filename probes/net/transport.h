@@ -1,0 +1,148 @@
+/*
+ * Transports: one file per path (tcp.c, udp.c; rdma.c later), registered in
+ * the explicit table of transport.c. The engine asks capability bits, never
+ * "is this UDP".
+ */
+#ifndef IX_TRANSPORT_H
+#define IX_TRANSPORT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+
+#include <jansson.h>
+
+#include "probes/core/err.h"
+#include "probes/core/probe.h"
+#include "probes/core/stats.h"
+
+enum ix_cap {
+	IX_CAP_ATTACH = 1u << 0,     /* data channel connects to the agent port (ATTACH) */
+	IX_CAP_RETRANS = 1u << 1,    /* sender reports retransmits, RTT, cwnd */
+	IX_CAP_DATAGRAM = 1u << 2,   /* message boundaries kept; loss, jitter, reordering */
+	IX_CAP_CONGESTION = 1u << 3, /* congestion control can be chosen */
+	IX_CAP_NEEDS_RATE = 1u << 4, /* sender must be paced (no flow control) */
+	IX_CAP_EOF = 1u << 5,        /* the receiver sees the sender's end in band */
+	IX_CAP_BLOCKS = 1u << 6,     /* serves requested blocks (synchronised reads) */
+	IX_CAP_RDMA = 1u << 7,       /* the agents' RDMA devices (probes/rdma/); no socket data */
+};
+
+/* Counters a data thread publishes; the engine samples them for intervals. */
+struct ix_counters {
+	_Atomic uint64_t bytes;
+	_Atomic uint64_t packets;
+	_Atomic uint64_t gaps; /* datagrams missing from the sequence so far */
+	_Atomic uint64_t out_of_order;
+	_Atomic uint64_t jitter_ns;
+};
+
+struct ix_stream {
+	uint32_t id;
+	enum ix_dir dir;
+	bool sending; /* this end sends on this stream */
+	bool echo;    /* latency responder */
+	bool blocks;  /* block responder (synchronised reads) */
+	int fd;
+	const struct ix_transport *tp;
+	uint64_t msg_size;
+	uint64_t rate_bps;   /* pacing, 0 = none */
+	uint64_t byte_limit; /* sender: stop after this many, 0 = none */
+	int64_t t_start;     /* test start, monotonic ns */
+	int64_t warm_until;  /* end of warm-up, monotonic ns */
+	int64_t send_until;  /* sender deadline, 0 = by bytes */
+	atomic_int *stop;    /* set to end the test early */
+	bool busy_poll;
+
+	struct ix_counters c;
+	/* Filled by the data thread at the warm-up boundary and at the end. */
+	uint64_t warm_bytes, warm_packets, warm_retrans, warm_gaps, warm_ooo;
+	int64_t warm_t;        /* when the measured window opened */
+	int64_t last_t;        /* sender: last send; receiver: last byte */
+	uint64_t peer_packets; /* UDP: datagrams the peer says it sent */
+	bool have_peer_packets;
+	/* Server: the address of the test's client; data from elsewhere is refused. */
+	struct sockaddr_storage ctrl_peer;
+	struct rusage ru; /* thread's CPU time at its end */
+	bool ru_valid;
+	struct ix_err err;
+	bool failed;
+	pthread_t thread;
+	bool running;
+};
+
+/* What a client needs to open data channels. */
+struct ix_dial {
+	const char *host;
+	uint16_t port;
+	const char *bind_addr;
+	const char *cookie;
+	int ctrl_fd; /* the test's control connection */
+};
+
+struct ix_transport {
+	const char *name;
+	const char *desc;
+	unsigned caps;
+	uint64_t default_msg_size, min_msg_size, max_msg_size; /* bandwidth */
+	uint64_t min_lat_size; /* latency: UDP pings carry an 8-byte tag */
+	/* Server: prepare stream s's channel; may add setup fields for the
+	 * client (UDP: its port) to the object setup. */
+	int (*server_open)(struct ix_stream *s, int ctrl_fd, json_t *setup, struct ix_err *err);
+	/* Server: complete the channel before the deadline (TCP: socket
+	 * options on the attached connection; UDP: wait for the client's
+	 * first datagram carrying the cookie). */
+	int (*server_accept)(struct ix_stream *s, const char *cookie, int64_t deadline,
+			     struct ix_err *err);
+	/* Client: open stream s from the server's setup object. */
+	int (*client_open)(struct ix_stream *s, const struct ix_dial *d, json_t *setup,
+			   int64_t deadline, struct ix_err *err);
+	/* Socket options from the test parameters (congestion control, window). */
+	int (*tune)(struct ix_stream *s, const struct ix_bw_params *p, char *cc_used, size_t cc_len,
+		    struct ix_err *err);
+	int (*send)(struct ix_stream *s); /* data loop until done */
+	int (*recv)(struct ix_stream *s);
+	int (*echo)(struct ix_stream *s); /* latency responder */
+	/* Block responder: read a request (8-byte big-endian size), send that
+	 * many bytes, until the peer closes. */
+	int (*serve_blocks)(struct ix_stream *s);
+	/* One round trip of len bytes; returns RTT in ns, 0 when lost, -1 on error. */
+	int64_t (*ping)(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns);
+	/* Sender-side figures from the stack (TCP_INFO). */
+	void (*sender_info)(struct ix_stream *s, struct ix_stream_end *e);
+	/* Tell the receiver the sender is done (TCP: shutdown; UDP: end marker). */
+	void (*finish)(struct ix_stream *s);
+};
+
+extern const struct ix_transport ix_tcp_transport;
+extern const struct ix_transport ix_udp_transport;
+
+const struct ix_transport *ix_transport_find(const char *name);
+
+/* Helpers for data loops (engine.c). */
+void ix_stream_init(struct ix_stream *s, uint32_t id, enum ix_dir dir, bool sending);
+void ix_stream_mark_warm(struct ix_stream *s, int64_t now, uint64_t bytes, uint64_t packets);
+/* Sleep until the pacing schedule allows more bytes; returns false on stop. */
+bool ix_stream_pace(struct ix_stream *s, int64_t t0, uint64_t sent, int64_t now);
+static inline bool ix_stream_stopped(const struct ix_stream *s)
+{
+	return atomic_load_explicit(s->stop, memory_order_relaxed) != 0;
+}
+
+/* Run every stream's data loop in its own thread; join them. */
+int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err);
+void ix_streams_join(struct ix_stream *s, uint32_t n);
+bool ix_streams_done(struct ix_stream *s, uint32_t n);
+/* Fill one end's figures of stream s from what its thread recorded. */
+void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e);
+void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_cpu *cpu);
+/* Streams of a bandwidth test as seen from the client or the server:
+ * forward streams first, then reverse ones. s has room for 2 * streams. */
+void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s, uint32_t *n);
+/* Set start time, warm-up end and deadlines before the threads start. */
+void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
+	       const struct ix_transport *tp, atomic_int *stop, int64_t t_start);
+void ix_streams_close(struct ix_stream *s, uint32_t n);
+
+#endif

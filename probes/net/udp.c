@@ -1,0 +1,348 @@
+/*
+ * UDP: one socket per stream on an ephemeral port the server announces.
+ * Every datagram starts with a header carrying a sequence number and the
+ * sender's send time, from which the receiver counts loss, reordering and
+ * RFC 3550 jitter.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "probes/core/clock.h"
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+
+#define UDP_MAGIC_DATA    0x49585544u /* "IXUD" */
+#define UDP_MAGIC_HELLO   0x49585548u /* "IXUH" */
+#define UDP_MAGIC_ACK     0x49585541u /* "IXUA" */
+#define UDP_FLAG_END      1u
+#define UDP_FLAG_MEASURED 2u /* sent after the sender's warm-up */
+#define UDP_HDR           24
+#define UDP_MAX           65507
+#define UDP_END_MARKERS   5
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	v = htonl(v);
+	memcpy(p, &v, 4);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return ntohl(v);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return ((uint64_t)get32(p) << 32) | get32(p + 4);
+}
+
+static int udp_server_open(struct ix_stream *s, int ctrl_fd, json_t *setup, struct ix_err *err)
+{
+	uint16_t port;
+
+	s->fd = ix_net_udp_bind_like(ctrl_fd, &port, err);
+	if (s->fd < 0)
+		return -1;
+	json_object_set_new(setup, "port", json_integer(port));
+	return 0;
+}
+
+static size_t hello_fill(uint8_t *buf, size_t len, const char *cookie, uint32_t id)
+{
+	put32(buf, UDP_MAGIC_HELLO);
+	put32(buf + 4, id);
+	snprintf((char *)buf + 8, len - 8, "%s", cookie);
+	return 8 + strlen(cookie);
+}
+
+static int udp_server_accept(struct ix_stream *s, const char *cookie, int64_t deadline,
+			     struct ix_err *err)
+{
+	uint8_t buf[128], want[128], ack[4];
+	size_t wlen = hello_fill(want, sizeof(want), cookie, s->id);
+
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t fl = sizeof(from);
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		ssize_t n;
+
+		if (poll(&pfd, 1, ix_ms_until(deadline)) <= 0)
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "stream %u: no UDP datagram from the client (blocked by a "
+				       "firewall?)",
+				       s->id);
+		n = recvfrom(s->fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fl);
+		/* Only the test's own client may open the channel: the agent
+		 * must not be talked into sending towards a third host. */
+		if (n == (ssize_t)wlen && memcmp(buf, want, wlen) == 0 &&
+		    ix_net_same_host(&from, &s->ctrl_peer)) {
+			if (connect(s->fd, (struct sockaddr *)&from, fl) < 0)
+				return ix_fail(err, IX_EXIT_FAIL, "UDP connect: %s",
+					       strerror(errno));
+			put32(ack, UDP_MAGIC_ACK);
+			send(s->fd, ack, sizeof(ack), 0);
+			return ix_net_set_timeouts(s->fd, 200);
+		}
+		/* Anything else (a stranger's datagram) is ignored. */
+	}
+}
+
+static int udp_client_open(struct ix_stream *s, const struct ix_dial *d, json_t *setup,
+			   int64_t deadline, struct ix_err *err)
+{
+	json_int_t port = json_integer_value(json_object_get(setup, "port"));
+	uint8_t hello[128], buf[64];
+	size_t hlen;
+
+	if (port <= 0 || port > 65535)
+		return ix_fail(err, IX_EXIT_FAIL, "server sent no valid UDP port for stream %u",
+			       s->id);
+	s->fd = ix_net_connect(d->host, (uint16_t)port, SOCK_DGRAM, d->bind_addr, deadline, err);
+	if (s->fd < 0)
+		return -1;
+	hlen = hello_fill(hello, sizeof(hello), d->cookie, s->id);
+	while (ix_now_ns() < deadline) {
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		send(s->fd, hello, hlen, 0);
+		if (poll(&pfd, 1, 100) > 0) {
+			ssize_t n = recv(s->fd, buf, sizeof(buf), 0);
+			if (n == 4 && get32(buf) == UDP_MAGIC_ACK)
+				return ix_net_set_timeouts(s->fd, 200);
+		}
+	}
+	return ix_fail(
+		err, IX_EXIT_FAIL,
+		"stream %u: the server's UDP port %d did not answer (blocked by a firewall?)",
+		s->id, (int)port);
+}
+
+static int udp_tune(struct ix_stream *s, const struct ix_bw_params *p, char *cc_used, size_t cc_len,
+		    struct ix_err *err)
+{
+	(void)cc_used;
+	(void)cc_len;
+	(void)err;
+	if (p->window)
+		ix_net_set_buffers(s->fd, p->window);
+	return 0;
+}
+
+static int udp_send(struct ix_stream *s)
+{
+	size_t len = s->msg_size;
+	uint8_t *buf = calloc(1, len);
+	uint64_t seq = 0, sent = 0;
+	int64_t t0 = ix_now_ns(), now;
+	bool warm = false;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	put32(buf, UDP_MAGIC_DATA);
+	for (;;) {
+		ssize_t n;
+
+		now = ix_now_ns();
+		if (!warm && now >= s->warm_until) {
+			ix_stream_mark_warm(s, now, sent, seq);
+			warm = true;
+		}
+		if (ix_stream_stopped(s) || (s->send_until && now >= s->send_until))
+			break;
+		if (s->byte_limit && sent >= s->byte_limit)
+			break;
+		if (!ix_stream_pace(s, t0, sent, now))
+			break;
+		put32(buf + 4, warm ? UDP_FLAG_MEASURED : 0);
+		put64(buf + 8, seq);
+		put64(buf + 16, (uint64_t)ix_now_ns());
+		n = send(s->fd, buf, len, 0);
+		if (n < 0) {
+			/* A full socket buffer or an ICMP-refused port: skip, as a
+			 * real sender would, and keep the schedule. */
+			if (errno == EAGAIN || errno == EINTR || errno == ENOBUFS ||
+			    errno == ECONNREFUSED)
+				continue;
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "stream %u: send failed: %s", s->id,
+				     strerror(errno));
+			break;
+		}
+		seq++;
+		sent += (uint64_t)n;
+		atomic_store_explicit(&s->c.bytes, sent, memory_order_relaxed);
+		atomic_store_explicit(&s->c.packets, seq, memory_order_relaxed);
+	}
+	s->last_t = ix_now_ns();
+	free(buf);
+	return rc;
+}
+
+static void udp_finish(struct ix_stream *s)
+{
+	uint8_t buf[UDP_HDR];
+	uint64_t total = atomic_load(&s->c.packets);
+
+	put32(buf, UDP_MAGIC_DATA);
+	put32(buf + 4, UDP_FLAG_END);
+	put64(buf + 8, total);
+	put64(buf + 16, (uint64_t)ix_now_ns());
+	for (int i = 0; i < UDP_END_MARKERS; i++)
+		send(s->fd, buf, sizeof(buf), 0);
+}
+
+static int udp_recv(struct ix_stream *s)
+{
+	uint8_t *buf = malloc(UDP_MAX);
+	uint64_t got = 0, packets = 0, next = 0, gaps = 0, ooo = 0;
+	double jitter = 0;
+	int64_t prev_transit = 0;
+	bool warm = false, have_prev = false;
+	int rc = 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, UDP_MAX, 0);
+		int64_t now = ix_now_ns();
+		uint64_t seq;
+
+		if (n < 0) {
+			if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
+				if (ix_stream_stopped(s))
+					break;
+				continue;
+			}
+			rc = ix_fail(&s->err, IX_EXIT_FAIL, "stream %u: receive failed: %s", s->id,
+				     strerror(errno));
+			break;
+		}
+		if (n < UDP_HDR || get32(buf) != UDP_MAGIC_DATA)
+			continue; /* late hello or a stranger */
+		seq = get64(buf + 8);
+		/* The measured window opens with the sender's first datagram
+		 * sent after its warm-up, so both ends count the same ones. */
+		if (!warm && (get32(buf + 4) & (UDP_FLAG_MEASURED | UDP_FLAG_END))) {
+			ix_stream_mark_warm(s, now, got, packets);
+			s->warm_gaps = gaps;
+			s->warm_ooo = ooo;
+			warm = true;
+		}
+		if (get32(buf + 4) & UDP_FLAG_END) {
+			s->peer_packets = seq;
+			s->have_peer_packets = true;
+			if (seq > next)
+				gaps += seq - next; /* lost at the tail */
+			atomic_store(&s->c.gaps, gaps);
+			break;
+		}
+		if (seq >= next) {
+			gaps += seq - next;
+			next = seq + 1;
+		} else {
+			ooo++;
+			if (gaps)
+				gaps--; /* a late datagram filled a gap */
+		}
+		{
+			int64_t transit = now - (int64_t)get64(buf + 16);
+			if (have_prev) {
+				int64_t d = transit - prev_transit;
+				jitter += ((double)(d < 0 ? -d : d) - jitter) / 16.0;
+			}
+			prev_transit = transit;
+			have_prev = true;
+		}
+		packets++;
+		got += (uint64_t)n;
+		s->last_t = now;
+		atomic_store_explicit(&s->c.bytes, got, memory_order_relaxed);
+		atomic_store_explicit(&s->c.packets, packets, memory_order_relaxed);
+		atomic_store_explicit(&s->c.gaps, gaps, memory_order_relaxed);
+		atomic_store_explicit(&s->c.out_of_order, ooo, memory_order_relaxed);
+		atomic_store_explicit(&s->c.jitter_ns, (uint64_t)jitter, memory_order_relaxed);
+	}
+	free(buf);
+	return rc;
+}
+
+static int udp_echo(struct ix_stream *s)
+{
+	uint8_t *buf = malloc(UDP_MAX);
+	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+
+	if (!buf)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	while (!ix_stream_stopped(s)) {
+		ssize_t n = recv(s->fd, buf, UDP_MAX, flags);
+		if (n < 0)
+			continue; /* timeout, EAGAIN or a refused port: check stop */
+		if (n == 4 && get32(buf) == UDP_MAGIC_HELLO)
+			continue;
+		send(s->fd, buf, (size_t)n, 0);
+		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
+	}
+	free(buf);
+	return 0;
+}
+
+static int64_t udp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns)
+{
+	size_t len = s->msg_size;
+	int64_t t0, deadline;
+	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+	uint8_t tag[8];
+
+	put64(tag, seq);
+	memcpy(buf, tag, sizeof(tag)); /* len >= 8: min_lat_size */
+	t0 = ix_now_ns();
+	deadline = t0 + timeout_ns;
+	if (send(s->fd, buf, len, 0) < 0 && errno != ECONNREFUSED)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
+	/* One blocking recv per reply (SO_RCVTIMEO bounds it), or a spin. */
+	for (;;) {
+		ssize_t n = recv(s->fd, buf, len, flags);
+
+		if (n == (ssize_t)len && memcmp(buf, tag, sizeof(tag)) == 0)
+			return ix_now_ns() - t0;
+		if (ix_now_ns() >= deadline)
+			return 0; /* lost */
+		if (ix_stream_stopped(s))
+			return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
+	}
+}
+
+const struct ix_transport ix_udp_transport = {
+	.name = "udp",
+	.desc = "UDP datagrams, paced to a target rate; loss, jitter, reordering",
+	.caps = IX_CAP_DATAGRAM | IX_CAP_NEEDS_RATE,
+	.default_msg_size = 1472,
+	.min_msg_size = UDP_HDR,
+	.min_lat_size = 8,
+	.max_msg_size = UDP_MAX,
+	.server_open = udp_server_open,
+	.server_accept = udp_server_accept,
+	.client_open = udp_client_open,
+	.tune = udp_tune,
+	.send = udp_send,
+	.recv = udp_recv,
+	.echo = udp_echo,
+	.ping = udp_ping,
+	.finish = udp_finish,
+};

@@ -1,0 +1,204 @@
+/*
+ * RDMA (RC) measurement engine for --path rdma: bandwidth (write, read, send,
+ * write with immediate) and ping-pong latency, with perftest's meaning for
+ * every figure. The engine never calls libibverbs: it drives a verbs layer
+ * through struct ix_rdma_ops, so it runs, and is tested, against any
+ * completion source. Results go into plain structs; nothing is printed and
+ * all state lives in the run's context (no globals).
+ */
+#ifndef IX_RDMA_ENGINE_H
+#define IX_RDMA_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probes/core/err.h"
+#include "probes/core/probe.h"
+#include "probes/core/stats.h"
+
+enum ix_rdma_opcode {
+	IX_RDMA_WRITE = 0,
+	IX_RDMA_READ,
+	IX_RDMA_SEND,
+	IX_RDMA_WRITE_IMM,
+};
+
+/* One send work request. */
+struct ix_rdma_wr {
+	enum ix_rdma_opcode opcode;
+	uint32_t length;  /* bytes */
+	uint64_t wr_id;   /* comes back in the completion */
+	bool signaled;    /* ask for a completion (IBV_SEND_SIGNALED) */
+	bool inline_data; /* IBV_SEND_INLINE */
+	uint32_t imm;     /* immediate data of IX_RDMA_WRITE_IMM */
+};
+
+/* One completion. status uses the numbering of enum ibv_wc_status, so the
+ * verbs layer passes wc.status through; ix_rdma_status_name() names it.
+ * Incoming messages have is_recv set: a receive consumed by a send
+ * (opcode IX_RDMA_SEND) or a write with immediate (IX_RDMA_WRITE_IMM, imm
+ * valid). For write latency the layer watches the last byte of its buffer,
+ * like perftest's write_lat, and reports the peer's write landing as a
+ * completion with is_recv set, opcode IX_RDMA_WRITE and no receive used. */
+struct ix_rdma_wc {
+	uint64_t wr_id;
+	uint32_t qp; /* index of the QP in the run, 0 .. qps-1 */
+	int status;  /* 0: success */
+	enum ix_rdma_opcode opcode;
+	uint32_t byte_len;
+	bool is_recv;
+	uint32_t imm;
+};
+
+/* What the verbs layer provides. ctx is its own state. post_send and
+ * post_recv return 0 or -1 with err filled; a full queue is an error. poll
+ * returns how many completions it wrote into wc (0 .. max) or -1. now_ns is
+ * a monotonic clock (clock_gettime, or a simulated one). QPs are numbered
+ * 0 .. qps-1. */
+struct ix_rdma_ops {
+	int (*post_send)(void *ctx, uint32_t qp, const struct ix_rdma_wr *wr, struct ix_err *err);
+	int (*post_recv)(void *ctx, uint32_t qp, uint64_t wr_id, struct ix_err *err);
+	int (*poll)(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err);
+	int64_t (*now_ns)(void *ctx);
+};
+
+/* Which end of the connection this engine runs. Bandwidth: the requester
+ * posts the data WRs (for read, data flows toward it), the responder posts
+ * receives for send and write with immediate and is passive for write and
+ * read. Latency: the requester starts each round trip, the responder answers
+ * (passive for read). */
+enum ix_rdma_side {
+	IX_RDMA_REQUESTER = 0,
+	IX_RDMA_RESPONDER,
+};
+
+#define IX_RDMA_POLL_BATCH    32         /* completions asked of one poll */
+#define IX_RDMA_CHECK_EVERY   16         /* polls between two clock readings */
+#define IX_RDMA_PEAK_MAX_MARK (1u << 22) /* time marks kept for the BW peak */
+
+struct ix_rdma_run {
+	enum ix_rdma_opcode opcode;
+	enum ix_rdma_side side;
+	bool bidir;        /* bandwidth both ways at once on the same QPs (both ends post) */
+	uint32_t qps;      /* bandwidth: QPs used; latency: must be 1 */
+	uint32_t size;     /* bytes per message */
+	uint32_t tx_depth; /* send WRs outstanding per QP, at most the QP's send queue depth */
+	uint32_t rx_depth; /* receives posted ahead per QP (send, write with immediate) */
+	uint32_t cq_mod;   /* signal one WR in cq_mod (1 .. tx_depth); the last one always */
+	bool inline_data;  /* post with IBV_SEND_INLINE */
+	uint64_t iters;    /* messages per QP (perftest -n); 0: run by duration */
+	int64_t duration_ns;
+	uint64_t warmup_iters; /* iterations mode: messages per QP first, all completed */
+	int64_t warmup_ns;     /* duration mode: time before the measured window */
+	int64_t timeout_ns;    /* no completion at all for this long: the peer is gone */
+	int64_t interval_ns;   /* bandwidth: per-interval figures, 0 = none */
+	uint32_t check_every;  /* polls between clock readings, 0 = IX_RDMA_CHECK_EVERY */
+	bool peak;             /* bandwidth: compute the BW peak (iterations mode only) */
+};
+
+/* perftest's defaults (ib_write_bw): 64 KiB, tx depth 128, rx depth 512,
+ * CQ moderation 100, 5000 iterations; 5 s without a completion is a failure. */
+void ix_rdma_run_defaults(struct ix_rdma_run *run);
+
+/* Figures of one direction at this end. tx: the WRs this end posts (for
+ * read, the data they fetch); rx: messages consumed by this end's receives.
+ *
+ * Iterations mode: messages = iters x qps; the window runs from the post of
+ * the first WR to the completion of the last (perftest's tposted[0] ..
+ * tcompleted[n-1]); for rx, from the first measured arrival to the last, as
+ * perftest's receiver does. A warm-up (warmup_iters WRs per QP, the last one
+ * signaled) completes on every QP before the first measured WR is posted,
+ * so the measured part is perftest's run as it stands. Duration mode:
+ * completions seen between the end of the warm-up and the deadline, over
+ * that time.
+ *
+ * peak (perftest's "BW peak", print_report_bw): with the measured WRs of
+ * all QPs numbered in posting order, tposted[i] is when WR i was posted and
+ * tcompleted[j] when the completion count reached j + 1 (perftest's global
+ * totscnt and totccnt); the peak is size / min over i <= j of
+ * (tcompleted[j] - tposted[i]) / (j - i + 1): the best time per message
+ * over any run of consecutive messages, from the post of its first to the
+ * completion of its last. perftest stamps tcompleted only at signaled
+ * completions and has no peak in duration mode; the same here, with one
+ * clock reading per burst of posts and per productive poll rather than per
+ * WR, and the minimum found in O(n log n) on a convex hull rather than by
+ * perftest's O(n^2) scan. Not valid in duration mode, or past
+ * IX_RDMA_PEAK_MAX_MARK marks. */
+struct ix_rdma_dir_figures {
+	bool valid; /* this end measured this direction */
+	uint64_t messages;
+	uint64_t bytes;
+	int64_t ns;             /* measured window */
+	double bits_per_second; /* average: bytes over the window */
+	struct ix_opt_f64 peak_bits_per_second;
+	double mpps; /* message rate, millions per second */
+};
+
+/* One interval, all messages counted (warm-up included, flagged). */
+struct ix_rdma_interval {
+	int64_t start_ns, end_ns; /* from the start of the run */
+	bool warmup;              /* began before the measured window */
+	uint64_t tx_messages, rx_messages;
+	uint64_t tx_bytes, rx_bytes;
+};
+
+struct ix_rdma_bw_figures {
+	bool complete; /* false: ended early; the figures cover what was done */
+	struct ix_rdma_dir_figures tx, rx;
+	uint64_t posted;       /* send WRs posted, warm-up included */
+	uint64_t recvs_posted; /* receives posted */
+	uint64_t polls;        /* calls to ops->poll */
+	uint64_t cqes;         /* send completions seen */
+	uint64_t recv_cqes;    /* receive completions seen */
+	uint64_t clock_reads;  /* calls to ops->now_ns */
+	size_t nintervals;
+	struct ix_rdma_interval *intervals;
+};
+
+/* Latency figures. samples: one value per measured round trip, in ns: half
+ * the round trip for send and write (one-way, perftest's RTT/2), the whole
+ * of it for read. stats from ix_stats_compute: min = t_min, max = t_max,
+ * p50 = t_typical, mean = t_avg, stdev = t_stdev, p99, p999 = p99.9. Unlike
+ * perftest, percentiles are kept in duration mode too, the two largest
+ * samples are not dropped, the stdev is the sample one (n - 1) and RTT/2 is
+ * rounded down to the ns. The responder counts its answers only. */
+struct ix_rdma_lat_figures {
+	bool complete;
+	bool one_way;   /* samples are RTT/2 */
+	uint64_t iters; /* measured round trips */
+	int64_t ns;     /* measured window */
+	struct ix_samples samples;
+	struct ix_lat_stats stats;
+	uint64_t polls, clock_reads;
+};
+
+/* Both return 0, or -1 with err filled (IX_EXIT_USAGE for bad parameters,
+ * IX_EXIT_FAIL otherwise) and the figures of what was done kept in out.
+ * A completion with an error status fails the run and err names it; a
+ * peer that stops completing fails it after run->timeout_ns, never hangs.
+ * Free out with the matching _free even on failure. */
+int ix_rdma_engine_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct ix_rdma_run *run,
+			  struct ix_rdma_bw_figures *out, struct ix_err *err);
+int ix_rdma_engine_run_lat(const struct ix_rdma_ops *ops, void *ctx, const struct ix_rdma_run *run,
+			   struct ix_rdma_lat_figures *out, struct ix_err *err);
+void ix_rdma_bw_figures_free(struct ix_rdma_bw_figures *f);
+void ix_rdma_lat_figures_free(struct ix_rdma_lat_figures *f);
+
+/* "IBV_WC_RETRY_EXC_ERR" for 12, ...; "unknown status" outside the enum. */
+const char *ix_rdma_status_name(int status);
+const char *ix_rdma_opcode_name(enum ix_rdma_opcode op);
+
+/* The BW peak's minimum. posts: (index of the first WR of a burst posted
+ * at t_ns, t_ns) with strictly increasing indexes; dones: (WRs completed so
+ * far, t_ns) with increasing counts. Returns the smallest
+ * (t_done - t_post) / (count - index) over count > index, in ns per
+ * message, or 0 when there is no such pair. */
+struct ix_rdma_mark {
+	uint64_t count;
+	int64_t t_ns;
+};
+double ix_rdma_peak_msg_ns(const struct ix_rdma_mark *posts, size_t nposts,
+			   const struct ix_rdma_mark *dones, size_t ndones);
+
+#endif

@@ -1,0 +1,35 @@
+/* The RDMA engine on real hardware (probes/rdma/rdma.c): the engine's
+ * operations implemented with the verbs layer, and the engine's run
+ * derived from the options both ends agreed on. */
+#ifndef IX_RDMA_H
+#define IX_RDMA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "probes/rdma/engine.h"
+#include "probes/rdma/setup.h"
+#include "probes/rdma/verbs.h"
+
+/* The context of ix_rdma_hw_ops. */
+struct ix_rdma_hw {
+	struct ix_verbs *v;
+	uint32_t size; /* message size: receives and watched writes */
+	enum ix_rdma_opcode opcode;
+	/* Write latency, as perftest's write_lat: the buffer holds two
+	 * messages; this end writes from the first into the peer's second
+	 * (ix_verbs_remote_offset) and watches the last byte of its own second
+	 * for the peer's writes, so its own stores are never taken for them. */
+	bool watch_writes;
+	uint8_t last_seen;
+};
+
+extern const struct ix_rdma_ops ix_rdma_hw_ops;
+
+/* The engine's run for one end: requester (the client's end) or
+ * responder, bandwidth or latency. In iterations mode a warm-up of a
+ * tenth of the iterations runs first when warmup_s > 0. */
+void ix_rdma_run_from_params(const struct ix_rdma_params *p, bool requester, bool latency,
+			     struct ix_rdma_run *run);
+
+#endif

@@ -1,0 +1,420 @@
+/* An RDMA test over the control connection: the client's and the agent's
+ * sides of the exchange (see session.h). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "probes/core/clock.h"
+#include "probes/ctl/client.h"
+#include "probes/net/proto.h"
+#include "probes/rdma/rdma.h"
+#include "probes/rdma/session.h"
+
+#define SETUP_TIMEOUT_S 15.0 /* the peer's device setup */
+#define START_TIMEOUT_S 10.0
+#define RESULT_GRACE_S  15.0 /* after STOP: the agent's engine timeout and more */
+#define STOP_GRACE_S    30.0 /* beyond the test's own length */
+
+void ix_rdma_result_init(struct ix_rdma_result *r, const struct ix_rdma_params *p)
+{
+	memset(r, 0, sizeof(*r));
+	r->params = *p;
+	r->latency = p->kind == IX_RDMA_LAT;
+	r->local.numa_node = r->remote.numa_node = -1;
+	ix_samples_init(&r->lat.samples);
+}
+
+void ix_rdma_result_free(struct ix_rdma_result *r)
+{
+	ix_rdma_bw_figures_free(&r->bw);
+	ix_rdma_lat_figures_free(&r->lat);
+}
+
+static void add_dir(struct ix_rdma_summary *s, const struct ix_rdma_dir_figures *d)
+{
+	if (!d->valid)
+		return;
+	s->valid = true;
+	s->messages += d->messages;
+	s->bytes += d->bytes;
+	if ((double)d->ns / 1e9 > s->seconds)
+		s->seconds = (double)d->ns / 1e9;
+	s->bits_per_second += d->bits_per_second;
+	s->mpps += d->mpps;
+}
+
+void ix_rdma_summarize(const struct ix_rdma_result *r, struct ix_rdma_summary *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (r->latency)
+		return;
+	add_dir(s, &r->bw.tx);
+	s->peak_bits_per_second = r->bw.tx.peak_bits_per_second;
+	/* Bidirectional: perftest's -b figure is the sum of both directions. */
+	if (r->params.bidirectional) {
+		add_dir(s, &r->remote_tx);
+		s->peak_bits_per_second.valid = false;
+	}
+}
+
+/* ---- wire forms ---- */
+
+json_t *ix_rdma_port_info_json(const struct ix_rdma_port_info *i)
+{
+	static const char *const types[] = { "IB", "RoCE v1", "RoCE v2" };
+	json_t *o = json_pack("{s:s,s:i,s:s,s:i,s:i,s:s,s:i,s:s,s:s}", "device", i->dev, "port",
+			      (int)i->port, "link_layer", i->infiniband ? "InfiniBand" : "Ethernet",
+			      "lid", (int)i->lid, "active_mtu", ix_rdma_mtu_bytes(i->active_mtu),
+			      "gid", i->gid.text, "gid_index", i->gid.index, "gid_type",
+			      types[(unsigned)i->gid.type % 3], "gid_reason", i->gid.reason);
+
+	json_object_set_new(o, "netdev", i->netdev[0] ? json_string(i->netdev) : json_null());
+	json_object_set_new(o, "rate_bps", i->rate_bps > 0 ? json_real(i->rate_bps) : json_null());
+	json_object_set_new(o, "numa_node",
+			    i->numa_node >= 0 ? json_integer(i->numa_node) : json_null());
+	json_object_set_new(o, "placement", json_string(i->placement));
+	json_object_set_new(o, "buffer", json_string(i->buffer));
+	return o;
+}
+
+static void copy_str(char *dst, size_t n, json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	snprintf(dst, n, "%s", s ? s : "");
+}
+
+/* Informational only: what the peer says about itself is shown, never
+ * used to drive the test, so anything missing simply stays empty. */
+void ix_rdma_port_info_parse(json_t *j, struct ix_rdma_port_info *i)
+{
+	json_t *v;
+
+	memset(i, 0, sizeof(*i));
+	i->numa_node = -1;
+	i->gid.index = -1;
+	if (!json_is_object(j))
+		return;
+	copy_str(i->dev, sizeof(i->dev), j, "device");
+	copy_str(i->gid.text, sizeof(i->gid.text), j, "gid");
+	copy_str(i->gid.reason, sizeof(i->gid.reason), j, "gid_reason");
+	copy_str(i->netdev, sizeof(i->netdev), j, "netdev");
+	copy_str(i->placement, sizeof(i->placement), j, "placement");
+	copy_str(i->buffer, sizeof(i->buffer), j, "buffer");
+	i->infiniband = json_is_string(v = json_object_get(j, "link_layer")) &&
+			strcmp(json_string_value(v), "InfiniBand") == 0;
+	if (json_is_integer(v = json_object_get(j, "port")) && json_integer_value(v) > 0 &&
+	    json_integer_value(v) < 256)
+		i->port = (unsigned)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "lid")) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) <= 0xffff)
+		i->lid = (uint16_t)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "active_mtu")))
+		i->active_mtu = ix_rdma_mtu_from_bytes((uint32_t)json_integer_value(v));
+	if (json_is_integer(v = json_object_get(j, "gid_index")) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) < IX_RDMA_GID_TABLE)
+		i->gid.index = (int)json_integer_value(v);
+	if (json_is_integer(v = json_object_get(j, "numa_node")) && json_integer_value(v) >= 0 &&
+	    json_integer_value(v) < 1024)
+		i->numa_node = (int)json_integer_value(v);
+	if (json_is_number(v = json_object_get(j, "rate_bps")) && json_number_value(v) > 0)
+		i->rate_bps = json_number_value(v);
+	v = json_object_get(j, "gid_type");
+	if (json_is_string(v))
+		i->gid.type = strcmp(json_string_value(v), "RoCE v2") == 0   ? IX_RDMA_GID_ROCE_V2
+			      : strcmp(json_string_value(v), "RoCE v1") == 0 ? IX_RDMA_GID_ROCE_V1
+									     : IX_RDMA_GID_IB;
+}
+
+static json_t *dir_json(const struct ix_rdma_dir_figures *d)
+{
+	if (!d->valid)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I,s:f,s:f}", "messages", (json_int_t)d->messages, "bytes",
+			 (json_int_t)d->bytes, "ns", (json_int_t)d->ns, "bits_per_second",
+			 d->bits_per_second, "mpps", d->mpps);
+}
+
+json_t *ix_rdma_figures_json(bool ok, const char *error, const struct ix_rdma_bw_figures *bw,
+			     const struct ix_rdma_lat_figures *lat)
+{
+	json_t *o = json_pack("{s:b,s:s}", "ok", ok, "error", error ? error : "");
+
+	if (bw)
+		json_object_set_new(o, "bw",
+				    json_pack("{s:b,s:o,s:o}", "complete", bw->complete, "tx",
+					      dir_json(&bw->tx), "rx", dir_json(&bw->rx)));
+	if (lat)
+		json_object_set_new(o, "lat",
+				    json_pack("{s:b,s:I}", "complete", lat->complete, "answers",
+					      (json_int_t)lat->iters));
+	return o;
+}
+
+/* A count or a time from the peer: a non-negative integer below 2^53. */
+static int get_count(json_t *o, const char *k, uint64_t *out, struct ix_err *err)
+{
+	json_t *v = json_object_get(o, k);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > (json_int_t)1 << 53)
+		return ix_fail(err, IX_EXIT_FAIL, "RESULT: '%s' is missing or out of range", k);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+static int dir_parse(json_t *j, struct ix_rdma_dir_figures *d, struct ix_err *err)
+{
+	uint64_t ns;
+
+	memset(d, 0, sizeof(*d));
+	if (!j || json_is_null(j))
+		return 0;
+	if (!json_is_object(j))
+		return ix_fail(err, IX_EXIT_FAIL, "RESULT: a direction is not an object");
+	if (get_count(j, "messages", &d->messages, err) < 0 ||
+	    get_count(j, "bytes", &d->bytes, err) < 0 || get_count(j, "ns", &ns, err) < 0)
+		return -1;
+	d->valid = true;
+	d->ns = (int64_t)ns;
+	/* Derived here, not taken from the peer. */
+	d->bits_per_second = ns ? (double)d->bytes * 8e9 / (double)ns : 0;
+	d->mpps = ns ? (double)d->messages * 1e3 / (double)ns : 0;
+	return 0;
+}
+
+int ix_rdma_figures_parse(json_t *j, struct ix_rdma_result *r, struct ix_err *err)
+{
+	json_t *bw = json_object_get(j, "bw"), *lat = json_object_get(j, "lat");
+
+	if (!json_is_object(j) || !json_is_boolean(json_object_get(j, "ok")))
+		return ix_fail(err, IX_EXIT_FAIL, "RESULT: not an RDMA result");
+	r->remote_complete = json_is_true(json_object_get(j, "ok"));
+	if (json_is_object(bw) && (dir_parse(json_object_get(bw, "tx"), &r->remote_tx, err) < 0 ||
+				   dir_parse(json_object_get(bw, "rx"), &r->remote_rx, err) < 0))
+		return -1;
+	if (lat && !json_is_object(lat))
+		return ix_fail(err, IX_EXIT_FAIL, "RESULT: 'lat' is not an object");
+	if (!r->remote_complete) {
+		const char *e = json_string_value(json_object_get(j, "error"));
+		return ix_fail(err, IX_EXIT_FAIL, "the agent's end failed: %.400s",
+			       e && e[0] ? e : "no reason given");
+	}
+	return 0;
+}
+
+/* ---- both ends ---- */
+
+static void local_addr(int fd, struct sockaddr_storage *ss)
+{
+	socklen_t len = sizeof(*ss);
+
+	memset(ss, 0, sizeof(*ss));
+	if (getsockname(fd, (struct sockaddr *)ss, &len) != 0)
+		ss->ss_family = AF_UNSPEC;
+}
+
+/* Probe, check the parameters, create the QPs: this end's endpoint. */
+static int prepare(const struct ix_rdma_dev *dev, const char *devname, unsigned port, int fd,
+		   struct ix_rdma_params *p, struct ix_rdma_port_info *info,
+		   struct ix_rdma_endpoint *self, struct ix_err *err)
+{
+	struct sockaddr_storage local;
+	struct ix_rdma_dev_req req = { devname, port, &local, p };
+	struct ix_rdma_caps caps;
+
+	local_addr(fd, &local);
+	if (dev->ops->probe(dev->ctx, &req, info, &caps, err) < 0 ||
+	    ix_rdma_params_check(p, &caps, err) < 0)
+		return -1;
+	return dev->ops->setup(dev->ctx, p, info, self, err);
+}
+
+static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params *p, bool requester,
+		      struct ix_rdma_bw_figures *bw, struct ix_rdma_lat_figures *lat,
+		      struct ix_err *err)
+{
+	struct ix_rdma_run run;
+	void *ectx = NULL;
+	const struct ix_rdma_ops *ops = dev->ops->engine(dev->ctx, requester, &ectx);
+	bool latency = p->kind == IX_RDMA_LAT;
+
+	ix_rdma_run_from_params(p, requester, latency, &run);
+	if (latency) {
+		ix_rdma_lat_figures_free(lat);
+		return ix_rdma_engine_run_lat(ops, ectx, &run, lat, err);
+	}
+	return ix_rdma_engine_run_bw(ops, ectx, &run, bw, err);
+}
+
+/* Same parameters on both ends, field by field (in their wire form). */
+static int same_params(const struct ix_rdma_params *a, const struct ix_rdma_params *b,
+		       struct ix_err *err)
+{
+	json_t *ja = ix_rdma_params_json(a), *jb = ix_rdma_params_json(b);
+	int same = json_equal(ja, jb);
+
+	json_decref(ja);
+	json_decref(jb);
+	return same ? 0
+		    : ix_fail(err, IX_EXIT_FAIL,
+			      "the agent answered with other test parameters than asked "
+			      "(an ixperf version mismatch?)");
+}
+
+/* ---- client ---- */
+
+static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
+			const struct ix_rdma_endpoint *self, struct ix_rdma_result *r,
+			struct ix_err *err)
+{
+	struct ix_rdma_endpoint peer;
+	json_t *req, *ack;
+	int rc, mtu;
+
+	req = json_pack("{s:s,s:o,s:o}", "kind", "rdma", "rdma", ix_rdma_setup_json(self), "device",
+			ix_rdma_port_info_json(&r->local));
+	rc = ix_frame_send(c->fd, IX_MSG_TEST, req, ix_now_ns() + ix_seconds_to_ns(5), err);
+	json_decref(req);
+	if (rc < 0 || ix_client_expect(c, IX_MSG_TEST_ACK, &ack, SETUP_TIMEOUT_S, err) < 0)
+		return -1;
+	rc = ix_rdma_setup_parse(json_object_get(ack, "rdma"), NULL, &peer, err);
+	if (rc < 0)
+		ix_fail_prefix(err, "the agent's TEST_ACK");
+	ix_rdma_port_info_parse(json_object_get(ack, "device"), &r->remote);
+	json_decref(ack);
+	if (rc < 0 || same_params(&r->params, &peer.params, err) < 0)
+		return -1;
+	mtu = ix_rdma_path_mtu(self->mtu, peer.mtu, r->params.mtu_cap);
+	if (mtu < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "no common path MTU with the agent");
+	if (dev->ops->connect(dev->ctx, &peer, mtu, err) < 0)
+		return -1;
+	r->path_mtu = mtu; /* connected: from here on the test ran */
+	return 0;
+}
+
+int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
+		       unsigned port, const struct ix_rdma_params *p, struct ix_rdma_result *r,
+		       struct ix_err *err)
+{
+	struct ix_rdma_endpoint self;
+	struct ix_err rerr = { 0 };
+	json_t *res = NULL;
+	int rc;
+
+	ix_rdma_result_init(r, p);
+	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
+	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
+	if (prepare(dev, devname, port, c->fd, &r->params, &r->local, &self, err) < 0 ||
+	    client_setup(c, dev, &self, r, err) < 0 || ix_client_send(c, IX_MSG_START, err) < 0) {
+		rc = -1;
+		goto out;
+	}
+	rc = run_engine(dev, &r->params, true, &r->bw, &r->lat, err);
+	/* STOP and the agent's figures even after a failure: they say how far
+	 * the other end got. */
+	if ((ix_client_send(c, IX_MSG_STOP, &rerr) < 0 &&
+	     ix_fail_prefix(&rerr, "server %s", c->host) < 0) ||
+	    ix_client_expect(c, IX_MSG_RESULT, &res, RESULT_GRACE_S, &rerr) < 0 ||
+	    ix_rdma_figures_parse(res, r, &rerr) < 0) {
+		if (rc == 0) {
+			*err = rerr;
+			rc = -1;
+		}
+	}
+	json_decref(res);
+out:
+	r->complete = rc == 0;
+	if (rc < 0)
+		snprintf(r->error, sizeof(r->error), "%s", err->msg);
+	dev->ops->close(dev->ctx);
+	return rc;
+}
+
+/* ---- agent ---- */
+
+static int expect(int fd, uint16_t want, double timeout_s, struct ix_err *err)
+{
+	uint16_t type;
+	json_t *body;
+
+	if (ix_frame_recv(fd, &type, &body, ix_now_ns() + ix_seconds_to_ns(timeout_s), err) < 0)
+		return ix_fail_prefix(err, "the client vanished");
+	json_decref(body);
+	if (type != want)
+		return ix_fail(err, IX_EXIT_FAIL, "expected %s, got %s", ix_msg_name(want),
+			       ix_msg_name(type));
+	return 0;
+}
+
+static int serve_setup(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg,
+		       struct ix_rdma_params *p, struct ix_rdma_port_info *info, struct ix_err *err)
+{
+	struct ix_rdma_endpoint peer, self;
+	struct ix_rdma_params asked;
+	json_t *ack;
+	int mtu, rc;
+
+	if (ix_rdma_setup_parse(json_object_get(req, "rdma"), &cfg->limits, &peer, err) < 0)
+		return -1;
+	*p = asked = peer.params;
+	if (prepare(cfg->dev, cfg->devname, cfg->port, fd, p, info, &self, err) < 0)
+		return -1;
+	if (same_params(&asked, p, err) < 0)
+		return ix_fail(err, IX_EXIT_USAGE, "the test's parameters are incomplete");
+	mtu = ix_rdma_path_mtu(self.mtu, peer.mtu, p->mtu_cap);
+	if (mtu < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "no common path MTU with the client");
+	if (cfg->dev->ops->connect(cfg->dev->ctx, &peer, mtu, err) < 0)
+		return -1;
+	ack = json_pack("{s:o,s:o}", "rdma", ix_rdma_setup_json(&self), "device",
+			ix_rdma_port_info_json(info));
+	rc = ix_frame_send(fd, IX_MSG_TEST_ACK, ack, ix_now_ns() + ix_seconds_to_ns(5), err);
+	json_decref(ack);
+	return rc;
+}
+
+int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, struct ix_err *err)
+{
+	struct ix_rdma_params p;
+	struct ix_rdma_port_info info;
+	struct ix_rdma_bw_figures bw;
+	struct ix_rdma_lat_figures lat;
+	struct ix_err eerr = { 0 };
+	double wait_s;
+	json_t *res;
+	int rc, erc;
+
+	memset(&bw, 0, sizeof(bw));
+	memset(&lat, 0, sizeof(lat));
+	ix_samples_init(&lat.samples);
+	rc = serve_setup(fd, req, cfg, &p, &info, err);
+	if (rc == 0)
+		rc = expect(fd, IX_MSG_START, START_TIMEOUT_S, err);
+	if (rc < 0)
+		goto out;
+	erc = run_engine(cfg->dev, &p, false, &bw, &lat, &eerr);
+	/* The client says when its end is done; bounded by the test's length. */
+	wait_s = (p.iterations
+			  ? (cfg->limits.max_duration_s > 0 ? cfg->limits.max_duration_s : 86400)
+			  : p.duration_s + p.warmup_s) +
+		 STOP_GRACE_S;
+	rc = expect(fd, IX_MSG_STOP, wait_s, err);
+	if (rc == 0) {
+		res = ix_rdma_figures_json(erc == 0, erc == 0 ? NULL : eerr.msg,
+					   p.kind == IX_RDMA_LAT ? NULL : &bw,
+					   p.kind == IX_RDMA_LAT ? &lat : NULL);
+		rc = ix_frame_send(fd, IX_MSG_RESULT, res, ix_now_ns() + ix_seconds_to_ns(5), err);
+		json_decref(res);
+	}
+out:
+	cfg->dev->ops->close(cfg->dev->ctx);
+	ix_rdma_bw_figures_free(&bw);
+	ix_rdma_lat_figures_free(&lat);
+	return rc;
+}

@@ -1,0 +1,567 @@
+/* Reading result documents back: load, validate, and the headline figures
+ * of every kind of result as a flat list. */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "report/doc/figures.h"
+#include "report/fmt/safe.h"
+#include "report/fmt/units.h"
+
+#define RETRANSMITS_ALLOWANCE 10.0 /* TCP retransmits: noise below this */
+#define LOSS_ALLOWANCE        0.1  /* UDP loss: percentage points */
+
+/* Copy src into dst, cut on a UTF-8 character boundary when too long. */
+static void copy_utf8(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len) {
+		n = len - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+json_t *ix_doc_load(const char *path, struct ix_err *err)
+{
+	json_error_t jerr;
+	struct stat st;
+	json_t *doc;
+	FILE *f;
+
+	f = fopen(path, "rb");
+	if (!f) {
+		ix_fail(err, IX_EXIT_FAIL, "cannot read %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		ix_fail(err, IX_EXIT_FAIL, "cannot read %s: it is a directory", path);
+		return NULL;
+	}
+	doc = json_loadf(f, 0, &jerr);
+	fclose(f);
+	if (!doc) {
+		char text[JSON_ERROR_TEXT_LENGTH];
+
+		ix_text_safe(jerr.text, text, sizeof(text)); /* it may quote the file */
+		ix_fail(err, IX_EXIT_FAIL,
+			"%s: not valid JSON (truncated or corrupt?): line %d, column %d: %s", path,
+			jerr.line, jerr.column, text);
+		return NULL;
+	}
+	if (ix_doc_validate(doc, err) < 0) {
+		ix_fail_prefix(err, "%s", path);
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+static const char *kind_of(json_t *item)
+{
+	return json_string_value(json_object_get(item, "kind"));
+}
+
+static int validate_run(json_t *run, size_t i, struct ix_err *err)
+{
+	json_t *checks = json_object_get(run, "checks"), *c;
+	size_t k;
+
+	if (!json_is_array(checks))
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "not an ixperf result document: results[%zu] (a run) has no checks "
+			       "array",
+			       i);
+	json_array_foreach(checks, k, c)
+	{
+		if (!json_is_object(c) || !json_is_string(json_object_get(c, "name")))
+			return ix_fail(
+				err, IX_EXIT_FAIL,
+				"not an ixperf result document: results[%zu].checks[%zu] has "
+				"no name",
+				i, k);
+		if (json_object_get(c, "results") && !json_is_array(json_object_get(c, "results")))
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "not an ixperf result document: results[%zu].checks[%zu]."
+				       "results is not an array",
+				       i, k);
+	}
+	return 0;
+}
+
+int ix_doc_validate(json_t *doc, struct ix_err *err)
+{
+	json_t *sv = json_object_get(doc, "schema_version"), *results, *item;
+	const char *tool = json_string_value(json_object_get(json_object_get(doc, "tool"), "name"));
+	char missing[256] = "";
+	size_t i, off = 0;
+
+	if (!json_is_object(doc))
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "not an ixperf result document: not a JSON object");
+	results = json_object_get(doc, "results");
+	if (!sv)
+		off += (size_t)snprintf(missing + off, sizeof(missing) - off, "no schema_version");
+	if (!tool || strcmp(tool, "ixperf") != 0)
+		off += (size_t)snprintf(missing + off, sizeof(missing) - off,
+					"%sno tool.name \"ixperf\"", off ? ", " : "");
+	if (!json_is_array(results))
+		snprintf(missing + off, sizeof(missing) - off, "%sno results array",
+			 off ? ", " : "");
+	if (missing[0])
+		return ix_fail(err, IX_EXIT_FAIL, "not an ixperf result document: %s", missing);
+	if (!json_is_integer(sv) || json_integer_value(sv) < 1)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "not an ixperf result document: schema_version is not a positive "
+			       "integer");
+	if (json_integer_value(sv) > IX_FIGURES_SCHEMA_MAX)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "schema_version %lld is newer than this ixperf reads (%d): read it "
+			       "with a newer ixperf",
+			       (long long)json_integer_value(sv), IX_FIGURES_SCHEMA_MAX);
+	json_array_foreach(results, i, item)
+	{
+		if (!json_is_object(item) || !kind_of(item))
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "not an ixperf result document: results[%zu] is not an "
+				       "object with a kind",
+				       i);
+		if (strcmp(kind_of(item), "run") == 0 && validate_run(item, i, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+bool ix_doc_is_run(json_t *doc)
+{
+	const char *cmd = json_string_value(json_object_get(doc, "command"));
+	const char *kind = kind_of(json_array_get(json_object_get(doc, "results"), 0));
+
+	return (cmd && strcmp(cmd, "run") == 0) || (kind && strcmp(kind, "run") == 0);
+}
+
+/* ---- extraction --------------------------------------------------------- */
+
+struct figs {
+	struct ix_figure *v;
+	size_t n, cap;
+	json_t *seen; /* key -> times used, for unique keys */
+	bool oom;
+};
+
+static const char *unit_of(const char *u)
+{
+	static const char *const known[] = { "bit/s", "B/s", "ns", "%" };
+
+	for (size_t i = 0; u && i < sizeof(known) / sizeof(known[0]); i++)
+		if (strcmp(u, known[i]) == 0)
+			return known[i];
+	return "";
+}
+
+static struct ix_figure *add(struct figs *l, const char *check, const char *name, double v,
+			     bool valid, enum ix_better better, const char *unit)
+{
+	struct ix_figure *f;
+	json_t *used;
+	json_int_t times;
+
+	if (l->oom)
+		return NULL;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 32;
+		struct ix_figure *v2 = realloc(l->v, cap * sizeof(*v2));
+
+		if (!v2) {
+			l->oom = true;
+			return NULL;
+		}
+		l->v = v2;
+		l->cap = cap;
+	}
+	f = &l->v[l->n];
+	memset(f, 0, sizeof(*f));
+	copy_utf8(f->check, sizeof(f->check), check);
+	copy_utf8(f->name, sizeof(f->name), name);
+	snprintf(f->key, sizeof(f->key), "%s/%s", f->check, f->name);
+	used = json_object_get(l->seen, f->key);
+	times = json_integer_value(used) + 1;
+	if (json_object_set_new(l->seen, f->key, json_integer(times)) < 0) {
+		l->oom = true;
+		return NULL;
+	}
+	if (times > 1) {
+		size_t k = strlen(f->key);
+		snprintf(f->key + k, sizeof(f->key) - k, "#%lld", (long long)times);
+	}
+	f->value = valid ? v : 0;
+	f->valid = valid;
+	f->better = better;
+	f->unit = unit;
+	l->n++;
+	return f;
+}
+
+/* A figure from a JSON value: null or not a number is "no value". */
+static struct ix_figure *addj(struct figs *l, const char *check, const char *name, json_t *v,
+			      enum ix_better better, const char *unit)
+{
+	return add(l, check, name, json_number_value(v), json_is_number(v), better, unit);
+}
+
+static void add_count(struct figs *l, const char *check, const char *name, json_t *v,
+		      double allowance, const char *unit)
+{
+	struct ix_figure *f = addj(l, check, name, v, IX_LOWER_BETTER, unit);
+
+	if (f) {
+		f->absolute = true;
+		f->allowance = allowance;
+	}
+}
+
+static void bw_figures(struct figs *l, const char *check, json_t *r, const char *q)
+{
+	static const char *const dirs[] = { "forward", "reverse" };
+	static const char *const sfx[] = { "", "_reverse" };
+	const char *mode = json_string_value(json_object_get(json_object_get(r, "params"), "mode"));
+	json_t *sum = json_object_get(r, "summary");
+	char name[64];
+
+	for (int d = 0; d < 2; d++) {
+		json_t *s = json_object_get(sum, dirs[d]);
+		bool expected = mode ? strcmp(mode, "bidir") == 0 || strcmp(mode, dirs[d]) == 0
+				     : json_is_object(s);
+
+		if (!expected)
+			continue;
+		snprintf(name, sizeof(name), "goodput%s%s", sfx[d], q);
+		addj(l, check, name, json_object_get(s, "bits_per_second"), IX_HIGHER_BETTER,
+		     "bit/s");
+		if (json_is_number(json_object_get(s, "retransmits"))) {
+			snprintf(name, sizeof(name), "retransmits%s%s", sfx[d], q);
+			add_count(l, check, name, json_object_get(s, "retransmits"),
+				  RETRANSMITS_ALLOWANCE, "");
+		}
+		if (json_is_number(json_object_get(s, "loss_percent"))) {
+			snprintf(name, sizeof(name), "loss_percent%s%s", sfx[d], q);
+			add_count(l, check, name, json_object_get(s, "loss_percent"),
+				  LOSS_ALLOWANCE, "%");
+		}
+	}
+}
+
+/* A capture's counts (the "wire" object of bw, lat, incast and wire). */
+static void wire_figures(struct figs *l, const char *check, json_t *w, const char *q)
+{
+	static const char *const counts[][2] = {
+		{ "wire_retransmissions", "tcp_retransmissions" },
+		{ "wire_dup_acks", "tcp_dup_acks" },
+		{ "wire_out_of_order", "tcp_out_of_order" },
+		{ "wire_zero_window", "tcp_zero_window" },
+		{ "wire_ecn_ce", "ecn_ce" },
+		{ "wire_cnp", "roce_cnp" },
+		{ "wire_dropped", "dropped" },
+	};
+	char name[64];
+
+	if (!json_is_object(w))
+		return;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", counts[i][0], q);
+		add_count(l, check, name, json_object_get(w, counts[i][1]),
+			  i == 0 ? RETRANSMITS_ALLOWANCE : 0, "");
+	}
+}
+
+/* The machine: findings, and every device link that carries traffic, so
+ * that 'ixperf compare' sees a link that trained lower than before. */
+static void topo_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *v, *d, *count;
+	size_t i;
+	char name[64];
+
+	v = json_object_get(r, "findings");
+	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+	add_count(l, check, "findings", count, 0, "");
+	json_decref(count);
+	json_array_foreach(json_object_get(r, "pci"), i, d)
+	{
+		const char *type = json_string_value(json_object_get(d, "type"));
+
+		if (!type || (strcmp(type, "gpu") && strcmp(type, "nic") && strcmp(type, "ib") &&
+			      strcmp(type, "nvme") && strcmp(type, "cxl")))
+			continue;
+		snprintf(name, sizeof(name), "link@%s",
+			 json_string_value(json_object_get(d, "bdf")) ?: "?");
+		addj(l, check, name, json_object_get(json_object_get(d, "link"), "bps"),
+		     IX_HIGHER_BETTER, "bit/s");
+	}
+}
+
+static void lat_figures(struct figs *l, const char *check, json_t *r, const char *q)
+{
+	static const char *const names[][2] = { { "p50", "p50_ns" },
+						{ "p99", "p99_ns" },
+						{ "p99.9", "p99_9_ns" },
+						{ "max", "max_ns" } };
+	json_t *stats = json_object_get(r, "stats");
+	char name[64];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", names[i][0], q);
+		addj(l, check, name, json_object_get(stats, names[i][1]), IX_LOWER_BETTER, "ns");
+	}
+}
+
+static void mesh_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *v, *count;
+
+	if (json_object_get(r, "median_bw_bps"))
+		addj(l, check, "median_bw", json_object_get(r, "median_bw_bps"), IX_HIGHER_BETTER,
+		     "bit/s");
+	if (json_object_get(r, "min_lat_ns"))
+		addj(l, check, "min_lat", json_object_get(r, "min_lat_ns"), IX_LOWER_BETTER, "ns");
+	v = json_object_get(r, "bad_pairs");
+	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+	add_count(l, check, "bad_pairs", count, 0, "");
+	json_decref(count);
+	v = json_object_get(r, "suspects");
+	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+	add_count(l, check, "suspects", count, 0, "");
+	json_decref(count);
+	v = json_object_get(json_object_get(r, "pairs"), "failed");
+	if (v)
+		add_count(l, check, "failed_pairs", v, 0, "");
+}
+
+static void incast_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *steps = json_object_get(r, "steps"), *s;
+	char name[64];
+	size_t i;
+
+	json_array_foreach(steps, i, s)
+	{
+		json_t *n = json_object_get(s, "senders");
+		char q[32];
+
+		if (json_is_integer(n))
+			snprintf(q, sizeof(q), "@N=%lld", (long long)json_integer_value(n));
+		else
+			snprintf(q, sizeof(q), "@step%zu", i);
+		snprintf(name, sizeof(name), "goodput%s", q);
+		addj(l, check, name, json_object_get(s, "goodput_bps"), IX_HIGHER_BETTER, "bit/s");
+		snprintf(name, sizeof(name), "stalled_rounds%s", q);
+		add_count(l, check, name, json_object_get(s, "stalled_rounds"), 0, "");
+		if (json_object_get(s, "jain")) {
+			snprintf(name, sizeof(name), "jain%s", q);
+			addj(l, check, name, json_object_get(s, "jain"), IX_HIGHER_BETTER, "");
+		}
+	}
+}
+
+static const char *label_at(json_t *labels, size_t i)
+{
+	const char *s = json_string_value(json_array_get(labels, i));
+
+	return s ? s : "?";
+}
+
+/*
+ * The figures of one "gpu" result, in document order. Every test with
+ * status "ok" gives one figure per cell with a value, named
+ * "TEST@ROW->COLUMN" with the matrix's labels ("host_to_device_memcpy_ce@
+ * host->GPU0", "device_to_device_latency_sm@GPU0->GPU1"), then, a bandwidth
+ * test with more than one such cell, "TEST@sum". Bandwidths are in "B/s",
+ * higher is better; latencies in "ns", lower is better. A test skipped or
+ * failed, or of a unit this build does not know, gives none.
+ */
+static void gpu_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "tests"), i, t)
+	{
+		const char *name = json_string_value(json_object_get(t, "name"));
+		const char *status = json_string_value(json_object_get(t, "status"));
+		const char *unit = json_string_value(json_object_get(t, "unit"));
+		json_t *rows = json_object_get(t, "rows"), *cols = json_object_get(t, "columns");
+		json_t *val = json_object_get(json_object_get(t, "matrix"), "value");
+		bool lat = unit && strcmp(unit, "ns") == 0;
+		size_t cells = 0;
+		char fig[128];
+
+		if (!name || !status || strcmp(status, "ok") != 0 || !unit ||
+		    (!lat && strcmp(unit, "bytes_per_second") != 0))
+			continue;
+		for (size_t a = 0; a < json_array_size(rows); a++)
+			for (size_t b = 0; b < json_array_size(cols); b++) {
+				json_t *v = json_array_get(json_array_get(val, a), b);
+
+				if (!json_is_number(v))
+					continue;
+				snprintf(fig, sizeof(fig), "%s@%s->%s", name, label_at(rows, a),
+					 label_at(cols, b));
+				addj(l, check, fig, v, lat ? IX_LOWER_BETTER : IX_HIGHER_BETTER,
+				     lat ? "ns" : "B/s");
+				cells++;
+			}
+		if (!lat && cells > 1 && json_is_number(json_object_get(t, "sum"))) {
+			snprintf(fig, sizeof(fig), "%s@sum", name);
+			addj(l, check, fig, json_object_get(t, "sum"), IX_HIGHER_BETTER, "B/s");
+		}
+	}
+}
+
+static void results_figures(struct figs *l, const char *check, json_t *results);
+
+static void headline_figure(struct figs *l, const char *check, json_t *h)
+{
+	const char *unit = unit_of(json_string_value(json_object_get(h, "unit")));
+	const char *hname = json_string_value(json_object_get(h, "name"));
+	struct ix_figure *f;
+
+	if (!json_is_object(h))
+		return; /* a check without a headline */
+	f = addj(l, check, "headline", json_object_get(h, "value"),
+		 strcmp(unit, "ns") == 0 ? IX_LOWER_BETTER : IX_HIGHER_BETTER, unit);
+	if (f) {
+		f->headline = true;
+		copy_utf8(f->name, sizeof(f->name), hname ? hname : "headline");
+	}
+}
+
+static void run_figures(struct figs *l, json_t *run)
+{
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "checks"), i, c)
+	{
+		const char *name = json_string_value(json_object_get(c, "name"));
+
+		headline_figure(l, name, json_object_get(c, "headline"));
+		results_figures(l, name, json_object_get(c, "results"));
+	}
+}
+
+static size_t count_kind(json_t *results, const char *kind)
+{
+	size_t i, n = 0;
+	json_t *r;
+
+	json_array_foreach(results, i, r) if (kind_of(r) && strcmp(kind_of(r), kind) == 0) n++;
+	return n;
+}
+
+static void results_figures(struct figs *l, const char *check, json_t *results)
+{
+	bool bw_sweep = count_kind(results, "bw") > 1, lat_sweep = count_kind(results, "lat") > 1;
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *kind = kind_of(r);
+		bool bw = kind && strcmp(kind, "bw") == 0, lat = kind && strcmp(kind, "lat") == 0;
+		char q[48] = "";
+
+		if ((bw && bw_sweep) || (lat && lat_sweep)) {
+			json_t *sz = json_object_get(json_object_get(r, "params"), "msg_size");
+
+			if (json_is_integer(sz))
+				snprintf(q, sizeof(q), "@%lldB", (long long)json_integer_value(sz));
+			else
+				snprintf(q, sizeof(q), "@#%zu", i);
+		}
+		if (bw)
+			bw_figures(l, check, r, q);
+		else if (lat)
+			lat_figures(l, check, r, q);
+		if (bw || lat || (kind && strcmp(kind, "incast") == 0) ||
+		    (kind && strcmp(kind, "wire") == 0))
+			wire_figures(l, check, json_object_get(r, "wire"), q);
+		if (kind && strcmp(kind, "topo") == 0)
+			topo_figures(l, check, r);
+		else if (kind && strcmp(kind, "mesh") == 0)
+			mesh_figures(l, check, r);
+		else if (kind && strcmp(kind, "incast") == 0)
+			incast_figures(l, check, r);
+		else if (kind && strcmp(kind, "gpu") == 0)
+			gpu_figures(l, check, r);
+		else if (kind && strcmp(kind, "run") == 0)
+			run_figures(l, r);
+		/* other kinds carry no figures this build knows */
+	}
+}
+
+int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix_err *err)
+{
+	struct figs l = { 0 };
+	const char *check;
+
+	*out = NULL;
+	*n = 0;
+	if (ix_doc_validate(doc, err) < 0)
+		return -1;
+	check = json_string_value(json_object_get(doc, "command"));
+	if (!check)
+		check = kind_of(json_array_get(json_object_get(doc, "results"), 0));
+	l.seen = json_object();
+	if (!l.seen)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	results_figures(&l, check ? check : "?", json_object_get(doc, "results"));
+	json_decref(l.seen);
+	if (l.oom) {
+		free(l.v);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+const struct ix_figure *ix_figures_find(const struct ix_figure *v, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(v[i].key, key) == 0)
+			return &v[i];
+	return NULL;
+}
+
+void ix_value_fmt(double v, const char *unit, char *buf, size_t len)
+{
+	if (strcmp(unit, "bit/s") == 0)
+		ix_fmt_rate(v, NULL, buf, len);
+	else if (strcmp(unit, "B/s") == 0)
+		ix_fmt_rate(8 * v, &(struct ix_unit_choice){ .kind = IX_UNITS_BYTES }, buf, len);
+	else if (strcmp(unit, "ns") == 0)
+		ix_fmt_ns(v, buf, len);
+	else if (strcmp(unit, "%") == 0)
+		snprintf(buf, len, "%.3g%%", v);
+	else if (v == floor(v) && fabs(v) < 1e15)
+		snprintf(buf, len, "%.0f", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+void ix_figure_fmt(const struct ix_figure *f, char *buf, size_t len)
+{
+	if (!f->valid)
+		snprintf(buf, len, "-");
+	else
+		ix_value_fmt(f->value, f->unit, buf, len);
+}

@@ -1,0 +1,205 @@
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "report/doc/verdict.h"
+
+static bool num(json_t *o, double *v)
+{
+	if (!json_is_number(o))
+		return false;
+	*v = json_number_value(o);
+	return isfinite(*v);
+}
+
+/* Goodput of one bw result: the direction measured, both for bidir. */
+static bool bw_goodput(json_t *r, double *v)
+{
+	json_t *s = json_object_get(r, "summary");
+	double f = 0, b = 0;
+	bool hf = num(json_object_get(json_object_get(s, "forward"), "bits_per_second"), &f);
+	bool hb = num(json_object_get(json_object_get(s, "reverse"), "bits_per_second"), &b);
+
+	*v = f + b;
+	return hf || hb;
+}
+
+/* Fold the worst value of a figure over an array of objects. */
+struct fold {
+	bool any;
+	double v;
+	bool want_min;
+};
+
+static void fold(struct fold *f, double v)
+{
+	if (!f->any || (f->want_min ? v < f->v : v > f->v))
+		f->v = v;
+	f->any = true;
+}
+
+static bool bw_figure(json_t *results, const char *fig, double *out)
+{
+	struct fold f = { .want_min = !strcmp(fig, "bits_per_second") };
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		json_t *s = json_object_get(r, "summary");
+		double v, sum = 0;
+		bool have = false;
+
+		if (!strcmp(fig, "bits_per_second")) {
+			if (bw_goodput(r, &v))
+				fold(&f, v);
+			continue;
+		}
+		for (int d = 0; d < 2; d++) {
+			json_t *x =
+				json_object_get(json_object_get(s, d ? "reverse" : "forward"), fig);
+			if (num(x, &v)) {
+				sum = !strcmp(fig, "loss_percent") ? fmax(sum, v) : sum + v;
+				have = true;
+			}
+		}
+		if (have)
+			fold(&f, sum);
+	}
+	*out = f.v;
+	return f.any;
+}
+
+static bool lat_figure(json_t *results, const char *fig, double *out)
+{
+	struct fold f = { 0 };
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		double v;
+		if (num(json_object_get(json_object_get(r, "stats"), fig), &v))
+			fold(&f, v);
+	}
+	*out = f.v;
+	return f.any;
+}
+
+static bool mesh_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *m = json_array_get(results, 0);
+
+	if (!strcmp(fig, "bits_per_second"))
+		return num(json_object_get(m, "median_bw_bps"), out);
+	if (!strcmp(fig, "bad_pairs")) {
+		*out = (double)json_array_size(json_object_get(m, "bad_pairs"));
+		return json_is_array(json_object_get(m, "bad_pairs"));
+	}
+	if (!strcmp(fig, "suspects")) {
+		*out = (double)json_array_size(json_object_get(m, "suspects"));
+		return json_is_array(json_object_get(m, "suspects"));
+	}
+	if (!strcmp(fig, "p50_ns")) { /* the slowest pair */
+		struct fold f = { 0 };
+		json_t *row, *cell;
+		size_t a, b;
+
+		json_array_foreach(json_object_get(json_object_get(m, "matrix"), "lat_p50_ns"), a,
+				   row) json_array_foreach(row, b, cell)
+		{
+			double v;
+			if (num(cell, &v))
+				fold(&f, v);
+		}
+		*out = f.v;
+		return f.any;
+	}
+	return false;
+}
+
+static bool incast_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *steps = json_object_get(json_array_get(results, 0), "steps"), *st;
+	struct fold f = { .want_min = !strcmp(fig, "jain") };
+	size_t i, n = json_array_size(steps);
+	double v;
+
+	if (!strcmp(fig, "bits_per_second")) /* at the largest fan-in */
+		return n && num(json_object_get(json_array_get(steps, n - 1), "goodput_bps"), out);
+	json_array_foreach(steps, i, st)
+	{
+		if (!strcmp(fig, "stalled_rounds") &&
+		    num(json_object_get(st, "stalled_rounds"), &v))
+			fold(&f, v);
+		if (!strcmp(fig, "jain") && num(json_object_get(st, "jain"), &v))
+			fold(&f, v);
+	}
+	*out = f.v;
+	return f.any;
+}
+
+bool ix_figure_of(const char *probe, json_t *results, const char *figure, double *value)
+{
+	if (!json_is_array(results) || !json_array_size(results))
+		return false;
+	if (!strcmp(probe, "bw"))
+		return bw_figure(results, figure, value);
+	if (!strcmp(probe, "lat"))
+		return lat_figure(results, figure, value);
+	if (!strcmp(probe, "mesh"))
+		return mesh_figure(results, figure, value);
+	if (!strcmp(probe, "incast"))
+		return incast_figure(results, figure, value);
+	return false;
+}
+
+void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
+{
+	size_t n = json_array_size(results);
+
+	memset(h, 0, sizeof(*h));
+	h->higher_better = true;
+	h->unit = "bit/s";
+	if (!strcmp(probe, "bw")) {
+		h->name = "goodput";
+		h->valid = n && bw_goodput(json_array_get(results, n - 1), &h->value);
+	} else if (!strcmp(probe, "lat")) {
+		h->name = "p99";
+		h->unit = "ns";
+		h->higher_better = false;
+		h->valid = n &&
+			   num(json_object_get(json_object_get(json_array_get(results, 0), "stats"),
+					       "p99_ns"),
+			       &h->value);
+	} else if (!strcmp(probe, "mesh")) {
+		h->name = "median pair bandwidth";
+		h->valid = mesh_figure(results, "bits_per_second", &h->value);
+		if (!h->valid) {
+			h->name = "slowest pair p50";
+			h->unit = "ns";
+			h->higher_better = false;
+			h->valid = mesh_figure(results, "p50_ns", &h->value);
+		}
+	} else {
+		h->name = "goodput at the largest fan-in";
+		h->valid = incast_figure(results, "bits_per_second", &h->value);
+	}
+}
+
+bool ix_baseline_headline(json_t *doc, const char *name, double *value)
+{
+	json_t *checks =
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "checks");
+	json_t *c;
+	size_t i;
+
+	json_array_foreach(checks, i, c)
+	{
+		const char *n = json_string_value(json_object_get(c, "name"));
+		if (n && !strcmp(n, name))
+			return num(json_object_get(json_object_get(c, "headline"), "value"), value);
+	}
+	return false;
+}

@@ -1,0 +1,13 @@
+/* Where a rendered document goes: stdout, or a file written atomically. */
+#ifndef IX_OUTPUT_H
+#define IX_OUTPUT_H
+
+#include <stddef.h>
+
+#include "probes/core/err.h"
+
+/* Write data to path through a temporary file in the same directory,
+ * fsync and rename: readers never see a half-written file. */
+int ix_output_atomic(const char *path, const char *data, size_t len, struct ix_err *err);
+
+#endif

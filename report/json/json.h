@@ -1,0 +1,72 @@
+/*
+ * The JSON renderer: every result struct as the objects of one document
+ * (jansson). Schema: report/json/ixperf-result.schema.json. One file per
+ * kind of result; unknown figures are null, never 0.
+ */
+#ifndef IX_REPORT_JSON_H
+#define IX_REPORT_JSON_H
+
+#include <jansson.h>
+
+#include "probes/capture/talkers.h"
+#include "probes/cluster/multi.h"
+#include "probes/core/probe.h"
+#include "probes/core/wirefig.h"
+#include "probes/gpu/bench.h"
+#include "probes/host/links.h"
+#include "probes/host/topo.h"
+#include "probes/rdma/session.h"
+
+#define IX_JSON_SCHEMA_VERSION 1
+
+/* ---- json.c: documents, bw and lat ---- */
+
+/* Envelope every document carries: schema version, tool, host, time, argv. */
+json_t *ix_json_envelope(const char *command, int argc, char **argv);
+/* The whole document: envelope, "complete", "error" (NULL = none) and the
+ * results array (reference stolen). */
+json_t *ix_json_document(const char *command, int argc, char **argv, json_t *results,
+			 const char *error);
+json_t *ix_json_bw(const struct ix_bw_result *r);
+json_t *ix_json_lat(const struct ix_lat_result *r);
+/* Latency statistics (lat_stats in the schema), null when there is none. */
+json_t *ix_json_lat_stats(const struct ix_lat_stats *s);
+json_t *ix_json_opt_u64(struct ix_opt_u64 v);
+json_t *ix_json_opt_f64(struct ix_opt_f64 v);
+
+/* ---- multi.c: mesh and incast ---- */
+
+json_t *ix_json_mesh(const struct ix_mesh_result *r);
+json_t *ix_json_incast(const struct ix_incast_result *r);
+
+/* ---- wire.c ---- */
+
+/* The "wire" object of the schema; null when no capture was attached. */
+json_t *ix_json_wire(const struct ix_wire_figures *w);
+
+/* ---- top.c: the live monitor's models ---- */
+
+/* {"samples", "interval_s", "links": [{name, kind, ..., "counters": {...},
+ * "rates": {...}}]}; new reference. */
+json_t *ix_json_links(const struct ix_top_model *m);
+/* {"period_s", "packets", "bytes", "other_packets", "other_bytes",
+ * "hosts": [...], "pairs": [{"src", "dst", "bytes", "bytes_per_second"}]}
+ * with src and dst indexes into hosts; pairs without traffic left out. */
+json_t *ix_json_talkers(const struct ix_talkers_view *v);
+
+/* ---- topo.c ---- */
+
+/* The "topo" result: numa, pci, interfaces, rdma, cxl, paths, findings, notes. */
+json_t *ix_json_topo(const struct ix_topo *t);
+
+/* ---- rdma.c ---- */
+
+/* rdma_bw / rdma_lat results. */
+json_t *ix_json_rdma(const struct ix_rdma_result *r);
+
+/* ---- gpu.c ---- */
+
+/* The "gpu" result: backend, params, devices, peer_access, tests, notes. */
+json_t *ix_json_gpu(const struct ix_gpu_result *r);
+
+#endif

@@ -1,0 +1,183 @@
+/* Mesh and incast results as JSON (the "mesh" and "incast" results of the schema). */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "report/json/json.h"
+
+static json_t *host_json(const struct ix_hostlist *h, uint32_t i)
+{
+	char buf[IX_HOST_NAME_MAX + 16];
+
+	ix_host_format(&h->v[i], buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static const char *state_name(uint8_t s)
+{
+	static const char *const names[] = { "pending", "ok", "failed", "none" };
+	return s < 4 ? names[s] : "?";
+}
+
+/* One matrix of a figure: null where not measured. */
+static json_t *matrix(const struct ix_mesh_result *r, int which)
+{
+	json_t *rows = json_array();
+
+	for (uint32_t a = 0; a < r->n; a++) {
+		json_t *row = json_array();
+		for (uint32_t b = 0; b < r->n; b++) {
+			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			double v = which == 0   ? c->bw_bps
+				   : which == 1 ? c->lat_p50_ns
+						: c->lat_p99_ns;
+
+			if (which == 3)
+				json_array_append_new(row, json_string(state_name(c->state)));
+			else
+				json_array_append_new(row, c->state == IX_CELL_OK && v > 0
+								   ? json_real(v)
+								   : json_null());
+		}
+		json_array_append_new(rows, row);
+	}
+	return rows;
+}
+
+static json_t *num_or_null(double v)
+{
+	return v > 0 ? json_real(v) : json_null();
+}
+
+json_t *ix_json_mesh(const struct ix_mesh_result *r)
+{
+	const struct ix_mesh_params *p = &r->params;
+	json_t *hosts = json_array(), *nodes = json_array(), *bad = json_array();
+	json_t *suspects = json_array(), *failures = json_array(), *tests = json_array(), *m;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ix_mesh_node *nd = r->nodes ? &r->nodes[i] : NULL;
+
+		json_array_append_new(hosts, host_json(r->hosts, i));
+		json_array_append_new(
+			nodes,
+			json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host",
+				  host_json(r->hosts, i), "error",
+				  r->node_error && r->node_error[i] ? json_string(r->node_error[i])
+								    : json_null(),
+				  "bw_out_bps", num_or_null(nd ? nd->bw_out_bps : 0), "bw_in_bps",
+				  num_or_null(nd ? nd->bw_in_bps : 0), "lat_p50_ns",
+				  num_or_null(nd ? nd->lat_p50_ns : 0), "measured",
+				  nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0,
+				  "suspect", nd && nd->suspect));
+	}
+	for (uint32_t a = 0; r->cells && a < r->n; a++)
+		for (uint32_t b = 0; b < r->n; b++) {
+			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			if (c->bad)
+				json_array_append_new(
+					bad, json_pack("{s:o,s:o,s:o,s:o,s:b}", "from",
+						       host_json(r->hosts, a), "to",
+						       host_json(r->hosts, b), "bw_bps",
+						       num_or_null(c->bw_bps), "lat_p50_ns",
+						       num_or_null(c->lat_p50_ns), "retested",
+						       c->retested != 0));
+		}
+	for (size_t i = 0; i < r->findings.nsuspects; i++)
+		json_array_append_new(suspects, host_json(r->hosts, r->findings.suspects[i]));
+	for (uint32_t i = 0; i < r->nfailures; i++)
+		json_array_append_new(failures,
+				      json_pack("{s:o,s:o,s:s}", "from",
+						host_json(r->hosts, r->failures[i].a), "to",
+						host_json(r->hosts, r->failures[i].b), "error",
+						r->failures[i].error));
+	if (p->tests & IX_MESH_BW)
+		json_array_append_new(tests, json_string("bw"));
+	if (p->tests & IX_MESH_LAT)
+		json_array_append_new(tests, json_string("lat"));
+	m = json_pack("{s:o,s:o,s:o,s:o}", "bw_bps", matrix(r, 0), "lat_p50_ns", matrix(r, 1),
+		      "lat_p99_ns", matrix(r, 2), "state", matrix(r, 3));
+	return json_pack(
+		"{s:s,s:b,s:o,s:{s:o,s:b,s:i,s:b,s:{s:s,s:I,s:f,s:f},s:{s:s,s:I,s:I,s:f},s:{s:f,s:"
+		"f}},"
+		"s:i,s:{s:I,s:I,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"kind", "mesh", "complete", r->complete, "hosts", hosts, "params", "tests", tests,
+		"both_directions", p->both_directions, "concurrency", (int)p->concurrency, "retest",
+		p->retest, "bw", "path", p->bw.path ? p->bw.path : "tcp", "msg_size",
+		(json_int_t)p->bw.msg_size, "duration_s", p->bw.duration_s, "warmup_s",
+		p->bw.warmup_s, "lat", "path", p->lat.path ? p->lat.path : "tcp", "msg_size",
+		(json_int_t)p->lat.msg_size, "iters", (json_int_t)p->lat.iters, "duration_s",
+		p->lat.duration_s, "rules", "bw_fraction", p->rules.bw_fraction, "lat_factor",
+		p->rules.lat_factor, "rounds", (int)r->rounds, "pairs", "planned",
+		(json_int_t)r->pairs_planned, "measured", (json_int_t)r->pairs_measured, "failed",
+		(json_int_t)r->pairs_failed, "retested", (json_int_t)r->pairs_retested, "wall_s",
+		r->wall_s, "median_bw_bps", num_or_null(r->findings.median_bw_bps), "min_lat_ns",
+		num_or_null(r->findings.min_lat_ns), "matrix", m, "nodes", nodes, "bad_pairs", bad,
+		"suspects", suspects, "failures", failures);
+}
+
+static json_t *read_json(const struct ix_read_figures *f)
+{
+	const struct ix_lat_stats *s = &f->round;
+
+	return json_pack("{s:I,s:I,s:f,s:f,s:o,s:I,s:I,s:I,s:o}", "rounds", (json_int_t)f->rounds,
+			 "bytes", (json_int_t)f->bytes, "seconds", f->seconds, "goodput_bps",
+			 f->goodput_bps, "round_ns",
+			 s->valid ? json_pack("{s:I,s:I,s:I,s:I,s:f}", "min", (json_int_t)s->min,
+					      "p50", (json_int_t)s->p50, "p99", (json_int_t)s->p99,
+					      "max", (json_int_t)s->max, "mean", s->mean)
+				  : json_null(),
+			 "rto_rounds", (json_int_t)f->rto_rounds, "slow_rounds",
+			 (json_int_t)f->slow_rounds, "stalled_rounds",
+			 (json_int_t)f->stalled_rounds, "retransmits",
+			 ix_json_opt_u64(f->retransmits));
+}
+
+json_t *ix_json_incast(const struct ix_incast_result *r)
+{
+	const struct ix_incast_params *p = &r->params;
+	bool stream = p->mode == IX_INCAST_STREAM;
+	json_t *steps = json_array(), *res;
+
+	for (uint32_t i = 0; i < r->nsteps; i++) {
+		const struct ix_incast_step *st = &r->steps[i];
+		json_t *flows = json_array(), *o;
+
+		for (uint32_t k = 0; k < st->nflows; k++) {
+			const struct ix_incast_flow *fl = &st->flows[k];
+			json_array_append_new(
+				flows,
+				json_pack("{s:o,s:b,s:f,s:o,s:o,s:o}", "host",
+					  host_json(r->hosts, fl->host), "ok", fl->ok, "bps",
+					  fl->bps, "retransmits", ix_json_opt_u64(fl->retransmits),
+					  "loss_percent", ix_json_opt_f64(fl->loss_percent),
+					  "error", fl->ok ? json_null() : json_string(fl->error)));
+		}
+		o = json_pack("{s:i,s:b,s:o,s:f,s:I,s:I,s:I}", "senders", (int)st->point.senders,
+			      "ok", st->ok, "error", st->ok ? json_null() : json_string(st->error),
+			      "goodput_bps", st->point.goodput_bps, "retransmits",
+			      (json_int_t)st->point.retransmits, "rounds",
+			      (json_int_t)st->point.rounds, "stalled_rounds",
+			      (json_int_t)st->point.stalled_rounds);
+		if (stream) {
+			json_object_set_new(o, "jain", json_real(st->jain));
+			json_object_set_new(o, "flows", flows);
+		} else {
+			json_decref(flows);
+			json_object_set_new(o, "read", read_json(&st->read));
+		}
+		json_array_append_new(steps, o);
+	}
+	res = json_pack("{s:s,s:s,s:b,s:o,s:{s:s,s:I,s:f,s:f,s:o,s:I,s:I,s:I,s:f},s:o,s:s}", "kind",
+			"incast", "mode", stream ? "stream" : "read", "complete", r->complete,
+			"receiver", host_json(r->hosts, p->receiver), "params", "path",
+			stream ? p->bw.path : p->read.path, "msg_size", (json_int_t)p->bw.msg_size,
+			"duration_s", p->bw.duration_s, "warmup_s", p->bw.warmup_s, "rate_bps",
+			p->bw.rate_bps ? json_integer((json_int_t)p->bw.rate_bps) : json_null(),
+			"sru", (json_int_t)p->read.sru, "rounds", (json_int_t)p->read.rounds,
+			"warmup_rounds", (json_int_t)p->read.warmup_rounds, "round_timeout_s",
+			p->read.timeout_s, "steps", steps, "diagnosis", r->diagnosis);
+	if (r->wire.present)
+		json_object_set_new(res, "wire", ix_json_wire(&r->wire));
+	return res;
+}

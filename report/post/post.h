@@ -1,0 +1,86 @@
+/* Posting result documents to HTTP endpoints: a JSON webhook, a chat
+ * incoming webhook (Slack, Mattermost), a Prometheus Pushgateway, or an
+ * HTML upload. What could not be delivered waits in a spool (report/post/spool.h)
+ * and goes first next time. Library code: errors come back in struct ix_err
+ * and never carry a credential. */
+#ifndef IX_POST_H
+#define IX_POST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "probes/core/err.h"
+
+enum ix_post_format { IX_POST_WEBHOOK, IX_POST_CHAT, IX_POST_PUSHGATEWAY, IX_POST_HTML };
+
+#define IX_POST_DEFAULT_TIMEOUT_S 30.0
+#define IX_POST_DEFAULT_RETRIES   3
+#define IX_POST_DEFAULT_JOB       "ixperf"
+
+struct ix_post_opts {
+	const char *url; /* flush: NULL = every entry, else the entries below this URL */
+	enum ix_post_format format;
+	double timeout_s; /* per request; 0 = IX_POST_DEFAULT_TIMEOUT_S */
+	int retries;      /* after the first try, 0: none (backoff 0.5 s, 1 s ... 8 s) */
+	bool insecure;    /* no TLS certificate or host name verification */
+	const char *credentials_file; /* NULL: $IXPERF_POST_TOKEN if set */
+	const char *spool_dir;        /* NULL: ix_spool_default_dir() */
+	const char *job;              /* Pushgateway job label; NULL: "ixperf" */
+};
+
+/* One request, ready to send or to spool. */
+struct ix_post_msg {
+	char *body;
+	size_t len;
+	const char *content_type; /* static strings */
+	const char *method;       /* "POST"; "PUT" for the Pushgateway */
+	char *url;                /* o->url, or the Pushgateway grouping-key URL */
+	enum ix_post_format format;
+};
+
+int ix_post_format_parse(const char *name, enum ix_post_format *f, struct ix_err *err);
+const char *ix_post_format_name(enum ix_post_format f);
+
+/* Build the request for an ixperf result document. html/html_len: the
+ * rendered report for IX_POST_HTML (NULL otherwise). A document that is not
+ * an ixperf result fails with IX_EXIT_FAIL, a URL that is not http(s) with
+ * IX_EXIT_USAGE. */
+int ix_post_payload(const struct ix_post_opts *o, json_t *doc, const char *html, size_t html_len,
+		    struct ix_post_msg *m, struct ix_err *err);
+void ix_post_msg_free(struct ix_post_msg *m);
+
+/* Deliver m: 2xx is success. 408, 429, 5xx and transport errors are retried
+ * with backoff and, when retries run out, the payload is spooled and -1
+ * returned with err saying so. Other answers (3xx, 4xx) mean the endpoint
+ * will never take this payload: -1, not spooled. When the spool already
+ * holds payloads for the same URL, m is spooled behind them and the spool
+ * flushed, so that the endpoint sees results in order. Without libcurl:
+ * -1 with IX_EXIT_UNAVAILABLE. */
+int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, struct ix_err *err);
+
+/* Deliver the spooled payloads under o->url (every one when NULL), oldest
+ * first, each removed after a 2xx; stop at the first that still fails and
+ * keep it and the rest. Entries an endpoint refuses (4xx) move to
+ * SPOOL/rejected/. Returns the number delivered, or -1 with err when some
+ * were left. A URL with user:password lends it to the entries below it
+ * (credentials are never written to the spool). */
+int ix_post_flush(const struct ix_post_opts *o, struct ix_err *err);
+
+/* url for messages: without user:password, query or fragment (and, when
+ * keep_path is false, without the path: a chat webhook's path is its key). */
+void ix_post_url_redact(const char *url, bool keep_path, char *buf, size_t len);
+
+/* Internals shared by post.c and format.c (and the unit tests). */
+/* Not an ixperf result document (or a newer schema): IX_EXIT_FAIL. */
+int ix_post_check_doc(json_t *doc, struct ix_err *err);
+/* {"text": ...} for a Slack or Mattermost incoming webhook. */
+int ix_post_chat_body(json_t *doc, char **body, size_t *len, struct ix_err *err);
+/* Prometheus text exposition format 0.0.4. */
+int ix_post_prom_body(json_t *doc, char **body, size_t *len, struct ix_err *err);
+/* URL/metrics/job/JOB/instance/INSTANCE with the Pushgateway's escaping (a
+ * URL that already holds /metrics/job is used as it is). */
+char *ix_post_grouping_url(const char *url, const char *job, const char *instance);
+
+#endif

@@ -1,0 +1,71 @@
+/* The spool: payloads that could not be delivered yet, one file each, named
+ * so that lexical order is arrival order, each written atomically (a reader
+ * never sees half a file). Flushing delivers the oldest first and removes
+ * an entry only after it was delivered. No network code here: the caller
+ * passes the function that delivers one entry. */
+#ifndef IX_SPOOL_H
+#define IX_SPOOL_H
+
+#include <stddef.h>
+
+#include "probes/core/err.h"
+
+#define IX_SPOOL_SUFFIX       ".ixspool"
+#define IX_SPOOL_REJECTED_DIR "rejected" /* subdirectory for entries no endpoint will take */
+
+struct ix_spool_entry {
+	char *name;         /* file name inside the spool (set by read) */
+	char *url;          /* where it goes; never with user:password */
+	char *method;       /* "POST" or "PUT" */
+	char *content_type; /* of the body */
+	char *format;       /* "webhook", "chat", "pushgateway", "html" */
+	char *body;
+	size_t len;
+};
+
+/* $XDG_STATE_HOME/ixperf/spool, else $HOME/.local/state/ixperf/spool. */
+int ix_spool_default_dir(char *buf, size_t len, struct ix_err *err);
+
+/* Store e (url, method, content_type, format, body) as the newest entry:
+ * DIR (and its parents) is created mode 0700 when missing; the file is
+ * written mode 0600 to a hidden temporary name, fsynced, renamed and the
+ * directory fsynced. The new file's name goes to name (may be NULL). */
+int ix_spool_put(const char *dir, const struct ix_spool_entry *e, char *name, size_t name_len,
+		 struct ix_err *err);
+
+/* The names of the complete entries, oldest first. A missing directory is
+ * an empty spool. Free with ix_spool_names_free. */
+int ix_spool_list(const char *dir, char ***names, size_t *n, struct ix_err *err);
+void ix_spool_names_free(char **names, size_t n);
+
+/* Read one entry; a file that is not a spool entry is an error. */
+int ix_spool_read(const char *dir, const char *name, struct ix_spool_entry *e, struct ix_err *err);
+void ix_spool_entry_free(struct ix_spool_entry *e);
+
+/* Entries whose URL is prefix or lies below it (prefix NULL: all). */
+int ix_spool_count(const char *dir, const char *prefix, size_t *n, struct ix_err *err);
+/* Whether url is prefix itself or a path below it. */
+int ix_spool_url_under(const char *url, const char *prefix);
+
+enum ix_spool_outcome {
+	IX_SPOOL_DELIVERED, /* the endpoint took it: remove the entry */
+	IX_SPOOL_KEEP,      /* not now: keep it and stop, later entries wait behind it */
+	IX_SPOOL_REJECTED,  /* never: move it to DIR/rejected/ and go on */
+};
+
+/* Deliver one entry; say why in err unless delivered. */
+typedef enum ix_spool_outcome (*ix_spool_deliver_fn)(void *arg, const struct ix_spool_entry *e,
+						     struct ix_err *err);
+
+/* Deliver the entries under prefix (NULL: all), oldest first, removing each
+ * after the deliverer took it; stop at the first it keeps. Entries that are
+ * rejected or unreadable move to DIR/rejected/ and do not hold up the rest.
+ * One flush at a time per spool (a lock file, DIR/.lock). *delivered counts
+ * the entries delivered; returns 0 when none is left under prefix, else -1
+ * with err saying what is left and why.
+ * At least once: an entry delivered just before the process dies, before
+ * its file is removed, is delivered again by the next flush. */
+int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, void *arg,
+		   size_t *delivered, struct ix_err *err);
+
+#endif

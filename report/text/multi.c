@@ -1,0 +1,181 @@
+/* Mesh and incast results as text: matrices, bad pairs, suspects, steps. */
+#include "config.h"
+
+#include <string.h>
+
+#include "report/text/text.h"
+
+static void host_name(const struct ix_hostlist *h, uint32_t i, char *buf, size_t len)
+{
+	ix_host_format(&h->v[i], buf, len);
+}
+
+/* The matrix of one figure, for small meshes: a compact number per cell. */
+static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
+			 const struct ix_unit_choice *u)
+{
+	fprintf(f, "\n%s (row sends to column; x = failed, . = not measured, * = bad)\n",
+		bw ? "Bandwidth" : "Latency p50, one-way");
+	fprintf(f, "%-6s", "");
+	for (uint32_t b = 0; b < r->n; b++)
+		fprintf(f, " %9u", b);
+	fputc('\n', f);
+	for (uint32_t a = 0; a < r->n; a++) {
+		fprintf(f, "%-6u", a);
+		for (uint32_t b = 0; b < r->n; b++) {
+			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			char v[32] = ".";
+
+			if (c->state == IX_CELL_FAILED)
+				snprintf(v, sizeof(v), "x");
+			else if (c->state == IX_CELL_OK && bw && c->bw_bps > 0)
+				ix_fmt_rate(c->bw_bps, u, v, sizeof(v));
+			else if (c->state == IX_CELL_OK && !bw && c->lat_p50_ns > 0)
+				ix_fmt_ns(c->lat_p50_ns, v, sizeof(v));
+			if (bw && c->state == IX_CELL_OK) {
+				/* drop the unit: the legend says it */
+				char *sp = strchr(v, ' ');
+				if (sp)
+					*sp = '\0';
+			}
+			fprintf(f, " %8s%c", v, c->bad ? '*' : ' ');
+		}
+		fputc('\n', f);
+	}
+}
+
+void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
+{
+	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[32];
+	size_t shown = 0;
+
+	fprintf(f,
+		"ixperf mesh: %u hosts, %u rounds, %llu of %llu pairs measured, %llu failed, "
+		"%llu retested, %.1f s\n",
+		r->n, r->rounds, (unsigned long long)r->pairs_measured,
+		(unsigned long long)r->pairs_planned, (unsigned long long)r->pairs_failed,
+		(unsigned long long)r->pairs_retested, r->wall_s);
+	if (r->n <= IX_TEXT_MATRIX_MAX && (r->params.tests & IX_MESH_BW)) {
+		print_matrix(f, r, true, u);
+	}
+	if (r->n <= IX_TEXT_MATRIX_MAX && (r->params.tests & IX_MESH_LAT))
+		print_matrix(f, r, false, u);
+	fprintf(f, "\n%-4s %-28s %14s %14s %12s %6s %s\n", "#", "Host", "Send (median)",
+		"Recv (median)", "Lat p50", "Bad", "");
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ix_mesh_node *nd = &r->nodes[i];
+
+		host_name(r->hosts, i, name, sizeof(name));
+		snprintf(a, sizeof(a), "-");
+		snprintf(b, sizeof(b), "-");
+		snprintf(c, sizeof(c), "-");
+		if (nd->bw_out_bps > 0)
+			ix_fmt_rate(nd->bw_out_bps, u, a, sizeof(a));
+		if (nd->bw_in_bps > 0)
+			ix_fmt_rate(nd->bw_in_bps, u, b, sizeof(b));
+		if (nd->lat_p50_ns > 0)
+			ix_fmt_ns(nd->lat_p50_ns, c, sizeof(c));
+		fprintf(f, "%-4u %-28s %14s %14s %12s %6u %s%s\n", i, name, a, b, c, nd->bad,
+			nd->suspect ? "SUSPECT" : "", r->node_error[i] ? r->node_error[i] : "");
+	}
+	if (r->findings.median_bw_bps > 0) {
+		ix_fmt_rate(r->findings.median_bw_bps, u, a, sizeof(a));
+		fprintf(f, "\nMedian pair bandwidth %s; bad below %.0f%% of it.", a,
+			100 * (r->params.rules.bw_fraction > 0 ? r->params.rules.bw_fraction
+							       : 0.7));
+	}
+	if (r->findings.min_lat_ns > 0) {
+		ix_fmt_ns(r->findings.min_lat_ns, a, sizeof(a));
+		fprintf(f, "\nLowest pair latency %s; bad above %.1fx it.", a,
+			r->params.rules.lat_factor > 0 ? r->params.rules.lat_factor : 2.0);
+	}
+	fprintf(f, "\n%zu bad pair(s)%s\n", r->findings.bad_pairs,
+		r->findings.bad_pairs ? ":" : ".");
+	for (uint32_t x = 0; x < r->n && shown < 50; x++)
+		for (uint32_t y = 0; y < r->n && shown < 50; y++) {
+			const struct ix_cell *cl = &r->cells[(size_t)x * r->n + y];
+			if (!cl->bad)
+				continue;
+			host_name(r->hosts, x, a, sizeof(a));
+			host_name(r->hosts, y, b, sizeof(b));
+			snprintf(c, sizeof(c), "-");
+			if (cl->bw_bps > 0)
+				ix_fmt_rate(cl->bw_bps, u, c, sizeof(c));
+			fprintf(f, "  %s -> %s  %s%s\n", a, b, c,
+				cl->retested ? " (confirmed)" : "");
+			shown++;
+		}
+	for (size_t i = 0; i < r->findings.nsuspects; i++) {
+		host_name(r->hosts, r->findings.suspects[i], name, sizeof(name));
+		fprintf(f, "SUSPECT: %s is in %u of its %u measured pairs flagged bad\n", name,
+			r->nodes[r->findings.suspects[i]].bad,
+			r->nodes[r->findings.suspects[i]].measured);
+	}
+	for (uint32_t i = 0; i < r->nfailures; i++) {
+		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
+		host_name(r->hosts, r->failures[i].b, b, sizeof(b));
+		fprintf(f, "FAILED: %s -> %s: %s\n", a, b, r->failures[i].error);
+	}
+	if (!r->complete)
+		fprintf(f, "INCOMPLETE: %llu pair(s) not measured%s\n",
+			(unsigned long long)(r->pairs_planned - r->pairs_measured),
+			r->stopped ? " (stopped on request)" : "");
+}
+
+void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u)
+{
+	const struct ix_incast_params *p = &r->params;
+	bool stream = p->mode == IX_INCAST_STREAM;
+	char name[IX_HOST_NAME_MAX + 16], g[32], x[32], y[32], z[32];
+
+	host_name(r->hosts, p->receiver, name, sizeof(name));
+	if (stream)
+		fprintf(f, "ixperf incast: streaming %s into %s, %.1f s per step\n", p->bw.path,
+			name, p->bw.duration_s);
+	else
+		fprintf(f,
+			"ixperf incast: synchronised reads of %llu bytes per sender into %s, "
+			"%u rounds per step\n",
+			(unsigned long long)p->read.sru, name, p->read.rounds);
+	if (stream)
+		fprintf(f, "%8s %16s %8s %10s\n", "Senders", "Goodput", "Jain", "Retr");
+	else
+		fprintf(f, "%8s %16s %12s %12s %12s %9s %8s\n", "Senders", "Goodput", "Round p50",
+			"Round p99", "Round max", "Stalled", "Retr");
+	for (uint32_t i = 0; i < r->nsteps; i++) {
+		const struct ix_incast_step *st = &r->steps[i];
+
+		ix_fmt_rate(st->point.goodput_bps, u, g, sizeof(g));
+		if (stream) {
+			fprintf(f, "%8u %16s %8.3f %10llu%s%s\n", st->point.senders, g, st->jain,
+				(unsigned long long)st->point.retransmits,
+				st->ok ? "" : "  FAILED: ", st->ok ? "" : st->error);
+			for (uint32_t k = 0; st->nflows <= IX_TEXT_MATRIX_MAX && k < st->nflows;
+			     k++) {
+				const struct ix_incast_flow *fl = &st->flows[k];
+				host_name(r->hosts, fl->host, name, sizeof(name));
+				ix_fmt_rate(fl->bps, u, x, sizeof(x));
+				fprintf(f, "%8s   %-28s %14s %s\n", "", name, x,
+					fl->ok ? "" : fl->error);
+			}
+		} else {
+			const struct ix_lat_stats *s = &st->read.round;
+			snprintf(x, sizeof(x), "-");
+			snprintf(y, sizeof(y), "-");
+			snprintf(z, sizeof(z), "-");
+			if (s->valid) {
+				ix_fmt_ns((double)s->p50, x, sizeof(x));
+				ix_fmt_ns((double)s->p99, y, sizeof(y));
+				ix_fmt_ns((double)s->max, z, sizeof(z));
+			}
+			fprintf(f, "%8u %16s %12s %12s %12s %4llu/%-4llu %8llu%s%s\n",
+				st->point.senders, g, x, y, z,
+				(unsigned long long)st->point.stalled_rounds,
+				(unsigned long long)st->point.rounds,
+				(unsigned long long)st->point.retransmits,
+				st->ok ? "" : "  FAILED: ", st->ok ? "" : st->error);
+		}
+	}
+	fprintf(f, "Diagnosis: %s\n", r->diagnosis);
+	ix_text_wire(f, &r->wire);
+}

@@ -1,0 +1,196 @@
+#include "config.h"
+
+#include <string.h>
+
+#include "report/text/text.h"
+
+static const char *unit_note(const struct ix_unit_choice *u)
+{
+	if (u->kind == IX_UNITS_FIXED)
+		return "";
+	return " (SI prefixes: K = 10^3, M = 10^6, G = 10^9)";
+}
+
+void ix_text_bw_begin(FILE *f, const struct ix_bw_params *p, const char *server,
+		      const struct ix_unit_choice *u)
+{
+	fprintf(f, "ixperf bw: %s to %s, %s, %u stream(s), %llu-byte messages", p->path, server,
+		ix_mode_name(p->mode), p->streams, (unsigned long long)p->msg_size);
+	if (p->bytes)
+		fprintf(f, ", %llu bytes", (unsigned long long)p->bytes);
+	else
+		fprintf(f, ", %.1f s", p->duration_s);
+	if (p->warmup_s > 0)
+		fprintf(f, " after %.1f s warm-up", p->warmup_s);
+	fprintf(f, "%s\n", unit_note(u));
+}
+
+void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
+			 const struct ix_unit_choice *u)
+{
+	const struct ix_interval *iv = &r->intervals[k];
+	double len = iv->end_s - iv->start_s;
+	uint64_t bytes[2] = { 0, 0 }, retr[2] = { 0, 0 };
+	bool have_retr = false;
+	char rate[32], amount[32];
+
+	if (k == 0)
+		fprintf(f, "%-15s %-7s %12s %16s %8s\n", "Interval", "Dir", "Transfer", "Goodput",
+			"Retr");
+	for (uint32_t i = 0; i < iv->nstreams; i++) {
+		bytes[r->streams[i].dir] += iv->streams[i].rx_bytes;
+		if (iv->streams[i].retransmits.valid) {
+			retr[r->streams[i].dir] += iv->streams[i].retransmits.v;
+			have_retr = true;
+		}
+	}
+	for (int d = 0; d < 2; d++) {
+		char when[32], retrs[16] = "-";
+		if ((d == 0 && r->params.mode == IX_MODE_REVERSE) ||
+		    (d == 1 && r->params.mode == IX_MODE_FORWARD))
+			continue;
+		snprintf(when, sizeof(when), "%.2f-%.2f s", iv->start_s, iv->end_s);
+		ix_fmt_bytes((double)bytes[d], u, amount, sizeof(amount));
+		ix_fmt_rate((double)bytes[d] * 8.0 / len, u, rate, sizeof(rate));
+		if (have_retr)
+			snprintf(retrs, sizeof(retrs), "%llu", (unsigned long long)retr[d]);
+		fprintf(f, "%-15s %-7s %12s %16s %8s%s\n", when, ix_dir_name((enum ix_dir)d),
+			amount, rate, retrs, iv->warmup ? "  (warm-up)" : "");
+	}
+	fflush(f);
+}
+
+/* A goodput against the link's rate: "2.0% of the 10.0 Gbit/s link on
+ * eth0" (long) or "2.0% of link"; "" when the rate is unknown. */
+static void link_share(const struct ix_link_limit *l, double bps, bool long_form,
+		       const struct ix_unit_choice *u, char *buf, size_t len)
+{
+	char rate[32];
+
+	buf[0] = '\0';
+	if (l->bps <= 0)
+		return;
+	if (!long_form) {
+		snprintf(buf, len, "%.1f%% of link", 100.0 * bps / l->bps);
+		return;
+	}
+	ix_fmt_rate(l->bps, u, rate, sizeof(rate));
+	snprintf(buf, len, "%.1f%% of the %s link on %s", 100.0 * bps / l->bps, rate, l->iface);
+}
+
+static void summary_line(FILE *f, const char *label, const struct ix_dir_summary *s,
+			 const struct ix_link_limit *l, const struct ix_unit_choice *u)
+{
+	char amount[32], rate[32], srate[32], extra[160] = "", share[160];
+
+	ix_fmt_bytes((double)s->bytes, u, amount, sizeof(amount));
+	ix_fmt_rate(s->bits_per_second, u, rate, sizeof(rate));
+	ix_fmt_rate(s->sender_bits_per_second, u, srate, sizeof(srate));
+	if (s->retransmits.valid)
+		snprintf(extra, sizeof(extra), "%llu retransmits",
+			 (unsigned long long)s->retransmits.v);
+	if (s->lost.valid)
+		snprintf(extra, sizeof(extra),
+			 "lost %llu/%llu (%.3g%%), jitter %.3f ms, %llu out of order",
+			 (unsigned long long)s->lost.v,
+			 (unsigned long long)(s->lost.v + (s->packets_received.valid
+								   ? s->packets_received.v
+								   : 0)),
+			 s->loss_percent.valid ? s->loss_percent.v : 0.0,
+			 s->jitter_ns.valid ? s->jitter_ns.v / 1e6 : 0.0,
+			 (unsigned long long)(s->out_of_order.valid ? s->out_of_order.v : 0));
+	link_share(l, s->bits_per_second, true, u, share, sizeof(share));
+	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s%s%s%s%s\n", label, s->seconds, amount, rate,
+		srate, extra, share[0] && extra[0] ? "  " : "", share[0] ? "(" : "", share,
+		share[0] ? ")" : "");
+}
+
+void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
+{
+	struct ix_dir_summary s;
+	char cpu[128] = "";
+
+	fprintf(f, "%-9s %10s %12s %16s %16s\n", "Summary", "Time", "Transfer", "Goodput (recv)",
+		"Sent rate");
+	for (int d = 0; d < 2; d++) {
+		ix_bw_summarize(r, (enum ix_dir)d, &s);
+		if (s.present)
+			summary_line(f, ix_dir_name((enum ix_dir)d), &s, &r->link, u);
+	}
+	if (r->cpu_local.valid && r->cpu_local.wall_s > 0)
+		snprintf(cpu, sizeof(cpu), "CPU: local %.1f%%",
+			 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
+				 r->cpu_local.wall_s);
+	if (r->cpu_remote.valid && r->cpu_remote.wall_s > 0)
+		snprintf(cpu + strlen(cpu), sizeof(cpu) - strlen(cpu), ", remote %.1f%%",
+			 100.0 * (r->cpu_remote.user_s + r->cpu_remote.system_s) /
+				 r->cpu_remote.wall_s);
+	if (cpu[0])
+		fprintf(f, "%s (of one core)%s%s\n", cpu,
+			r->congestion_used[0] ? ", congestion control " : "", r->congestion_used);
+	ix_text_wire(f, &r->wire);
+	if (!r->complete)
+		fprintf(f, "INCOMPLETE: %s\n", r->error);
+}
+
+void ix_text_bw_sweep_header(FILE *f, const struct ix_unit_choice *u)
+{
+	fprintf(f, "%12s %10s %16s %12s %10s%s\n", "Size (B)", "Time", "Goodput", "Retr/Lost",
+		"CPU local", unit_note(u));
+}
+
+void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
+{
+	for (int d = 0; d < 2; d++) {
+		struct ix_dir_summary s;
+		char rate[32], extra[32] = "-", share[64];
+
+		ix_bw_summarize(r, (enum ix_dir)d, &s);
+		if (!s.present)
+			continue;
+		ix_fmt_rate(s.bits_per_second, u, rate, sizeof(rate));
+		if (s.retransmits.valid)
+			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.retransmits.v);
+		else if (s.lost.valid)
+			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.lost.v);
+		link_share(&r->link, s.bits_per_second, false, u, share, sizeof(share));
+		fprintf(f, "%12llu %8.2f s %16s %12s %9.1f%%%s%s%s\n",
+			(unsigned long long)r->params.msg_size, s.seconds, rate, extra,
+			r->cpu_local.wall_s > 0
+				? 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
+					  r->cpu_local.wall_s
+				: 0.0,
+			share[0] ? "  " : "", share,
+			r->params.mode == IX_MODE_BIDIR ? (d ? "  reverse" : "  forward") : "");
+	}
+	ix_text_wire(f, &r->wire);
+}
+
+void ix_text_lat_header(FILE *f, const struct ix_lat_params *p, const char *server)
+{
+	fprintf(f,
+		"ixperf lat: %s ping-pong with %s%s; latency is one-way = RTT/2 (as perftest "
+		"and sockperf report it), in microseconds\n",
+		p->path, server, p->busy_poll ? ", busy polling" : "");
+	fprintf(f, "%10s %10s %9s %9s %9s %9s %9s %9s %9s %9s %9s %6s\n", "Size (B)", "Samples",
+		"min", "p50", "mean", "stdev", "p90", "p99", "p99.9", "p99.99", "max", "lost");
+}
+
+void ix_text_lat_row(FILE *f, const struct ix_lat_result *r)
+{
+	const struct ix_lat_stats *s = &r->stats;
+
+	if (!s->valid) {
+		fprintf(f, "%10llu %10s  no samples%s%s\n", (unsigned long long)r->params.msg_size,
+			"0", r->complete ? "" : ": ", r->complete ? "" : r->error);
+		ix_text_wire(f, &r->wire);
+		return;
+	}
+	fprintf(f, "%10llu %10llu %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %9.2f %6llu%s\n",
+		(unsigned long long)r->params.msg_size, (unsigned long long)s->count, s->min / 1e3,
+		s->p50 / 1e3, s->mean / 1e3, s->stdev / 1e3, s->p90 / 1e3, s->p99 / 1e3,
+		s->p999 / 1e3, s->p9999 / 1e3, s->max / 1e3, (unsigned long long)r->lost,
+		r->complete ? "" : "  INCOMPLETE");
+	ix_text_wire(f, &r->wire);
+	fflush(f);
+}

@@ -1,0 +1,82 @@
+/*
+ * The text renderer: aligned tables over the result structs, one file per
+ * kind of result. Text goes to a FILE the caller owns; nothing here reads
+ * a document back.
+ */
+#ifndef IX_REPORT_TEXT_H
+#define IX_REPORT_TEXT_H
+
+#include <stdio.h>
+
+#include "probes/capture/talkers.h"
+#include "probes/cluster/multi.h"
+#include "probes/core/probe.h"
+#include "probes/core/wirefig.h"
+#include "probes/gpu/bench.h"
+#include "probes/host/links.h"
+#include "probes/host/topo.h"
+#include "probes/rdma/session.h"
+#include "report/fmt/units.h"
+
+/* ---- text.c: bw and lat ---- */
+
+void ix_text_bw_begin(FILE *f, const struct ix_bw_params *p, const char *server,
+		      const struct ix_unit_choice *u);
+void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
+			 const struct ix_unit_choice *u);
+void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u);
+/* Size sweeps: one line per message size. */
+void ix_text_bw_sweep_header(FILE *f, const struct ix_unit_choice *u);
+void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u);
+
+void ix_text_lat_header(FILE *f, const struct ix_lat_params *p, const char *server);
+void ix_text_lat_row(FILE *f, const struct ix_lat_result *r);
+
+/* ---- multi.c: mesh and incast ---- */
+
+/* Matrices are printed up to this many hosts; beyond, summaries only. */
+#define IX_TEXT_MATRIX_MAX 16
+
+void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u);
+void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u);
+
+/* ---- wire.c ---- */
+
+/* A compact block of a few lines; nothing when no capture was attached. */
+void ix_text_wire(FILE *f, const struct ix_wire_figures *w);
+
+/* ---- top.c: the live monitor's snapshots ---- */
+
+/* One line per link: interface, state, speed, MTU, rx and tx rate,
+ * utilisation, errors and drops per second; "-" where unknown. */
+void ix_text_links(FILE *f, const struct ix_top_model *m);
+/* The top_n busiest pairs (0: all of them). */
+void ix_text_talkers(FILE *f, const struct ix_talkers_view *v, size_t top_n);
+
+/* ---- topo.c ---- */
+
+/* The PCI tree, the path matrix, NUMA and CXL, interfaces and RDMA ports
+ * with GIDs, then the findings and notes. */
+void ix_text_topo(FILE *f, const struct ix_topo *t);
+
+/* ---- rdma.c: perftest's tables ---- */
+
+/* The two ends, the GID and MTU chosen and why, placement. */
+void ix_text_rdma_begin(FILE *f, const struct ix_rdma_result *r, const char *server);
+/* perftest's columns: #bytes #iterations BW peak BW average MsgRate, in
+ * Gbit/s (10^9 bit/s) and Mpps; or t_min t_max t_typical t_avg t_stdev
+ * 99% 99.9% in microseconds. */
+void ix_text_rdma_header(FILE *f, const struct ix_rdma_result *r);
+void ix_text_rdma_row(FILE *f, const struct ix_rdma_result *r);
+/* After the table: the agent's side, and what was not complete. */
+void ix_text_rdma_end(FILE *f, const struct ix_rdma_result *r);
+
+/* ---- gpu.c: nvbandwidth's matrices ---- */
+
+/* The backend and the GPUs with their links, the peer-access matrix, then
+ * every test: its matrix, or why it was skipped or failed. */
+void ix_text_gpu(FILE *f, const struct ix_gpu_result *r);
+/* The tests and groups --test takes, one a line. */
+void ix_text_gpu_tests(FILE *f);
+
+#endif

@@ -1,0 +1,151 @@
+/* The topology as text: a tree, a path matrix in nvidia-smi's terms, the
+ * network side and the findings. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "report/fmt/units.h"
+#include "report/text/text.h"
+
+static void link_text(const struct ix_pci_link *l, char *buf, size_t len)
+{
+	if (!l->present)
+		buf[0] = '\0';
+	else
+		snprintf(buf, len, "  Gen%d x%d (%.0f Gbit/s)%s", l->gen, l->width, l->bps / 1e9,
+			 l->downtrained ? "  DOWNTRAINED" : "");
+}
+
+static bool interesting(const struct ix_pci_dev *d)
+{
+	return d->type != IX_PCI_OTHER || d->nnetdevs || d->nrdma;
+}
+
+static void tree(FILE *f, const struct ix_topo *t, int parent, const char *hb, int depth)
+{
+	for (size_t i = 0; i < t->pci.n; i++) {
+		const struct ix_pci_dev *d = &t->pci.v[i];
+		char l[96], extra[160] = "", numa[16];
+
+		if (d->parent != parent || (parent < 0 && strcmp(d->host_bridge, hb) != 0))
+			continue;
+		link_text(&d->link, l, sizeof(l));
+		if (d->nnetdevs || d->nrdma)
+			snprintf(extra, sizeof(extra), "  [%s%s%s]",
+				 d->nnetdevs ? d->netdevs[0] : "",
+				 d->nnetdevs && d->nrdma ? " " : "", d->nrdma ? d->rdma[0] : "");
+		snprintf(numa, sizeof(numa), d->numa_node >= 0 ? "%d" : "-", d->numa_node);
+		if (interesting(d))
+			fprintf(f, "%*s%s %-17s %04x:%04x %-10s numa %-2s%s%s\n", 2 * depth + 2, "",
+				d->bdf, ix_pci_type_name(d->type), d->vendor, d->device,
+				d->driver[0] ? d->driver : "-", numa, l, extra);
+		tree(f, t, (int)i, hb, depth + 1);
+	}
+}
+
+static void tree_all(FILE *f, const struct ix_topo *t)
+{
+	char last[32] = "";
+
+	fprintf(f, "PCI tree (%zu functions; other devices without a netdev are left out):\n",
+		t->pci.n);
+	for (size_t i = 0; i < t->pci.n; i++) {
+		const char *hb = t->pci.v[i].host_bridge;
+		bool seen = strcmp(hb, last) == 0;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = strcmp(t->pci.v[k].host_bridge, hb) == 0;
+		if (seen)
+			continue;
+		snprintf(last, sizeof(last), "%s", hb);
+		fprintf(f, "%s\n", hb);
+		tree(f, t, -1, hb, 0);
+	}
+}
+
+static void matrix_text(FILE *f, const struct ix_topo *t)
+{
+	if (!t->npath) {
+		fprintf(f, "\nNo GPUs or NICs: no path matrix.\n");
+		return;
+	}
+	fprintf(f,
+		"\nPaths (X self, PIX one PCIe switch, PXB several switches, PHB host bridge,\n"
+		"NODE between host bridges of a NUMA node, SYS between NUMA nodes):\n%8s",
+		"");
+	for (size_t b = 0; b < t->npath; b++)
+		fprintf(f, " %5s%-2zu", b < t->ngpus ? "GPU" : "NIC",
+			b < t->ngpus ? b : b - t->ngpus);
+	fprintf(f, "  NUMA  PCI\n");
+	for (size_t a = 0; a < t->npath; a++) {
+		int nn = ix_topo_numa(t, t->path_dev[a]);
+
+		fprintf(f, "%s%-5zu", a < t->ngpus ? "GPU" : "NIC",
+			a < t->ngpus ? a : a - t->ngpus);
+		for (size_t b = 0; b < t->npath; b++)
+			fprintf(f, " %7s", ix_path_name((enum ix_path)t->paths[a * t->npath + b]));
+		if (nn >= 0)
+			fprintf(f, "  %4d  %s\n", nn, t->pci.v[t->path_dev[a]].bdf);
+		else
+			fprintf(f, "  %4s  %s\n", "-", t->pci.v[t->path_dev[a]].bdf);
+	}
+}
+
+static void network_text(FILE *f, const struct ix_topo *t)
+{
+	static const struct ix_unit_choice bits = { .kind = IX_UNITS_BITS };
+	char sp[32];
+
+	fprintf(f, "\nInterfaces:\n");
+	for (size_t i = 0; i < t->nifaces; i++) {
+		const struct ix_iface *x = &t->ifaces[i];
+
+		if (x->link->speed_known)
+			ix_fmt_rate(x->link->speed_bps, &bits, sp, sizeof(sp));
+		else
+			snprintf(sp, sizeof(sp), "-");
+		fprintf(f, "  %-16s %-8s %12s  mtu %-6u %-12s %s\n", x->link->name, x->link->state,
+			sp, x->link->mtu, x->driver[0] ? x->driver : "-",
+			x->pci >= 0 ? t->pci.v[x->pci].bdf : "");
+	}
+	if (t->nports)
+		fprintf(f, "\nRDMA ports:\n");
+	for (size_t i = 0; i < t->nports; i++) {
+		const struct ix_rdma_port *p = &t->ports[i];
+
+		if (p->link->speed_known)
+			ix_fmt_rate(p->link->speed_bps, &bits, sp, sizeof(sp));
+		else
+			snprintf(sp, sizeof(sp), "-");
+		fprintf(f, "  %-12s %-10s %-10s %12s  %-10s %s%s\n", p->link->name, p->link->state,
+			p->link->phys_state, sp, p->link->link_layer,
+			p->link->netdev[0] ? "netdev " : "", p->link->netdev);
+		for (size_t k = 0; k < p->ngids; k++)
+			fprintf(f, "      gid %-3u %-40s %-8s %s\n", p->gids[k].index,
+				p->gids[k].gid, p->gids[k].type[0] ? p->gids[k].type : "-",
+				p->gids[k].netdev);
+	}
+}
+
+void ix_text_topo(FILE *f, const struct ix_topo *t)
+{
+	tree_all(f, t);
+	matrix_text(f, t);
+	fprintf(f, "\nNUMA nodes:\n");
+	for (size_t i = 0; i < t->nnuma; i++)
+		fprintf(f, "  node %-3d cpus %-20s %s\n", t->numa[i].node,
+			t->numa[i].cpus[0] ? t->numa[i].cpus : "none (memory only)",
+			t->numa[i].memory_known ? "" : "memory unknown");
+	for (size_t i = 0; i < t->ncxl; i++)
+		fprintf(f, "  CXL %s on %s, NUMA node %d\n", t->cxl[i].name,
+			t->cxl[i].pci >= 0 ? t->pci.v[t->cxl[i].pci].bdf : "?",
+			t->cxl[i].numa_node);
+	network_text(f, t);
+	fprintf(f, "\n%zu finding(s)%s\n", t->nfindings, t->nfindings ? ":" : ".");
+	for (size_t i = 0; i < t->nfindings; i++)
+		fprintf(f, "  %s %-16s %s\n", t->findings[i].error ? "ERROR" : "WARN ",
+			ix_finding_name(t->findings[i].kind), t->findings[i].message);
+	for (size_t i = 0; i < t->pci.nnotes; i++)
+		fprintf(f, "  note: %s\n", t->pci.notes[i]);
+}

@@ -1,0 +1,260 @@
+/* A mesh document (a state file of a running mesh, or a saved --json
+ * result) read back into the heatmap's snapshot. Every field is checked:
+ * the file may be half-written by an older version or damaged. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/tui/heat_state.h"
+
+static json_t *find_mesh(json_t *doc)
+{
+	json_t *results = json_object_get(doc, "results"), *r;
+	size_t i;
+
+	if (json_is_object(doc) && json_is_string(json_object_get(doc, "kind")))
+		return doc; /* a bare mesh result */
+	json_array_foreach(results, i, r)
+	{
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+		if (kind && strcmp(kind, "mesh") == 0)
+			return r;
+	}
+	return NULL;
+}
+
+static uint8_t state_of(const char *s)
+{
+	if (!s || strcmp(s, "pending") == 0)
+		return IX_CELL_PENDING;
+	if (strcmp(s, "ok") == 0)
+		return IX_CELL_OK;
+	if (strcmp(s, "failed") == 0)
+		return IX_CELL_FAILED;
+	return IX_CELL_NONE;
+}
+
+static int host_index(const struct ix_heat_src *s, const char *name)
+{
+	for (uint32_t i = 0; name && i < s->n; i++)
+		if (strcmp(s->names[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* One n x n matrix: rows of numbers or null; fills via set(). */
+static int read_matrix(json_t *m, const char *key, struct ix_heat_src *s, int which,
+		       struct ix_err *err)
+{
+	json_t *rows = json_object_get(m, key), *row;
+	size_t a;
+
+	if (!json_is_array(rows) || json_array_size(rows) != s->n)
+		return ix_fail(err, IX_EXIT_FAIL, "matrix.%s is not a %u x %u matrix", key, s->n,
+			       s->n);
+	json_array_foreach(rows, a, row)
+	{
+		if (!json_is_array(row) || json_array_size(row) != s->n)
+			return ix_fail(err, IX_EXIT_FAIL, "matrix.%s row %zu has not %u entries",
+				       key, a, s->n);
+		for (size_t b = 0; b < s->n; b++) {
+			struct ix_cell *c = &s->cells[a * s->n + b];
+			json_t *x = json_array_get(row, b);
+
+			if (which == 3)
+				c->state = state_of(json_string_value(x));
+			else if (json_is_number(x) && json_number_value(x) > 0)
+				*(which == 0   ? &c->bw_bps
+				  : which == 1 ? &c->lat_p50_ns
+					       : &c->lat_p99_ns) = (float)json_number_value(x);
+		}
+	}
+	return 0;
+}
+
+/* A GPU x GPU test of a gpu document: square, measured, with GPU labels. */
+static json_t *gpu_square(json_t *gpu, const char *unit)
+{
+	json_t *t;
+	size_t i;
+
+	json_array_foreach(json_object_get(gpu, "tests"), i, t)
+	{
+		json_t *rows = json_object_get(t, "rows"), *cols = json_object_get(t, "columns");
+		const char *u = json_string_value(json_object_get(t, "unit"));
+		const char *st = json_string_value(json_object_get(t, "status"));
+		const char *r0 = json_string_value(json_array_get(rows, 0));
+
+		if (u && strcmp(u, unit) == 0 && st && strcmp(st, "ok") == 0 &&
+		    json_array_size(rows) >= 2 && json_equal(rows, cols) && r0 &&
+		    strncmp(r0, "GPU", 3) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+/* One GPU test's value matrix into the cells: bandwidth in bytes/s shown
+ * as bit/s like every other matrix, latency in ns. */
+static int gpu_matrix(struct ix_heat_src *s, json_t *t, bool bw, struct ix_err *err)
+{
+	json_t *m = json_object_get(t, "matrix"), *v = json_object_get(m, "value");
+	json_t *st = json_object_get(m, "state");
+
+	if (json_array_size(v) != s->n || json_array_size(st) != s->n)
+		return ix_fail(err, IX_EXIT_FAIL, "gpu test %s: not a %u x %u matrix",
+			       json_string_value(json_object_get(t, "name")), s->n, s->n);
+	for (uint32_t a = 0; a < s->n; a++)
+		for (uint32_t b = 0; b < s->n; b++) {
+			struct ix_cell *c = &s->cells[a * s->n + b];
+			json_t *x = json_array_get(json_array_get(v, a), b);
+			uint8_t state = state_of(
+				json_string_value(json_array_get(json_array_get(st, a), b)));
+
+			if (a == b)
+				state = IX_CELL_NONE; /* within one GPU: not a pair */
+			if (bw || c->state == IX_CELL_PENDING)
+				c->state = state;
+			if (!json_is_number(x) || json_number_value(x) <= 0)
+				continue;
+			if (bw)
+				c->bw_bps = (float)(json_number_value(x) * 8);
+			else
+				c->lat_p50_ns = c->lat_p99_ns = (float)json_number_value(x);
+		}
+	return 0;
+}
+
+/* A gpu document (ixperf gpu -J): its first measured GPU x GPU bandwidth
+ * test and its GPU x GPU latency, as a mesh of GPUs, with the mesh's rules
+ * for slow pairs. */
+static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
+{
+	json_t *bw = gpu_square(gpu, "bytes_per_second"), *lat = gpu_square(gpu, "ns"), *t;
+	json_t *labels;
+	size_t i;
+
+	if (!bw && !lat)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "gpu document without a measured GPU x GPU matrix (it needs two "
+			       "GPUs and a device_to_device test)");
+	t = bw ? bw : lat;
+	labels = json_object_get(t, "rows");
+	ix_heat_src_free(s);
+	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(labels)) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	json_array_foreach(labels, i, t)
+	{
+		s->names[i] = strdup(json_string_value(t) ? json_string_value(t) : "?");
+		if (!s->names[i])
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	for (size_t k = 0; k < (size_t)s->n * s->n; k++)
+		s->cells[k].state = IX_CELL_PENDING;
+	if ((bw && gpu_matrix(s, bw, true, err) < 0) || (lat && gpu_matrix(s, lat, false, err) < 0))
+		return -1;
+	s->rules.bw_fraction = 0.7;
+	s->rules.lat_factor = 2.0;
+	s->tests = (bw ? IX_MESH_BW : 0) | (lat ? IX_MESH_LAT : 0);
+	s->both = true;
+	snprintf(s->title, sizeof(s->title), "gpu %.60s%s%.40s",
+		 bw ? json_string_value(json_object_get(bw, "name")) : "", bw && lat ? " + " : "",
+		 lat ? json_string_value(json_object_get(lat, "name")) : "");
+	/* The mesh's rules judge the GPU pairs (gpu documents carry no
+	 * findings of their own); then the run is over. */
+	s->done = false;
+	ix_heat_src_analyze(s);
+	s->done = s->complete = true;
+	return 0;
+}
+
+static json_t *find_kind(json_t *doc, const char *kind)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
+		const char *k = json_string_value(json_object_get(r, "kind"));
+		if (k && strcmp(k, kind) == 0)
+			return r;
+	}
+	return NULL;
+}
+
+int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
+{
+	json_t *mesh = find_mesh(doc), *hosts, *h, *params, *m, *x, *prog, *gpu;
+	size_t i;
+
+	if (!mesh && (gpu = find_kind(doc, "gpu")))
+		return load_gpu(s, gpu, err);
+	if (!mesh)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "not a mesh document (no result of kind mesh or gpu)");
+	hosts = json_object_get(mesh, "hosts");
+	m = json_object_get(mesh, "matrix");
+	params = json_object_get(mesh, "params");
+	if (!json_is_array(hosts) || json_array_size(hosts) < 1 ||
+	    json_array_size(hosts) > IX_HOSTLIST_MAX || !json_is_object(m))
+		return ix_fail(err, IX_EXIT_FAIL, "mesh document without hosts or matrix");
+	ix_heat_src_free(s);
+	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(hosts)) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	json_array_foreach(hosts, i, h)
+	{
+		const char *name = json_string_value(h);
+		s->names[i] = strdup(name ? name : "?");
+		if (!s->names[i])
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	if (read_matrix(m, "state", s, 3, err) < 0 || read_matrix(m, "bw_bps", s, 0, err) < 0 ||
+	    read_matrix(m, "lat_p50_ns", s, 1, err) < 0 ||
+	    read_matrix(m, "lat_p99_ns", s, 2, err) < 0)
+		return -1;
+	s->rules.bw_fraction = 0.7;
+	s->rules.lat_factor = 2.0;
+	x = json_object_get(json_object_get(params, "rules"), "bw_fraction");
+	if (json_is_number(x) && json_number_value(x) > 0)
+		s->rules.bw_fraction = json_number_value(x);
+	x = json_object_get(json_object_get(params, "rules"), "lat_factor");
+	if (json_is_number(x) && json_number_value(x) >= 1)
+		s->rules.lat_factor = json_number_value(x);
+	s->both = json_is_true(json_object_get(params, "both_directions"));
+	s->tests = 0;
+	json_array_foreach(json_object_get(params, "tests"), i, x)
+	{
+		const char *t = json_string_value(x);
+		s->tests |= t && strcmp(t, "bw") == 0    ? IX_MESH_BW
+			    : t && strcmp(t, "lat") == 0 ? IX_MESH_LAT
+							 : 0;
+	}
+	prog = json_object_get(doc, "progress");
+	s->done = !json_is_object(prog) || json_is_true(json_object_get(prog, "done"));
+	s->complete = json_is_true(json_object_get(mesh, "complete"));
+	s->batches = (uint32_t)json_integer_value(json_object_get(prog, "batches"));
+	s->total = (uint32_t)json_integer_value(json_object_get(prog, "total"));
+	s->elapsed_s = json_number_value(json_object_get(prog, "elapsed_s"));
+	if (!json_is_object(prog)) {
+		x = json_object_get(mesh, "rounds");
+		s->batches = s->total = (uint32_t)json_integer_value(x) * (s->both ? 2 : 1);
+		s->elapsed_s = json_number_value(json_object_get(mesh, "wall_s"));
+	}
+	if (s->done) {
+		/* The run's own findings, after its retests. */
+		s->bad_pairs = 0;
+		json_array_foreach(json_object_get(mesh, "bad_pairs"), i, x)
+		{
+			int a = host_index(s, json_string_value(json_object_get(x, "from")));
+			int b = host_index(s, json_string_value(json_object_get(x, "to")));
+			if (a >= 0 && b >= 0) {
+				s->cells[(size_t)a * s->n + (size_t)b].bad = 1;
+				s->bad_pairs++;
+			}
+		}
+		json_array_foreach(json_object_get(mesh, "nodes"), i, x) if (i < s->n)
+			s->suspect[i] = json_is_true(json_object_get(x, "suspect"));
+	}
+	ix_heat_src_analyze(s);
+	return 0;
+}

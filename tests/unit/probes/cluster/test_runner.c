@@ -1,0 +1,225 @@
+/* Unit tests for probes/cluster/runner.c: RUN requests and REPORT bodies. */
+#include "config.h"
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/cluster/runner.h"
+
+static const struct ix_limits limits = { .max_duration_s = 60, .max_streams = 8 };
+
+static struct ix_bw_params bw(void)
+{
+	return (struct ix_bw_params){
+		.path = "tcp", .msg_size = 131072, .streams = 1, .duration_s = 1, .warmup_s = 0
+	};
+}
+
+Test(request, bw_names_its_target)
+{
+	struct ix_host h = { "node07", 6000 };
+	struct ix_bw_params p = bw();
+	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
+	json_t *run = ix_runner_request(&job), *t;
+
+	cr_assert_str_eq(json_string_value(json_object_get(run, "kind")), "bw");
+	t = json_array_get(json_object_get(run, "targets"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(t, "host")), "node07");
+	cr_assert_eq(json_integer_value(json_object_get(t, "port")), 6000);
+	cr_assert_eq(json_integer_value(json_object_get(run, "delay_us")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(run, "bw"), "msg_size")),
+		     131072);
+	json_decref(run);
+}
+
+static void refused(const char *text, const char *part)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	struct ix_err err = { 0 };
+	json_t *run = json_loads(text, 0, NULL), *rep;
+
+	cr_assert_not_null(run, "bad test JSON: %s", text);
+	rep = ix_runner_run(&ctx, run, &err);
+	cr_assert_null(rep, "accepted: %s", text);
+	cr_assert_not_null(strstr(err.msg, part), "'%s' lacks '%s'", err.msg, part);
+	json_decref(run);
+}
+
+Test(run, refuses_malformed_requests)
+{
+	refused("{}", "malformed");
+	refused("{\"kind\":\"bw\",\"delay_us\":-1,\"targets\":[]}", "malformed");
+	refused("{\"kind\":\"bw\",\"delay_us\":99999999999,\"targets\":[]}", "malformed");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[]}", "targets");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":0}]}",
+		"malformed");
+	refused("{\"kind\":\"nuke\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}]}",
+		"unknown kind");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"bw\":{\"path\":\"tcp\"}}",
+		"test request");
+	/* beyond the agent's own limits */
+	refused("{\"kind\":\"lat\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"lat\":{\"path\":\"tcp\",\"msg_size\":64,\"iters\":0,\"duration\":3600,"
+		"\"warmup\":0,\"timeout\":1,\"busy_poll\":false}}",
+		"limit");
+}
+
+Test(run, unreachable_peer_is_a_failed_report)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	struct ix_host h = { "127.0.0.1", 1 };
+	struct ix_bw_params p = bw();
+	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
+	struct ix_err err = { 0 };
+	struct ix_run_figures f;
+	json_t *run = ix_runner_request(&job), *rep = ix_runner_run(&ctx, run, &err);
+
+	cr_assert_not_null(rep, "%s", err.msg);
+	cr_assert_eq(ix_runner_parse_report(rep, &f), 0);
+	cr_assert(!f.ok);
+	cr_assert_not_null(strstr(f.error, "cannot connect"), "%s", f.error);
+	json_decref(run);
+	json_decref(rep);
+}
+
+Test(report, bw_and_lat_figures)
+{
+	struct ix_run_figures f;
+	json_t *rep = json_loads("{\"ok\":true,\"error\":null,\"bw\":{\"bps\":9.5e9,\"bytes\":1000,"
+				 "\"seconds\":1.0,\"retransmits\":3,\"loss_percent\":0.5},"
+				 "\"lat\":{\"samples\":10,\"lost\":0,\"min\":100,\"p50\":200,"
+				 "\"p99\":300,\"max\":400,\"mean\":210.5}}",
+				 0, NULL);
+
+	cr_assert_eq(ix_runner_parse_report(rep, &f), 0);
+	cr_assert(f.ok);
+	cr_assert_float_eq(f.bw_bps, 9.5e9, 1);
+	cr_assert(f.retransmits.valid && f.retransmits.v == 3);
+	cr_assert(f.loss_percent.valid);
+	cr_assert(f.lat.valid);
+	cr_assert_eq(f.lat.p50, 200);
+	cr_assert_eq(f.lat.max, 400);
+	json_decref(rep);
+}
+
+Test(report, read_figures_round_trip)
+{
+	struct ix_read_figures in = { .complete = true,
+				      .senders = 8,
+				      .rounds = 100,
+				      .bytes = 100 * 8 * 16384,
+				      .seconds = 2.5,
+				      .goodput_bps = 4.2e6,
+				      .rto_rounds = 7,
+				      .slow_rounds = 9,
+				      .stalled_rounds = 10,
+				      .retransmits = { true, 42 } };
+	struct ix_run_figures f;
+	json_t *rep;
+
+	in.round = (struct ix_lat_stats){ .valid = true, .min = 1, .p50 = 2, .p99 = 3, .max = 4 };
+	rep = json_pack("{s:b,s:n,s:o}", "ok", 1, "error", "read", ix_wire_read_figures(&in));
+	cr_assert_eq(ix_runner_parse_report(rep, &f), 0);
+	cr_assert_eq(f.read.senders, 8);
+	cr_assert_eq(f.read.rounds, 100);
+	cr_assert_eq(f.read.stalled_rounds, 10);
+	cr_assert_eq(f.read.rto_rounds, 7);
+	cr_assert(f.read.retransmits.valid && f.read.retransmits.v == 42);
+	cr_assert(f.read.round.valid && f.read.round.p99 == 3);
+	json_decref(rep);
+}
+
+Test(report, malformed_is_refused)
+{
+	struct ix_run_figures f;
+	json_t *a = json_loads("{\"error\":\"x\"}", 0, NULL);
+	json_t *b = json_loads("{\"ok\":true,\"read\":{\"senders\":-1}}", 0, NULL);
+
+	cr_assert_eq(ix_runner_parse_report(a, &f), -1, "ok is required");
+	cr_assert_eq(ix_runner_parse_report(b, &f), -1, "bad read figures");
+	json_decref(a);
+	json_decref(b);
+}
+
+Test(request, rdma_jobs_carry_the_operation_and_qps)
+{
+	struct ix_host h = { "node07", 6000 };
+	struct ix_bw_params p = bw();
+	struct ix_rdma_params rp;
+	struct ix_run_job job = {
+		.kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p, .rdma = &rp
+	};
+	json_t *run, *r;
+
+	ix_rdma_params_init(&rp, IX_RDMA_MESH, IX_RDMA_OP_READ);
+	rp.qps = 4;
+	rp.traffic_class = 106;
+	run = ix_runner_request(&job);
+	cr_assert_null(json_object_get(run, "rdma"), "a tcp job has no rdma member");
+	json_decref(run);
+	p.path = "rdma";
+	run = ix_runner_request(&job);
+	r = json_object_get(run, "rdma");
+	cr_assert_str_eq(json_string_value(json_object_get(r, "op")), "read");
+	cr_assert_eq(json_integer_value(json_object_get(r, "qps")), 4);
+	cr_assert_eq(json_integer_value(json_object_get(r, "traffic_class")), 106);
+	json_decref(run);
+}
+
+Test(run, refuses_malformed_rdma_jobs)
+{
+	const char *bwj = "\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":1,"
+			  "\"warmup\":0}";
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],%s,"
+		 "\"rdma\":{\"op\":\"swap\",\"qps\":1}}",
+		 bwj);
+	refused(text, "rdma.op");
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],%s,"
+		 "\"rdma\":{\"op\":\"write\",\"qps\":100000}}",
+		 bwj);
+	refused(text, "'qps'");
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1},"
+		 "{\"host\":\"b\",\"port\":1}],%s,\"rdma\":{\"op\":\"write\",\"qps\":1}}",
+		 bwj);
+	refused(text, "one target");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":59,\"warmup\":2},"
+		"\"rdma\":{\"op\":\"write\",\"qps\":1}}",
+		"limit of 60 s");
+	refused("{\"kind\":\"lat\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"lat\":{\"path\":\"rdma\",\"msg_size\":0,\"duration\":1,\"warmup\":0},"
+		"\"rdma\":{\"op\":\"send\",\"qps\":1}}",
+		"'msg_size'");
+}
+
+Test(run, an_rdma_job_towards_a_dead_peer_is_a_failed_report)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	struct ix_host h = { "127.0.0.1", 1 };
+	struct ix_lat_params lp = { .path = "rdma", .msg_size = 8, .duration_s = 1 };
+	struct ix_rdma_params rp;
+	struct ix_run_job job = {
+		.kind = IX_RUN_LAT, .targets = &h, .ntargets = 1, .lat = &lp, .rdma = &rp
+	};
+	struct ix_err err = { 0 };
+	struct ix_run_figures f;
+	json_t *run, *rep;
+
+	ix_rdma_params_init(&rp, IX_RDMA_LAT, IX_RDMA_OP_SEND);
+	run = ix_runner_request(&job);
+	rep = ix_runner_run(&ctx, run, &err);
+	cr_assert_not_null(rep, "%s", err.msg);
+	cr_assert_eq(ix_runner_parse_report(rep, &f), 0);
+	cr_assert_not(f.ok);
+	cr_assert_not(f.lat.valid);
+	cr_assert_not_null(strstr(f.error, "cannot connect"), "%s", f.error);
+	json_decref(run);
+	json_decref(rep);
+}

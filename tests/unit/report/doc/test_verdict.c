@@ -1,0 +1,100 @@
+/* Unit tests for report/doc/verdict.c: the figures plans judge, read from the
+ * result objects. */
+#include "config.h"
+
+#include <criterion/criterion.h>
+
+#include "report/doc/verdict.h"
+
+static json_t *parse(const char *text)
+{
+	json_error_t je;
+	json_t *j = json_loads(text, 0, &je);
+
+	cr_assert_not_null(j, "%s", je.text);
+	return j;
+}
+
+Test(bw, worst_size_counts)
+{
+	json_t *r = parse("[{\"summary\":{\"forward\":{\"bits_per_second\":5e9,\"retransmits\":3,"
+			  "\"loss_percent\":null},\"reverse\":null}},"
+			  "{\"summary\":{\"forward\":{\"bits_per_second\":9e9,\"retransmits\":7,"
+			  "\"loss_percent\":null},\"reverse\":null}}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("bw", r, "bits_per_second", &v));
+	cr_assert_float_eq(v, 5e9, 1, "the lowest bandwidth over the sizes");
+	cr_assert(ix_figure_of("bw", r, "retransmits", &v));
+	cr_assert_float_eq(v, 7, 1e-9, "the highest count");
+	cr_assert(!ix_figure_of("bw", r, "loss_percent", &v), "null is not measured");
+	ix_headline_of("bw", r, &h);
+	cr_assert(h.valid && h.higher_better);
+	cr_assert_float_eq(h.value, 9e9, 1, "headline: the last (largest) size");
+	json_decref(r);
+}
+
+Test(bw, bidir_adds_both_directions)
+{
+	json_t *r = parse("[{\"summary\":{\"forward\":{\"bits_per_second\":4e9},"
+			  "\"reverse\":{\"bits_per_second\":3e9}}}]");
+	double v;
+
+	cr_assert(ix_figure_of("bw", r, "bits_per_second", &v));
+	cr_assert_float_eq(v, 7e9, 1);
+	json_decref(r);
+}
+
+Test(lat, highest_percentile_over_sizes)
+{
+	json_t *r = parse("[{\"stats\":{\"p50_ns\":5000,\"p99_ns\":9000}},"
+			  "{\"stats\":{\"p50_ns\":7000,\"p99_ns\":20000}},{\"stats\":null}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("lat", r, "p99_ns", &v));
+	cr_assert_float_eq(v, 20000, 1e-9);
+	ix_headline_of("lat", r, &h);
+	cr_assert(h.valid && !h.higher_better);
+	cr_assert_float_eq(h.value, 9000, 1e-9, "headline: p99 of the first size");
+	json_decref(r);
+}
+
+Test(mesh, counts_and_slowest_pair)
+{
+	json_t *r = parse("[{\"median_bw_bps\":8e9,\"bad_pairs\":[{},{}],\"suspects\":[\"x\"],"
+			  "\"matrix\":{\"lat_p50_ns\":[[null,4000],[9000,null]]}}]");
+	double v;
+
+	cr_assert(ix_figure_of("mesh", r, "bad_pairs", &v) && v == 2);
+	cr_assert(ix_figure_of("mesh", r, "suspects", &v) && v == 1);
+	cr_assert(ix_figure_of("mesh", r, "p50_ns", &v) && v == 9000);
+	cr_assert(ix_figure_of("mesh", r, "bits_per_second", &v) && v == 8e9);
+	json_decref(r);
+}
+
+Test(incast, largest_fan_in_and_worst_step)
+{
+	json_t *r = parse("[{\"steps\":[{\"goodput_bps\":9e9,\"stalled_rounds\":0,\"jain\":0.99},"
+			  "{\"goodput_bps\":2e9,\"stalled_rounds\":12,\"jain\":0.7}]}]");
+	double v;
+
+	cr_assert(ix_figure_of("incast", r, "bits_per_second", &v) && v == 2e9);
+	cr_assert(ix_figure_of("incast", r, "stalled_rounds", &v) && v == 12);
+	cr_assert(ix_figure_of("incast", r, "jain", &v) && v == 0.7);
+	json_decref(r);
+}
+
+Test(baseline, headline_by_check_name)
+{
+	json_t *doc = parse("{\"results\":[{\"kind\":\"run\",\"checks\":["
+			    "{\"name\":\"a\",\"headline\":{\"value\":5}},"
+			    "{\"name\":\"b\",\"headline\":{\"value\":null}}]}]}");
+	double v;
+
+	cr_assert(ix_baseline_headline(doc, "a", &v) && v == 5);
+	cr_assert(!ix_baseline_headline(doc, "b", &v), "not measured then");
+	cr_assert(!ix_baseline_headline(doc, "c", &v), "absent");
+	json_decref(doc);
+}

@@ -1,0 +1,102 @@
+/* Results built by hand for the renderer tests (report/json, report/text):
+ * the same structs go through both renderers. */
+#ifndef IX_TEST_REPORT_FIXTURES_H
+#define IX_TEST_REPORT_FIXTURES_H
+
+#include <stdio.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/capture/talkers.h"
+#include "probes/cluster/multi.h"
+#include "probes/host/links.h"
+#include "tests/unit/data.h"
+
+static struct ix_host hostv[3] = { { "n1", 5301 }, { "n2", 5301 }, { "n3", 6000 } };
+static struct ix_hostlist hosts = { hostv, 3, 3 };
+
+/* n1 <-> n2 fast, everything with n3 slow; n3 suspect; one pair failed. */
+static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct ix_mesh_node *nodes,
+			char **errs, uint32_t *suspects)
+{
+	memset(r, 0, sizeof(*r));
+	memset(cells, 0, 9 * sizeof(*cells));
+	memset(nodes, 0, 3 * sizeof(*nodes));
+	r->params.tests = IX_MESH_BW | IX_MESH_LAT;
+	r->params.bw.path = "tcp";
+	r->params.lat.path = "tcp";
+	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0 };
+	r->hosts = &hosts;
+	r->n = 3;
+	r->cells = cells;
+	r->nodes = nodes;
+	r->node_error = errs;
+	for (int i = 0; i < 9; i++)
+		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
+	cells[0 * 3 + 1] = (struct ix_cell){ 9e9, 5000, 6000, IX_CELL_OK, 0, 0, 0 };
+	cells[0 * 3 + 2] = (struct ix_cell){ 1e9, 5000, 6000, IX_CELL_OK, 1, 1, 0 };
+	cells[1 * 3 + 2] = (struct ix_cell){ 0, 0, 0, IX_CELL_FAILED, 0, 0, 0 };
+	r->findings = (struct ix_mesh_findings){ 1, 5e9, 5000, suspects, 1 };
+	suspects[0] = 2;
+	nodes[2].suspect = true;
+	nodes[2].bad = 1;
+	nodes[2].measured = 1;
+	r->rounds = 3;
+	r->pairs_planned = 3;
+	r->pairs_measured = 2;
+	r->pairs_failed = 1;
+}
+
+/* One stream-mode step of two senders: 8 Gbit/s, Jain index 0.8. */
+static inline void incast(struct ix_incast_result *r)
+{
+	static struct ix_incast_flow flows[2] = { { 1, true, 6e9, { true, 3 }, { false, 0 }, "" },
+						  { 2, true, 2e9, { true, 9 }, { false, 0 }, "" } };
+	static struct ix_incast_step step = {
+		.point = { 2, 8e9, 0, 0, 12 }, .ok = true, .jain = 0.8, .flows = flows, .nflows = 2
+	};
+
+	memset(r, 0, sizeof(*r));
+	r->hosts = &hosts;
+	r->steps = &step;
+	r->nsteps = 1;
+	r->params.mode = IX_INCAST_STREAM;
+	r->params.bw.path = "tcp";
+	r->params.read.path = "tcp";
+	r->complete = true;
+	snprintf(r->diagnosis, sizeof(r->diagnosis), "goodput holds");
+}
+
+static inline void model(struct ix_top_model *m, bool both)
+{
+	char basic[4096];
+	struct ix_err err = { 0 };
+
+	snprintf(basic, sizeof(basic), "%s", ix_test_data("sysfs/basic"));
+	cr_assert_eq(ix_top_model_init(m, NULL, &err), 0);
+	cr_assert_eq(ix_top_model_sample(m, basic, 1000000000, &err), 0, "%s", err.msg);
+	if (both)
+		cr_assert_eq(ix_top_model_sample(m, ix_test_data("sysfs/basic2"), 3000000000, &err),
+			     0, "%s", err.msg);
+}
+
+/* a -> b 3000 bytes, b -> a 500, then a -> b 2000 more over 2 s. */
+static inline struct ix_talkers *traffic(struct ix_talkers_view *v, bool second)
+{
+	struct ix_talkers *t = ix_talkers_new(0, NULL);
+	uint8_t a[16] = { 10, 0, 0, 1 }, b[16] = { 10, 0, 0, 2 };
+
+	cr_assert_not_null(t);
+	ix_talkers_add(t, 4, a, b, 3000, 1);
+	ix_talkers_add(t, 4, b, a, 500, 2);
+	cr_assert_eq(ix_talkers_snapshot(t, 1000000000, v, NULL), 0);
+	if (second) {
+		ix_talkers_view_free(v);
+		ix_talkers_add(t, 4, a, b, 2000, 3);
+		cr_assert_eq(ix_talkers_snapshot(t, 3000000000, v, NULL), 0);
+	}
+	return t;
+}
+
+#endif

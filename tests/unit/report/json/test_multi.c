@@ -1,0 +1,61 @@
+/* Unit tests for report/json/multi.c: mesh and incast results as JSON,
+ * from hand-built structs (tests/unit/report/fixtures.h). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "report/json/json.h"
+#include "tests/unit/report/fixtures.h"
+
+Test(mesh, json_fields)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	json_t *j, *m;
+
+	mesh(&r, cells, nodes, errs, sus);
+	j = ix_json_mesh(&r);
+	cr_assert_not_null(j);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "kind")), "mesh");
+	cr_assert(json_is_false(json_object_get(j, "complete")));
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "hosts"), 2)),
+			 "n3:6000");
+	m = json_object_get(j, "matrix");
+	cr_assert_float_eq(json_number_value(json_array_get(
+				   json_array_get(json_object_get(m, "bw_bps"), 0), 1)),
+			   (double)(float)9e9, 1); /* cells hold floats */
+	cr_assert(json_is_null(json_array_get(json_array_get(json_object_get(m, "bw_bps"), 1), 2)),
+		  "a failed cell has no figure");
+	cr_assert_str_eq(json_string_value(
+				 json_array_get(json_array_get(json_object_get(m, "state"), 1), 2)),
+			 "failed");
+	cr_assert_eq(json_array_size(json_object_get(j, "bad_pairs")), 1);
+	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "suspects"), 0)),
+			 "n3:6000");
+	cr_assert(json_is_true(
+		json_object_get(json_array_get(json_object_get(j, "nodes"), 2), "suspect")));
+	json_decref(j);
+}
+
+Test(incast, json_of_a_stream_sweep)
+{
+	struct ix_incast_result r;
+	json_t *j, *s;
+
+	incast(&r);
+	j = ix_json_incast(&r);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "mode")), "stream");
+	cr_assert_str_eq(json_string_value(json_object_get(j, "receiver")), "n1:5301");
+	s = json_array_get(json_object_get(j, "steps"), 0);
+	cr_assert_float_eq(json_number_value(json_object_get(s, "jain")), 0.8, 1e-9);
+	cr_assert_eq(json_array_size(json_object_get(s, "flows")), 2);
+	cr_assert_null(json_object_get(s, "read"), "no read figures in stream mode");
+	json_decref(j);
+}

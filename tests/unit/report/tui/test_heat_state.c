@@ -1,0 +1,164 @@
+/* Unit tests for report/tui/heat_state.c: a mesh document read back into the
+ * heatmap, and damaged documents refused with a reason. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "report/json/json.h"
+#include "report/tui/heat_state.h"
+
+static struct ix_host hostv[3] = { { "n1", 5301 }, { "n2", 5301 }, { "n3", 5301 } };
+static struct ix_hostlist hosts = { hostv, 3, 3 };
+
+static json_t *mesh_doc(bool done)
+{
+	struct ix_cell cells[9] = { 0 };
+	struct ix_mesh_node nodes[3] = { 0 };
+	uint32_t sus[1] = { 2 };
+	struct ix_mesh_result r = { 0 };
+	json_t *doc;
+
+	r.params.tests = IX_MESH_BW;
+	r.params.both_directions = true;
+	r.params.bw.path = "tcp";
+	r.params.lat.path = "tcp";
+	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0 };
+	r.hosts = &hosts;
+	r.n = 3;
+	r.cells = cells;
+	r.nodes = nodes;
+	for (int i = 0; i < 9; i++)
+		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
+	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0 };
+	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0 };
+	cells[5] = (struct ix_cell){ .state = IX_CELL_FAILED };
+	r.findings = (struct ix_mesh_findings){ 1, 5e9, 0, sus, 1 };
+	nodes[2].suspect = true;
+	r.rounds = 3;
+	r.complete = false;
+	doc = json_pack("{s:s,s:[o]}", "command", "mesh", "results", ix_json_mesh(&r));
+	json_object_set_new(doc, "progress",
+			    json_pack("{s:i,s:i,s:f,s:b}", "batches", 2, "total", 6, "elapsed_s",
+				      4.5, "done", done));
+	return doc;
+}
+
+Test(heat_state, round_trip)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = mesh_doc(true);
+
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.n, 3);
+	cr_assert_str_eq(s.names[1], "n2:5301");
+	cr_assert_eq(s.cells[1].state, IX_CELL_OK);
+	cr_assert_float_eq(s.cells[1].bw_bps, 9e9f, 1);
+	cr_assert_eq(s.cells[5].state, IX_CELL_FAILED);
+	cr_assert_eq(s.cells[3].state, IX_CELL_PENDING);
+	cr_assert(s.cells[2].bad, "the run's bad pair is kept");
+	cr_assert_eq(s.bad_pairs, 1);
+	cr_assert(s.suspect[2]);
+	cr_assert(s.both);
+	cr_assert_eq(s.tests, IX_MESH_BW);
+	cr_assert_float_eq(s.rules.bw_fraction, 0.5, 1e-9);
+	cr_assert_float_eq(s.rules.lat_factor, 3.0, 1e-9);
+	cr_assert(s.done);
+	cr_assert_eq(s.batches, 2);
+	cr_assert_eq(s.total, 6);
+	cr_assert_float_eq(s.elapsed_s, 4.5, 1e-9);
+	ix_heat_src_free(&s);
+	json_decref(doc);
+}
+
+Test(heat_state, running_mesh_is_analysed_here)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = mesh_doc(false);
+
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert_not(s.done);
+	/* 1 Gbit/s against a median of 5 Gbit/s with bw_fraction 0.5. */
+	cr_assert(s.cells[2].bad);
+	cr_assert_not(s.cells[1].bad);
+	ix_heat_src_free(&s);
+	json_decref(doc);
+}
+
+Test(heat_state, damaged_documents_are_refused)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = mesh_doc(false), *m, *row;
+
+	m = json_object_get(json_array_get(json_object_get(doc, "results"), 0), "matrix");
+	row = json_array_get(json_object_get(m, "bw_bps"), 1);
+	json_array_remove(row, 0);
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "bw_bps row 1"), "%s", err.msg);
+	json_object_del(m, "state");
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "matrix.state"), "%s", err.msg);
+	json_decref(doc);
+	doc = json_pack("{s:[{s:s}]}", "results", "kind", "bw");
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "not a mesh document"), "%s", err.msg);
+	json_decref(doc);
+	ix_heat_src_free(&s);
+}
+
+/* A gpu document's GPU x GPU matrices, shaped as 'ixperf gpu -J' writes
+ * them: a mesh of GPUs, bandwidth in bytes/s shown as bit/s. */
+static json_t *gpu_doc(void)
+{
+	return json_pack(
+		"{s:[{s:s,s:[{s:s,s:s,s:s,s:[s,s,s],s:[s,s,s],s:{s:[[n,f,f],[f,n,f],[f,f,n]],"
+		"s:[[s,s,s],[s,s,s],[s,s,s]]}},"
+		"{s:s,s:s,s:s,s:[s,s],s:[s,s]},"
+		"{s:s,s:s,s:s,s:[s,s,s],s:[s,s,s],s:{s:[[f,f,f],[f,f,f],[f,f,f]],"
+		"s:[[s,s,s],[s,s,s],[s,s,s]]}}]}]}",
+		"results", "kind", "gpu", "tests", "name", "device_to_device_memcpy_read_ce",
+		"status", "ok", "unit", "bytes_per_second", "rows", "GPU0", "GPU1", "GPU2",
+		"columns", "GPU0", "GPU1", "GPU2", "matrix", "value", 300e9, 300e9, 300e9, 20e9,
+		300e9, 300e9, "state", "none", "ok", "ok", "ok", "none", "ok", "ok", "ok", "none",
+		"name", "host_to_device_memcpy_ce", "status", "ok", "unit", "bytes_per_second",
+		"rows", "host", "x", "columns", "GPU0", "GPU1", "name",
+		"device_to_device_latency_sm", "status", "ok", "unit", "ns", "rows", "GPU0", "GPU1",
+		"GPU2", "columns", "GPU0", "GPU1", "GPU2", "matrix", "value", 600.0, 900.0, 900.0,
+		900.0, 600.0, 900.0, 900.0, 900.0, 600.0, "state", "ok", "ok", "ok", "ok", "ok",
+		"ok", "ok", "ok", "ok");
+}
+
+Test(heat_state, gpu_matrices_are_a_mesh_of_gpus)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = gpu_doc();
+
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.n, 3);
+	cr_assert_str_eq(s.names[2], "GPU2");
+	cr_assert_eq(s.tests, IX_MESH_BW | IX_MESH_LAT);
+	cr_assert(s.done && s.complete);
+	cr_assert_eq(s.cells[0 * 3 + 1].state, IX_CELL_OK);
+	cr_assert_float_eq(s.cells[0 * 3 + 1].bw_bps, 2.4e12, 1e7, "bytes/s shown as bit/s");
+	cr_assert_eq(s.cells[1 * 3 + 1].state, IX_CELL_NONE, "within one GPU is not a pair");
+	cr_assert_float_eq(s.cells[1 * 3 + 2].bw_bps, 160e9, 1e6);
+	cr_assert_float_eq(s.cells[0 * 3 + 2].lat_p50_ns, 900.0, 1e-3);
+	cr_assert(s.cells[1 * 3 + 2].bad, "the slow GPU1 -> GPU2 pair is flagged");
+	cr_assert(strstr(s.title, "device_to_device_memcpy_read_ce"), "%s", s.title);
+	ix_heat_src_free(&s);
+	/* One GPU: no GPU x GPU matrix to show. */
+	json_array_remove(
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "tests"), 0);
+	json_array_remove(
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "tests"), 1);
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "without a measured GPU x GPU matrix"), "%s", err.msg);
+	json_decref(doc);
+	ix_heat_src_free(&s);
+}

@@ -1,0 +1,259 @@
+/* Unit tests for report/tui/heatmap.c: blocks, levels, zoom, cursor and the
+ * text around the matrix, without a terminal. */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "report/tui/heatmap.h"
+
+/* n hosts "h0".."h<n-1>", every pair measured at 10 Gbit/s and 10 us. */
+static void src_uniform(struct ix_heat_src *s, uint32_t n)
+{
+	memset(s, 0, sizeof(*s));
+	cr_assert_eq(ix_heat_src_alloc(s, n), 0);
+	for (uint32_t i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "h%u", i);
+		s->names[i] = strdup(name);
+	}
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++)
+			s->cells[(size_t)a * n + b] =
+				a == b ? (struct ix_cell){ .state = IX_CELL_NONE }
+				       : (struct ix_cell){
+						 10e9f, 10000, 12000, IX_CELL_OK, 0, 0, 0
+					 };
+	s->rules = (struct ix_mesh_rules){ 0.7, 2.0 };
+	s->tests = IX_MESH_BW | IX_MESH_LAT;
+	s->both = true;
+}
+
+static struct ix_cell *at(struct ix_heat_src *s, uint32_t a, uint32_t b)
+{
+	return &s->cells[(size_t)a * s->n + b];
+}
+
+Test(heatmap, fits_256_hosts_in_80x24)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+
+	src_uniform(&s, 256);
+	ix_heat_layout(&v, &s, 80, 24);
+	cr_assert_leq(v.rows, 24 - IX_HEAT_ROWS_ABOVE - IX_HEAT_ROWS_BELOW);
+	cr_assert_leq(v.label_w + 2 + v.cols * IX_HEAT_CELL_W, 80);
+	/* Every host is inside one of the blocks shown. */
+	cr_assert_geq(v.rows * v.block, 256);
+	cr_assert_geq(v.cols * v.block, 256);
+	cr_assert_eq(v.block, 14, "19 rows of blocks need 14 hosts a block, got %u", v.block);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, one_host_per_cell_when_it_fits)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+
+	src_uniform(&s, 16);
+	ix_heat_layout(&v, &s, 120, 40);
+	cr_assert_eq(v.block, 1);
+	cr_assert_eq(v.rows, 16);
+	cr_assert_eq(v.cols, 16);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, block_shows_the_worst)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 10, .zoom = 2 };
+	struct ix_heat_px px;
+
+	src_uniform(&s, 4);
+	at(&s, 0, 1)->bw_bps = 5e9f;      /* half the best: level 5 of 10 */
+	at(&s, 1, 0)->lat_p50_ns = 40000; /* 4x the lowest: level 2 */
+	ix_heat_layout(&v, &s, 200, 50);
+	cr_assert_eq(v.block, 2);
+	px = ix_heat_block(&v, &s, 0, 0);
+	cr_assert_eq(px.kind, IX_HEAT_VALUE);
+	cr_assert_eq(px.level, 5);
+	px = ix_heat_block(&v, &s, 1, 1);
+	cr_assert_eq(px.level, 9, "an untouched block is at the best level");
+	v.metric = IX_HEAT_LAT;
+	ix_heat_layout(&v, &s, 200, 50);
+	px = ix_heat_block(&v, &s, 0, 0);
+	cr_assert_eq(px.level, 2);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, failed_before_values_before_pending)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 3, .zoom = 2 };
+
+	src_uniform(&s, 4);
+	at(&s, 0, 1)->state = IX_CELL_FAILED;
+	at(&s, 2, 3)->state = IX_CELL_PENDING;
+	for (uint32_t a = 0; a < 2; a++)
+		for (uint32_t b = 2; b < 4; b++)
+			at(&s, a, b)->state = IX_CELL_PENDING;
+	ix_heat_layout(&v, &s, 200, 50);
+	cr_assert_eq(ix_heat_block(&v, &s, 0, 0).kind, IX_HEAT_FAILED);
+	cr_assert_eq(ix_heat_block(&v, &s, 1, 1).kind, IX_HEAT_VALUE);
+	cr_assert_eq(ix_heat_block(&v, &s, 0, 1).kind, IX_HEAT_PENDING);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, levels_and_legend_floors)
+{
+	struct ix_heat_view v = { .levels = 10, .scale_max = 100e9 };
+
+	cr_assert_eq(ix_heat_level(&v, 100e9), 9);
+	cr_assert_eq(ix_heat_level(&v, 150e9), 9);
+	cr_assert_eq(ix_heat_level(&v, 69e9), 6);
+	cr_assert_eq(ix_heat_level(&v, 1), 0);
+	cr_assert_float_eq(ix_heat_level_floor(&v, 7), 70e9, 1);
+	v.metric = IX_HEAT_LAT;
+	v.scale_max = 1000;
+	cr_assert_eq(ix_heat_level(&v, 1000), 9);
+	cr_assert_eq(ix_heat_level(&v, 2000), 5);
+	cr_assert_float_eq(ix_heat_level_floor(&v, 5), 2000, 1e-6);
+	cr_assert(isinf(ix_heat_level_floor(&v, 0)));
+}
+
+Test(heatmap, provisional_analysis_flags_bad_pairs_and_suspects)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+	char buf[512];
+
+	src_uniform(&s, 6);
+	for (uint32_t b = 0; b < 6; b++)
+		if (b != 3) {
+			at(&s, 3, b)->bw_bps = 1e9f;
+			at(&s, b, 3)->bw_bps = 1e9f;
+		}
+	ix_heat_src_analyze(&s);
+	cr_assert(s.suspect[3]);
+	cr_assert_not(s.suspect[0]);
+	cr_assert_eq(s.bad_pairs, 10);
+	cr_assert(at(&s, 3, 4)->bad);
+	ix_heat_layout(&v, &s, 120, 40);
+	cr_assert(ix_heat_block(&v, &s, 3, 4).bad);
+	cr_assert(ix_heat_row_suspect(&v, &s, 3));
+	v.cur_row = 3;
+	v.cur_col = 4;
+	ix_heat_cursor_text(&v, &s, buf, sizeof(buf));
+	cr_assert(strstr(buf, "h3 -> h4"), "%s", buf);
+	cr_assert(strstr(buf, "BAD"), "%s", buf);
+	cr_assert(strstr(buf, "1.00 Gbit/s"), "%s", buf);
+	ix_heat_status(&v, &s, false, buf, sizeof(buf));
+	cr_assert(strstr(buf, "10 bad"), "%s", buf);
+	cr_assert(strstr(buf, "1 suspect"), "%s", buf);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, one_direction_is_mirrored)
+{
+	struct ix_heat_src s;
+
+	src_uniform(&s, 3);
+	s.both = false;
+	*at(&s, 1, 0) = (struct ix_cell){ .state = IX_CELL_PENDING };
+	at(&s, 0, 1)->bw_bps = 3e9f;
+	ix_heat_src_analyze(&s);
+	cr_assert_eq(at(&s, 1, 0)->state, IX_CELL_OK);
+	cr_assert_float_eq(at(&s, 1, 0)->bw_bps, 3e9f, 1);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, cursor_zoom_and_pan)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+
+	src_uniform(&s, 100);
+	ix_heat_layout(&v, &s, 80, 24);
+	cr_assert_gt(v.block, 1);
+	/* Zoom in to one host per cell: the matrix no longer fits, so the
+	 * view pans to follow the cursor. */
+	while (v.block > 1) {
+		ix_heat_act(&v, &s, IX_HEAT_ZOOM_IN);
+		ix_heat_layout(&v, &s, 80, 24);
+	}
+	cr_assert_eq(v.block, 1);
+	for (int i = 0; i < 60; i++) {
+		ix_heat_act(&v, &s, IX_HEAT_DOWN);
+		ix_heat_act(&v, &s, IX_HEAT_RIGHT);
+		ix_heat_layout(&v, &s, 80, 24);
+	}
+	cr_assert_eq(v.cur_row, 60);
+	cr_assert_eq(v.cur_col, 60);
+	cr_assert_leq(v.top, 60);
+	cr_assert_gt(v.top + v.rows, 60, "cursor row off screen: top %u rows %u", v.top, v.rows);
+	cr_assert_gt(v.left + v.cols, 60);
+	cr_assert(ix_heat_block(&v, &s, 60 - v.top, 60 - v.left).cursor);
+	for (int i = 0; i < 500; i++)
+		ix_heat_act(&v, &s, IX_HEAT_DOWN);
+	ix_heat_layout(&v, &s, 80, 24);
+	cr_assert_eq(v.cur_row, 99, "the cursor stops at the last host");
+	cr_assert_eq(v.top + v.rows, 100, "the last row is at the bottom");
+	ix_heat_act(&v, &s, IX_HEAT_HOME);
+	ix_heat_layout(&v, &s, 80, 24);
+	cr_assert_eq(v.top, 0);
+	cr_assert_eq(v.left, 0);
+	/* Zooming out past the fit stops at the whole matrix in one block. */
+	for (int i = 0; i < 20; i++) {
+		ix_heat_act(&v, &s, IX_HEAT_ZOOM_OUT);
+		ix_heat_layout(&v, &s, 80, 24);
+	}
+	cr_assert_eq(v.block, 100);
+	cr_assert_eq(v.rows, 1);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, long_names_keep_their_end)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+	char buf[64];
+
+	src_uniform(&s, 2);
+	free(s.names[1]);
+	s.names[1] = strdup("rack17-compute-node-0042.example.org");
+	ix_heat_layout(&v, &s, 120, 40);
+	cr_assert_eq(v.label_w, IX_HEAT_LABEL_MAX);
+	ix_heat_row_label(&v, &s, 1, buf, sizeof(buf));
+	cr_assert_eq(strlen(buf), IX_HEAT_LABEL_MAX);
+	cr_assert_eq(buf[0], '~');
+	cr_assert(strstr(buf, "example.org"), "%s", buf);
+	ix_heat_src_free(&s);
+}
+
+Test(heatmap, status_estimates_time_left)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 11 };
+	char buf[512];
+
+	src_uniform(&s, 8);
+	s.batches = 2;
+	s.total = 7;
+	s.elapsed_s = 20;
+	ix_heat_status(&v, &s, true, buf, sizeof(buf));
+	cr_assert(strstr(buf, "round 2/7"), "%s", buf);
+	cr_assert(strstr(buf, "0:20 elapsed"), "%s", buf);
+	cr_assert(strstr(buf, "~0:50 left"), "%s", buf);
+	cr_assert(strstr(buf, "PAUSED"), "%s", buf);
+	s.done = true;
+	s.complete = false;
+	ix_heat_status(&v, &s, false, buf, sizeof(buf));
+	cr_assert(strstr(buf, "INCOMPLETE"), "%s", buf);
+	cr_assert_null(strstr(buf, "left"), "%s", buf);
+	ix_heat_src_free(&s);
+}
