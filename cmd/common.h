@@ -125,13 +125,13 @@ struct ix_rdma_cli {
 	{ 0, "tx-depth", IX_OPT_UINT, offsetof(type, m.tx_depth), "N",                  \
 	  "rdma: send WRs in flight per QP (default 128; lat 1)", 1, 65536 },             \
 	{ 0, "rx-depth", IX_OPT_UINT, offsetof(type, m.rx_depth), "N",                  \
-	  "rdma: receives posted ahead per QP (send, write_imm; default the tx depth)", 1, 65536 }, \
+	  "rdma: receives posted ahead per QP (send, write_imm; default 512 or the tx depth)", 1, 65536 }, \
 	{ 0, "cq-mod", IX_OPT_UINT, offsetof(type, m.cq_mod), "N",                      \
-	  "rdma: one completion per N WRs (default min(100, tx depth / 2))", 1, 65536 },  \
+	  "rdma: one completion per N WRs (default min(100, tx depth / 2); lat 8)", 1, 65536 },  \
 	{ 0, "inline", IX_OPT_STRING, offsetof(type, m.inline_size), "BYTES",            \
 	  "rdma: inline sends up to BYTES (default 0; lat 220 or the device's limit)", 0, 0 }, \
 	{ 0, "rd-atom", IX_OPT_UINT, offsetof(type, m.rd_atom), "N",                    \
-	  "rdma: reads in flight per QP (read; default min(16, device))", 1, 255 },       \
+	  "rdma: reads in flight per QP (read; default the device's max, as perftest)", 1, 255 },       \
 	{ 0, "ib-dev", IX_OPT_STRING, offsetof(type, m.dev), "DEV",                     \
 	  "rdma: local device (default: the one on the route to HOST)", 0, 0 },           \
 	{ 0, "ib-port", IX_OPT_UINT, offsetof(type, m.ib_port), "PORT",                 \

@@ -6,7 +6,9 @@
 # Run it on one host of the pair; PEER is the other, reachable with ssh
 # (keys, no password prompt) and with ixperf and perftest (ib_write_bw,
 # ib_read_bw, ib_send_bw, ib_write_lat, ib_read_lat, ib_send_lat) in its
-# PATH. For every test the script starts the perftest server on PEER over
+# PATH. With -l, PEER is an address of this host and the servers run here
+# (one device used by both ends, as contrib/bench-rxe.sh does with
+# soft-RoCE). For every test the script starts the perftest server on PEER over
 # ssh, runs the perftest client here, then runs the same test with ixperf
 # against an 'ixperf server' it starts on PEER; runs alternate (RUNS each)
 # and the medians are printed side by side with their ratio.
@@ -19,6 +21,7 @@
 #   -n ITERS    round trips of each latency run (default 100000; perftest
 #               prints percentiles only when counting iterations)
 #   -r RUNS     runs of each tool, alternating (default 3)
+#   -l          PEER is this host: no ssh, the servers run here
 #
 # Environment: IXPERF (default ixperf), IXPERF_ARGS (extra ixperf options),
 # PERFTEST_ARGS (extra perftest options, the same on both sides).
@@ -30,12 +33,12 @@
 set -euo pipefail
 
 usage() {
-	sed -n "2,29p" "$0"
+	sed -n "2,33p" "$0"
 	exit 2
 }
 
-DEV= GIDX= SIZE= DUR=5 RUNS=3 ITERS=100000
-while getopts "d:x:s:D:n:r:h" o; do
+DEV= GIDX= SIZE= DUR=5 RUNS=3 ITERS=100000 LOCAL=
+while getopts "d:x:s:D:n:r:lh" o; do
 	case $o in
 	d) DEV=$OPTARG ;;
 	x) GIDX=$OPTARG ;;
@@ -43,6 +46,7 @@ while getopts "d:x:s:D:n:r:h" o; do
 	D) DUR=$OPTARG ;;
 	n) ITERS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
+	l) LOCAL=1 ;;
 	*) usage ;;
 	esac
 done
@@ -65,8 +69,16 @@ command -v "$IX" >/dev/null || { echo "rdma-compare: $IX not found" >&2; exit 1;
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rdma-compare.XXXXXX")
 AGENT_PID=
+# A command on PEER: over ssh, or here with -l.
+on_peer() {
+	if [ -n "$LOCAL" ]; then
+		bash -c "$1"
+	else
+		ssh -o BatchMode=yes "$PEER" "$1"
+	fi
+}
 cleanup() {
-	[ -n "$AGENT_PID" ] && ssh -o BatchMode=yes "$PEER" "kill $AGENT_PID" 2>/dev/null
+	[ -n "$AGENT_PID" ] && on_peer "kill $AGENT_PID" 2>/dev/null
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -79,10 +91,11 @@ if [ "$rc" = 3 ]; then
 	sed 's/^/rdma-compare: /' "$WORK/probe.err" >&2
 	exit 1
 fi
-ssh -o BatchMode=yes "$PEER" true || { echo "rdma-compare: cannot ssh to $PEER without a password" >&2; exit 1; }
+[ -n "$LOCAL" ] || ssh -o BatchMode=yes "$PEER" true ||
+	{ echo "rdma-compare: cannot ssh to $PEER without a password" >&2; exit 1; }
 
 # The ixperf agent on PEER for the whole comparison.
-AGENT_PID=$(ssh -o BatchMode=yes "$PEER" "nohup $IX server -p 5399 ${DEV:+--rdma-dev $DEV} >/dev/null 2>&1 & echo \$!")
+AGENT_PID=$(on_peer "nohup $IX server -p 5399 ${DEV:+--rdma-dev $DEV} >/dev/null 2>&1 & echo \$!")
 sleep 1
 
 median() {
@@ -101,7 +114,7 @@ perftest() {
 	*_bw) run=(-D "$DUR" --report_gbits) ;;
 	*_lat) run=(-n "$ITERS") ;;
 	esac
-	ssh -o BatchMode=yes "$PEER" "$tool ${PT_OPTS[*]} -s $size ${run[*]} -F >/dev/null 2>&1 &"
+	on_peer "$tool ${PT_OPTS[*]} -s $size ${run[*]} -F >/dev/null 2>&1 &"
 	sleep 1
 	out=$("$tool" "${PT_OPTS[@]}" -s "$size" "${run[@]}" -F "$PEER" 2>/dev/null) || return 1
 	case $tool in

@@ -14,7 +14,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	libjansson-dev libibverbs-dev libpcap-dev libncurses-dev libcurl4-openssl-dev
 	libinih-dev libcriterion-dev libssl-dev
 	iproute2 jq bc clang-format procps python3-jsonschema
-	chromium prometheus-pushgateway curl python3 tmux tshark)
+	chromium prometheus-pushgateway curl python3 tmux tshark
+	qemu-system-x86 busybox-static perftest)
 
 deps() {
 	local missing=() p sudo=

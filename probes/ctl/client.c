@@ -32,10 +32,23 @@ static int64_t after_s(double s)
 int ix_client_expect(struct ix_client *c, uint16_t want, json_t **body, double timeout_s,
 		     struct ix_err *err)
 {
-	uint16_t type;
+	return ix_client_expect_past(c, want, 0, body, timeout_s, err);
+}
 
-	if (ix_frame_recv(c->fd, &type, body, after_s(timeout_s), err) < 0)
+int ix_client_expect_past(struct ix_client *c, uint16_t want, uint16_t skip, json_t **body,
+			  double timeout_s, struct ix_err *err)
+{
+	uint16_t type;
+	int64_t deadline = after_s(timeout_s);
+
+	if (ix_frame_recv(c->fd, &type, body, deadline, err) < 0)
 		return ix_fail_prefix(err, "server %s", c->host);
+	if (skip && type == skip) {
+		json_decref(*body);
+		*body = NULL;
+		if (ix_frame_recv(c->fd, &type, body, deadline, err) < 0)
+			return ix_fail_prefix(err, "server %s", c->host);
+	}
 	if (type == IX_MSG_ERROR) {
 		const char *m = json_string_value(json_object_get(*body, "error"));
 		json_int_t code = json_integer_value(json_object_get(*body, "code"));

@@ -46,6 +46,9 @@ struct ix_transport;
 /* Receive a frame of the wanted type; an ERROR frame becomes the error. */
 int ix_client_expect(struct ix_client *c, uint16_t want, json_t **body, double timeout_s,
 		     struct ix_err *err);
+/* The same, past one frame of type skip (a peer's STOP that may come first). */
+int ix_client_expect_past(struct ix_client *c, uint16_t want, uint16_t skip, json_t **body,
+			  double timeout_s, struct ix_err *err);
 /* A frame with an empty body. */
 int ix_client_send(struct ix_client *c, uint16_t type, struct ix_err *err);
 /* TEST -> TEST_ACK -> open the n data channels -> READY. bw may be NULL. */

@@ -206,7 +206,7 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 	struct ix_verbs_open_opts o = { .dev = h->port.dev,
 					.port = h->port.port,
 					.qps = p->qps,
-					.tx_depth = p->tx_depth,
+					.tx_depth = ix_rdma_sq_depth(p),
 					.rx_depth = p->rx_depth,
 					.inline_max =
 						(uint32_t)(p->inline_size > 0 ? p->inline_size : 0),
@@ -305,8 +305,15 @@ static void hw_close(void *ctx)
 	h->pinned = false;
 }
 
-static const struct ix_rdma_dev_ops hw_ops = { hw_probe, hw_setup, hw_connect, hw_engine,
-					       hw_close };
+static void hw_counters(void *ctx, struct ix_rdma_counters *out)
+{
+	struct hw_dev *h = ctx;
+
+	ix_rdma_counters_read(h->root, h->port.dev, h->port.port, out);
+}
+
+static const struct ix_rdma_dev_ops hw_ops = { hw_probe,  hw_setup, hw_connect,
+					       hw_engine, hw_close, hw_counters };
 
 int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, int gpu, struct ix_err *err)
 {

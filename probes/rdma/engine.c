@@ -118,55 +118,6 @@ static void mark_add(struct marks *m, uint64_t count, int64_t t)
 	m->v[m->n++] = (struct ix_rdma_mark){ count, t };
 }
 
-/* > 0 when o -> a -> b turns left, x being the count and y the time. */
-static __int128 cross(struct ix_rdma_mark o, struct ix_rdma_mark a, struct ix_rdma_mark b)
-{
-	return (__int128)((int64_t)a.count - (int64_t)o.count) * (b.t_ns - o.t_ns) -
-	       (__int128)(a.t_ns - o.t_ns) * ((int64_t)b.count - (int64_t)o.count);
-}
-
-/* Time per message from A = (index, tposted) to Q = (count, tcompleted) is
- * the slope A -> Q. The line of least slope through Q has every A below it,
- * so it touches the A's upper hull, at the first vertex whose outgoing edge
- * does not pass above Q (edges pass Q lower and lower): a bisection. */
-double ix_rdma_peak_msg_ns(const struct ix_rdma_mark *posts, size_t nposts,
-			   const struct ix_rdma_mark *dones, size_t ndones)
-{
-	struct ix_rdma_mark *hull;
-	size_t h = 0, p = 0;
-	double best = 0;
-
-	hull = nposts && ndones ? malloc(nposts * sizeof(*hull)) : NULL;
-	if (!hull)
-		return 0;
-	for (size_t d = 0; d < ndones; d++) {
-		struct ix_rdma_mark q = dones[d];
-		size_t lo = 0, hi;
-		double v;
-
-		for (; p < nposts && posts[p].count < q.count; p++) {
-			while (h >= 2 && cross(hull[h - 2], hull[h - 1], posts[p]) >= 0)
-				h--;
-			hull[h++] = posts[p];
-		}
-		if (h == 0)
-			continue;
-		for (hi = h - 1; lo < hi;) {
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (cross(hull[mid], hull[mid + 1], q) >= 0)
-				hi = mid;
-			else
-				lo = mid + 1;
-		}
-		v = (double)(q.t_ns - hull[lo].t_ns) / (double)(q.count - hull[lo].count);
-		if (best == 0 || v < best)
-			best = v;
-	}
-	free(hull);
-	return best;
-}
-
 /* ---- what bandwidth and latency share ------------------------------------ */
 
 struct rdma_qp {
@@ -504,6 +455,21 @@ static bool bw_outstanding(const struct bw_run *b)
 	return false;
 }
 
+/* Duration mode, past the deadline and with this end's own WRs done: say
+ * so, then keep serving the peer's messages (reposting receives) until it
+ * says it is done too. The engine's timeout bounds the wait. */
+static int bw_agree_end(struct bw_run *b)
+{
+	const struct ix_rdma_end *e = &b->c.run->end;
+
+	if (b->tx && e->done)
+		e->done(e->ctx);
+	while (b->rx && e->peer_done && !e->peer_done(e->ctx))
+		if (bw_poll(b) < 0)
+			return -1;
+	return 0;
+}
+
 /* Post and poll until done, then wait (bounded by the timeout) for the
  * signaled WRs still in flight; unsignaled ones behind the last signaled
  * WR complete silently. */
@@ -520,7 +486,7 @@ static int bw_loop(struct bw_run *b)
 	while (b->tx && bw_outstanding(b))
 		if (bw_poll(b) < 0)
 			return -1;
-	return 0;
+	return b->by_iters ? 0 : bw_agree_end(b);
 }
 
 static void dir_figures(struct ix_rdma_dir_figures *d, uint64_t msgs, uint32_t size, int64_t start,
@@ -661,7 +627,8 @@ static int lat_wait(struct lat_run *l, uint64_t in, uint64_t done, bool stop)
 			continue;
 		empty = 0;
 		t = core_clock(&l->c);
-		if (stop && t >= l->deadline)
+		if (stop && (l->c.run->end.peer_done ? l->c.run->end.peer_done(l->c.run->end.ctx)
+						     : t >= l->deadline))
 			return 1;
 		if (since == NO_TIME)
 			since = t;
@@ -729,7 +696,8 @@ static int lat_responder(struct lat_run *l)
 	for (uint64_t i = 0; i < l->c.quota; i++) {
 		int rc;
 
-		if (!r->iters && i % l->c.check_every == 0 && core_clock(&l->c) >= l->deadline)
+		if (!r->iters && !r->end.peer_done && i % l->c.check_every == 0 &&
+		    core_clock(&l->c) >= l->deadline)
 			break;
 		rc = lat_wait(l, i + 1, 0, !r->iters);
 		if (rc < 0)
@@ -776,6 +744,8 @@ int ix_rdma_engine_run_lat(const struct ix_rdma_ops *ops, void *ctx, const struc
 	/* Signaled WRs still in flight: a bounded wait, so the QP is quiet. */
 	if (rc == 0 && lat_wait(&l, 0, l.qp.last_sig, false) < 0)
 		rc = -1;
+	if (rc == 0 && !run->iters && run->side == IX_RDMA_REQUESTER && run->end.done)
+		run->end.done(run->end.ctx);
 	ix_stats_compute(&out->samples, &out->stats);
 	out->polls = l.c.polls;
 	out->clock_reads = l.c.clock_reads;

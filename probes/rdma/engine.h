@@ -77,6 +77,21 @@ enum ix_rdma_side {
 #define IX_RDMA_CHECK_EVERY   16         /* polls between two clock readings */
 #define IX_RDMA_PEAK_MAX_MARK (1u << 22) /* time marks kept for the BW peak */
 
+/* Duration mode: how both ends agree that the test is over. Each end's
+ * measured window closes at its own deadline, but the ends start at
+ * slightly different moments, so an end that serves its peer (receives for
+ * send and write with immediate; the answers of latency) keeps serving
+ * past its deadline until peer_done(ctx) says the peer finished too,
+ * bounded by timeout_ns. An end that posts its own work calls done(ctx)
+ * once none of it is left in flight (bandwidth) or its last round trip
+ * came back (latency). NULL functions: each end stops at its own deadline
+ * (a peer still posting then meets no receive, or no answer). */
+struct ix_rdma_end {
+	void (*done)(void *ctx);
+	bool (*peer_done)(void *ctx);
+	void *ctx;
+};
+
 struct ix_rdma_run {
 	enum ix_rdma_opcode opcode;
 	enum ix_rdma_side side;
@@ -89,12 +104,13 @@ struct ix_rdma_run {
 	bool inline_data;  /* post with IBV_SEND_INLINE */
 	uint64_t iters;    /* messages per QP (perftest -n); 0: run by duration */
 	int64_t duration_ns;
-	uint64_t warmup_iters; /* iterations mode: messages per QP first, all completed */
-	int64_t warmup_ns;     /* duration mode: time before the measured window */
-	int64_t timeout_ns;    /* no completion at all for this long: the peer is gone */
-	int64_t interval_ns;   /* bandwidth: per-interval figures, 0 = none */
-	uint32_t check_every;  /* polls between clock readings, 0 = IX_RDMA_CHECK_EVERY */
-	bool peak;             /* bandwidth: compute the BW peak (iterations mode only) */
+	uint64_t warmup_iters;  /* iterations mode: messages per QP first, all completed */
+	int64_t warmup_ns;      /* duration mode: time before the measured window */
+	int64_t timeout_ns;     /* no completion at all for this long: the peer is gone */
+	int64_t interval_ns;    /* bandwidth: per-interval figures, 0 = none */
+	uint32_t check_every;   /* polls between clock readings, 0 = IX_RDMA_CHECK_EVERY */
+	bool peak;              /* bandwidth: compute the BW peak (iterations mode only) */
+	struct ix_rdma_end end; /* duration mode: agreeing on the end with the peer */
 };
 
 /* perftest's defaults (ib_write_bw): 64 KiB, tx depth 128, rx depth 512,

@@ -86,7 +86,7 @@ void ix_rdma_run_from_params(const struct ix_rdma_params *p, bool requester, boo
 	run->bidir = p->bidirectional;
 	run->qps = latency ? 1 : p->qps;
 	run->size = (uint32_t)p->msg_size;
-	run->tx_depth = p->tx_depth;
+	run->tx_depth = ix_rdma_sq_depth(p);
 	run->rx_depth = p->rx_depth;
 	run->cq_mod = p->cq_mod ? p->cq_mod : 1;
 	run->inline_data = p->inline_size > 0 && (uint64_t)p->inline_size >= p->msg_size;

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +195,8 @@ int ix_rdma_figures_parse(json_t *j, struct ix_rdma_result *r, struct ix_err *er
 	if (!json_is_object(j) || !json_is_boolean(json_object_get(j, "ok")))
 		return ix_fail(err, IX_EXIT_FAIL, "RESULT: not an RDMA result");
 	r->remote_complete = json_is_true(json_object_get(j, "ok"));
+	if (ix_rdma_counters_parse(json_object_get(j, "counters"), &r->remote_counters, err) < 0)
+		return -1;
 	if (json_is_object(bw) && (dir_parse(json_object_get(bw, "tx"), &r->remote_tx, err) < 0 ||
 				   dir_parse(json_object_get(bw, "rx"), &r->remote_rx, err) < 0))
 		return -1;
@@ -234,9 +237,77 @@ static int prepare(const struct ix_rdma_dev *dev, const char *devname, unsigned 
 	return dev->ops->setup(dev->ctx, p, info, self, err);
 }
 
+/* The end of a duration-mode test, agreed over the control connection
+ * (engine.h, struct ix_rdma_end): an end whose own work is done sends
+ * STOP; an end that serves its peer keeps serving until the peer's STOP
+ * arrives. Either end may thus send STOP during the engine's run, and
+ * either may receive one. */
+struct end_ctl {
+	int fd;
+	bool sent, seen;
+	struct ix_err err; /* a failure of the exchange, reported after the engine */
+};
+
+static void end_done(void *ctx)
+{
+	struct end_ctl *e = ctx;
+	json_t *j = json_object();
+
+	if (!e->sent &&
+	    ix_frame_send(e->fd, IX_MSG_STOP, j, ix_now_ns() + ix_seconds_to_ns(5), &e->err) < 0)
+		ix_fail_prefix(&e->err, "telling the peer this end is done");
+	e->sent = true;
+	json_decref(j);
+}
+
+static bool end_peer_done(void *ctx)
+{
+	struct end_ctl *e = ctx;
+	struct pollfd pfd = { .fd = e->fd, .events = POLLIN };
+	uint16_t type;
+	json_t *body = NULL;
+
+	if (e->seen)
+		return true;
+	if (poll(&pfd, 1, 0) <= 0)
+		return false;
+	e->seen = true; /* a frame, an error or the end of the connection: stop serving */
+	if (ix_frame_recv(e->fd, &type, &body, ix_now_ns() + ix_seconds_to_ns(5), &e->err) < 0)
+		ix_fail_prefix(&e->err, "waiting for the peer's end");
+	else if (type != IX_MSG_STOP)
+		ix_fail(&e->err, IX_EXIT_FAIL, "the peer sent %s while the test ran, not STOP",
+			ix_msg_name(type));
+	json_decref(body);
+	return true;
+}
+
+/* The port's counters now (left not valid where the device has none). */
+static void counters_now(const struct ix_rdma_dev *dev, struct ix_rdma_counters *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (dev->ops->counters)
+		dev->ops->counters(dev->ctx, c);
+}
+
+/* Replace the snapshot c with how the port's counters grew since it
+ * (snapshots on the heap: the agent runs this in a connection thread). */
+static void counters_since(const struct ix_rdma_dev *dev, struct ix_rdma_counters *c)
+{
+	struct ix_rdma_counters *v = malloc(2 * sizeof(*v));
+
+	if (v) {
+		counters_now(dev, &v[0]);
+		ix_rdma_counters_delta(c, &v[0], &v[1]);
+		*c = v[1];
+	} else {
+		memset(c, 0, sizeof(*c));
+	}
+	free(v);
+}
+
 static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params *p, bool requester,
-		      struct ix_rdma_bw_figures *bw, struct ix_rdma_lat_figures *lat,
-		      struct ix_err *err)
+		      struct end_ctl *end, struct ix_rdma_bw_figures *bw,
+		      struct ix_rdma_lat_figures *lat, struct ix_err *err)
 {
 	struct ix_rdma_run run;
 	void *ectx = NULL;
@@ -244,6 +315,7 @@ static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params
 	bool latency = p->kind == IX_RDMA_LAT;
 
 	ix_rdma_run_from_params(p, requester, latency, &run);
+	run.end = (struct ix_rdma_end){ end_done, end_peer_done, end };
 	if (latency) {
 		ix_rdma_lat_figures_free(lat);
 		return ix_rdma_engine_run_lat(ops, ectx, &run, lat, err);
@@ -304,6 +376,7 @@ int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const
 {
 	struct ix_rdma_endpoint self;
 	struct ix_err rerr = { 0 };
+	struct end_ctl end = { .fd = -1 };
 	json_t *res = NULL;
 	int rc;
 
@@ -315,12 +388,20 @@ int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const
 		rc = -1;
 		goto out;
 	}
-	rc = run_engine(dev, &r->params, true, &r->bw, &r->lat, err);
+	end.fd = c->fd;
+	counters_now(dev, &r->local_counters); /* before; the growth replaces it */
+	rc = run_engine(dev, &r->params, true, &end, &r->bw, &r->lat, err);
+	counters_since(dev, &r->local_counters);
+	if (rc == 0 && end.err.msg[0]) {
+		*err = end.err;
+		rc = -1;
+	}
 	/* STOP and the agent's figures even after a failure: they say how far
-	 * the other end got. */
-	if ((ix_client_send(c, IX_MSG_STOP, &rerr) < 0 &&
+	 * the other end got. The agent's own STOP (a bidirectional test) may
+	 * come first. */
+	if ((!end.sent && ix_client_send(c, IX_MSG_STOP, &rerr) < 0 &&
 	     ix_fail_prefix(&rerr, "server %s", c->host) < 0) ||
-	    ix_client_expect(c, IX_MSG_RESULT, &res, RESULT_GRACE_S, &rerr) < 0 ||
+	    ix_client_expect_past(c, IX_MSG_RESULT, IX_MSG_STOP, &res, RESULT_GRACE_S, &rerr) < 0 ||
 	    ix_rdma_figures_parse(res, r, &rerr) < 0) {
 		if (rc == 0) {
 			*err = rerr;
@@ -386,6 +467,8 @@ int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, stru
 	struct ix_rdma_bw_figures bw;
 	struct ix_rdma_lat_figures lat;
 	struct ix_err eerr = { 0 };
+	struct end_ctl end = { .fd = fd };
+	struct ix_rdma_counters *counters = calloc(1, sizeof(*counters));
 	double wait_s;
 	json_t *res;
 	int rc, erc;
@@ -393,22 +476,32 @@ int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, stru
 	memset(&bw, 0, sizeof(bw));
 	memset(&lat, 0, sizeof(lat));
 	ix_samples_init(&lat.samples);
-	rc = serve_setup(fd, req, cfg, &p, &info, err);
+	rc = counters ? serve_setup(fd, req, cfg, &p, &info, err)
+		      : ix_fail(err, IX_EXIT_FAIL, "out of memory for the port's counters");
 	if (rc == 0)
 		rc = expect(fd, IX_MSG_START, START_TIMEOUT_S, err);
 	if (rc < 0)
 		goto out;
-	erc = run_engine(cfg->dev, &p, false, &bw, &lat, &eerr);
+	counters_now(cfg->dev, counters);
+	erc = run_engine(cfg->dev, &p, false, &end, &bw, &lat, &eerr);
+	if (erc == 0 && end.err.msg[0]) {
+		eerr = end.err;
+		erc = -1;
+	}
 	/* The client says when its end is done; bounded by the test's length. */
 	wait_s = (p.iterations
 			  ? (cfg->limits.max_duration_s > 0 ? cfg->limits.max_duration_s : 86400)
 			  : p.duration_s + p.warmup_s) +
 		 STOP_GRACE_S;
-	rc = expect(fd, IX_MSG_STOP, wait_s, err);
+	rc = end.seen ? 0 : expect(fd, IX_MSG_STOP, wait_s, err);
+	/* Until the client's end is done: a passive end (write, read) has
+	 * counted nothing itself by the time its engine returns. */
+	counters_since(cfg->dev, counters);
 	if (rc == 0) {
 		res = ix_rdma_figures_json(erc == 0, erc == 0 ? NULL : eerr.msg,
 					   p.kind == IX_RDMA_LAT ? NULL : &bw,
 					   p.kind == IX_RDMA_LAT ? &lat : NULL);
+		json_object_set_new(res, "counters", ix_rdma_counters_json(counters));
 		rc = ix_frame_send(fd, IX_MSG_RESULT, res, ix_now_ns() + ix_seconds_to_ns(5), err);
 		json_decref(res);
 	}
@@ -416,5 +509,6 @@ out:
 	cfg->dev->ops->close(cfg->dev->ctx);
 	ix_rdma_bw_figures_free(&bw);
 	ix_rdma_lat_figures_free(&lat);
+	free(counters);
 	return rc;
 }

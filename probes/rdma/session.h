@@ -33,6 +33,7 @@
 #include <sys/socket.h>
 
 #include "probes/core/err.h"
+#include "probes/rdma/counters.h"
 #include "probes/rdma/engine.h"
 #include "probes/rdma/setup.h"
 
@@ -79,6 +80,8 @@ struct ix_rdma_dev_ops {
 		       struct ix_err *err);
 	const struct ix_rdma_ops *(*engine)(void *ctx, bool requester, void **engine_ctx);
 	void (*close)(void *ctx);
+	/* The port's counters now (may be NULL: a device without any). */
+	void (*counters)(void *ctx, struct ix_rdma_counters *out);
 };
 
 struct ix_rdma_dev {
@@ -105,6 +108,8 @@ struct ix_rdma_result {
 	struct ix_rdma_dir_figures remote_tx, remote_rx; /* the agent's end */
 	bool remote_complete;
 	struct ix_rdma_lat_figures lat;
+	/* How each end's port counters grew over the test (hw_counters). */
+	struct ix_rdma_counters local_counters, remote_counters;
 	char remote_host[256];
 	char remote_version[32];
 };

@@ -123,12 +123,13 @@ enum ix_rdma_numa_policy {
 	IX_RDMA_NUMA_NODE,       /* numa_node */
 };
 
-#define IX_RDMA_MAX_QPS       256   /* per endpoint, whatever the limits say */
-#define IX_RDMA_MAX_DEPTH     65536 /* work requests per queue */
-#define IX_RDMA_MAX_INLINE    4096  /* bytes */
-#define IX_RDMA_MAX_MSG       (1ull << 31)
-#define IX_RDMA_LAT_INLINE    220 /* default inline size of latency tests */
-#define IX_RDMA_DEFAULT_RDATM 16  /* outstanding reads per QP by default */
+#define IX_RDMA_MAX_QPS      256   /* per endpoint, whatever the limits say */
+#define IX_RDMA_MAX_DEPTH    65536 /* work requests per queue */
+#define IX_RDMA_DEF_RX_DEPTH 512   /* receives posted ahead by default (perftest's) */
+#define IX_RDMA_LAT_SQ       16    /* lat: send queue slots (see ix_rdma_sq_depth) */
+#define IX_RDMA_MAX_INLINE   4096  /* bytes */
+#define IX_RDMA_MAX_MSG      (1ull << 31)
+#define IX_RDMA_LAT_INLINE   220 /* default inline size of latency tests */
 
 /*
  * What one side's options say. Start from ix_rdma_params_init: fields left
@@ -148,7 +149,7 @@ struct ix_rdma_params {
 			      none (0 after the check) for write and read */
 	uint32_t cq_mod;     /* signal one send in cq_mod; 0: min(100, tx_depth / 2) or 1 (lat) */
 	int32_t inline_size; /* -1: 0 (bw) or min(220, device max) (lat); 0 for read */
-	uint32_t rd_atom;    /* read: outstanding reads per QP; 0: min(16, device max) */
+	uint32_t rd_atom;    /* read: outstanding reads per QP; 0: the device max */
 	uint64_t iterations; /* > 0: this many, duration_s 0 */
 	double duration_s;   /* both 0: 10 s (lat: 2 s) */
 	double warmup_s;     /* < 0: 1 s (lat: 0.5 s) */
@@ -182,6 +183,11 @@ void ix_rdma_params_init(struct ix_rdma_params *p, enum ix_rdma_kind kind, enum 
  * capabilities; IX_EXIT_USAGE with one sentence naming the option. A
  * default never exceeds the device; values that came from the peer are
  * explicit and refused when this device cannot run them. */
+/* The send queue each QP gets: the tx depth; for lat, which keeps one
+ * message in flight, IX_RDMA_LAT_SQ slots (any device has them), so that an
+ * answer never waits for the completion of the one before it, which comes
+ * with the peer's ACK. */
+uint32_t ix_rdma_sq_depth(const struct ix_rdma_params *p);
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *caps,
 			 struct ix_err *err);
 const char *ix_rdma_op_name(enum ix_rdma_op op);

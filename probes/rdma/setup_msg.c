@@ -56,6 +56,11 @@ static uint32_t min_u32(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
 void ix_rdma_params_init(struct ix_rdma_params *p, enum ix_rdma_kind kind, enum ix_rdma_op op)
 {
 	memset(p, 0, sizeof(*p));
@@ -120,8 +125,9 @@ static int check_queues(struct ix_rdma_params *p, const struct ix_rdma_caps *c, 
 			     p->tx_depth, c->max_qp_wr);
 	if (!recv && p->rx_depth)
 		return USAGE("--rx-depth applies to send and write_imm only");
-	if (recv && !p->rx_depth)
-		p->rx_depth = p->tx_depth;
+	if (recv &&
+	    !p->rx_depth) /* perftest's 512, so that a receiver late to repost meets no RNR */
+		p->rx_depth = max_u32(p->tx_depth, min_u32(IX_RDMA_DEF_RX_DEPTH, c->max_qp_wr));
 	if (p->rx_depth > IX_RDMA_MAX_DEPTH || p->rx_depth > c->max_qp_wr)
 		return USAGE("--rx-depth %u exceeds this device's max_qp_wr %u (or 65536)",
 			     p->rx_depth, c->max_qp_wr);
@@ -129,11 +135,23 @@ static int check_queues(struct ix_rdma_params *p, const struct ix_rdma_caps *c, 
 		return USAGE("--rx-depth %u is below --tx-depth %u: %s needs a receive posted for "
 			     "every message in flight",
 			     p->rx_depth, p->tx_depth, ix_rdma_op_name(p->op));
+	/* lat: one message in flight, one send in IX_RDMA_LAT_SQ / 2 signaled (as
+	 * perftest leaves its latency sends unsignaled): no completion to make
+	 * and poll for every message */
 	if (!p->cq_mod)
-		p->cq_mod = lat ? 1 : min_u32(100, p->tx_depth / 2 ? p->tx_depth / 2 : 1);
-	if (p->cq_mod > p->tx_depth)
+		p->cq_mod = lat ? IX_RDMA_LAT_SQ / 2
+				: min_u32(100, p->tx_depth / 2 ? p->tx_depth / 2 : 1);
+	if (lat && p->cq_mod > ix_rdma_sq_depth(p))
+		return USAGE("--cq-mod %u is above lat's send queue of %u", p->cq_mod,
+			     ix_rdma_sq_depth(p));
+	if (!lat && p->cq_mod > p->tx_depth)
 		return USAGE("--cq-mod %u is above --tx-depth %u", p->cq_mod, p->tx_depth);
 	return 0;
+}
+
+uint32_t ix_rdma_sq_depth(const struct ix_rdma_params *p)
+{
+	return p->kind == IX_RDMA_LAT ? max_u32(p->tx_depth, IX_RDMA_LAT_SQ) : p->tx_depth;
 }
 
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *c, struct ix_err *err)
@@ -167,7 +185,7 @@ int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *c,
 	if (read && !c->max_qp_rd_atom)
 		return USAGE("this device cannot serve RDMA reads (max_qp_rd_atom 0)");
 	if (read && !p->rd_atom)
-		p->rd_atom = min_u32(IX_RDMA_DEFAULT_RDATM, c->max_qp_rd_atom);
+		p->rd_atom = min_u32(255, c->max_qp_rd_atom); /* the device's, as perftest */
 	if (p->rd_atom > 255 || p->rd_atom > c->max_qp_rd_atom)
 		return USAGE("--rd-atom %u exceeds this device's max_qp_rd_atom %u", p->rd_atom,
 			     c->max_qp_rd_atom);
@@ -345,9 +363,9 @@ int ix_rdma_params_parse(json_t *j, const struct ix_rdma_limits *lim, struct ix_
 	if (p->qps > max_qps(lim))
 		return USAGE(WHAT "'params.qps' = %u is above this server's limit of %u", p->qps,
 			     max_qps(lim));
-	if (p->cq_mod > p->tx_depth)
-		return USAGE(WHAT "'params.cq_mod' %u is above 'params.tx_depth' %u", p->cq_mod,
-			     p->tx_depth);
+	if (p->cq_mod > ix_rdma_sq_depth(p))
+		return USAGE(WHAT "'params.cq_mod' %u is above the send queue of %u", p->cq_mod,
+			     ix_rdma_sq_depth(p));
 	if ((p->iterations > 0) == (p->duration_s > 0))
 		return USAGE(WHAT
 			     "exactly one of 'params.iterations' and 'params.duration' is set");

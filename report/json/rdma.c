@@ -30,6 +30,10 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 					    : json_null());
 	json_object_set_new(o, "local", ix_rdma_port_info_json(&r->local));
 	json_object_set_new(o, "remote", ix_rdma_port_info_json(&r->remote));
+	json_object_set_new(o, "counters",
+			    json_pack("{s:o,s:o}", "local",
+				      ix_rdma_counters_json(&r->local_counters), "remote",
+				      ix_rdma_counters_json(&r->remote_counters)));
 	if (r->latency) {
 		json_object_set_new(o, "metric", json_string(r->lat.one_way ? "rtt/2" : "rtt"));
 		json_object_set_new(o, "unit", json_string("ns"));

@@ -94,8 +94,31 @@ void ix_text_rdma_row(FILE *f, const struct ix_rdma_result *r)
 	}
 }
 
+/* The counters of one end that tell of trouble, with what they mean. */
+static void counters_line(FILE *f, const char *who, const struct ix_rdma_port_info *p,
+			  const struct ix_rdma_counters *c)
+{
+	bool any = false;
+
+	if (!c->valid)
+		return;
+	fprintf(f, "  %-6s %s port %u counters:", who, p->dev[0] ? p->dev : "?", p->port);
+	for (size_t i = 0; i < c->n; i++) {
+		const char *m = ix_rdma_counter_meaning(c->v[i].name);
+
+		if (!m || !c->v[i].value)
+			continue;
+		fprintf(f, "%s %" PRIu64 " %s (%s)", any ? "," : "", c->v[i].value, m,
+			c->v[i].name);
+		any = true;
+	}
+	fputs(any ? "\n" : " no retransmissions, sequence errors, RNR NAKs or drops\n", f);
+}
+
 void ix_text_rdma_end(FILE *f, const struct ix_rdma_result *r)
 {
+	counters_line(f, "local", &r->local, &r->local_counters);
+	counters_line(f, "remote", &r->remote, &r->remote_counters);
 	if (!r->latency && r->remote_rx.valid)
 		fprintf(f, "  the agent received %" PRIu64 " messages, %.2f Gbit/s\n",
 			r->remote_rx.messages, r->remote_rx.bits_per_second / 1e9);

@@ -146,7 +146,7 @@ jt write-bw '.results[0].rdma.peak_bits_per_second >= .results[0].rdma.bits_per_
 jt write-bw '(.results[0].rdma.message_rate - .results[0].rdma.bits_per_second / 8 / 65536 | fabs) < 1'
 jt write-bw '.results[0].path_mtu == 2048 and .results[0].local.active_mtu == 4096 and .results[0].remote.active_mtu == 2048'
 jt write-bw '.results[0].params.tx_depth == 128 and .results[0].params.cq_mod == 64 and .results[0].responder.tx == null'
-jt send-bw '.results[0].responder.rx.messages == 5000 and .results[0].params.rx_depth == 128'
+jt send-bw '.results[0].responder.rx.messages == 5000 and .results[0].params.rx_depth == 512'
 jt bidir-bw '.results[0].params.bidirectional and .results[0].rdma.peak_bits_per_second == null'
 jt send-lat '.command == "lat" and .results[0].kind == "rdma_lat" and .results[0].metric == "rtt/2"'
 jt send-lat '.results[0].samples == 1000 and .results[0].stats.count == 1000 and .results[0].stats.p99_9_ns >= .results[0].stats.p50_ns'

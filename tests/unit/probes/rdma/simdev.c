@@ -85,7 +85,7 @@ static const struct ix_rdma_ops *sd_engine(void *ctx, bool requester, void **ect
 
 	rdma_sim_cfg_default(&c);
 	c.qps = lat ? 1 : p->qps;
-	c.sq_depth = p->tx_depth;
+	c.sq_depth = ix_rdma_sq_depth(p);
 	c.rq_depth = p->rx_depth ? p->rx_depth : 1;
 	c.fast_forward = true;
 	if (lat) {
@@ -119,7 +119,8 @@ static void sd_close(void *ctx)
 	d->sim_up = false;
 }
 
-const struct ix_rdma_dev_ops sim_dev_ops = { sd_probe, sd_setup, sd_connect, sd_engine, sd_close };
+const struct ix_rdma_dev_ops sim_dev_ops = { sd_probe,  sd_setup, sd_connect,
+					     sd_engine, sd_close, NULL };
 
 struct sim_dev sim_dev(const char *name, uint32_t qpn_base, int mtu)
 {

@@ -262,6 +262,82 @@ Test(rdma_bw, send_receiver_posts_receives_ahead, .fini = sim_down)
 	ix_rdma_bw_figures_free(&f);
 }
 
+/* Duration mode: the ends agree on the end (struct ix_rdma_end). */
+static unsigned done_calls;
+
+static void count_done(void *ctx)
+{
+	(void)ctx;
+	done_calls++;
+}
+
+static bool stream_over(void *ctx)
+{
+	const struct rdma_sim *s = ctx;
+
+	return s->qp[0].in_done == s->cfg.in_msgs;
+}
+
+static void stream_by_duration(struct ix_rdma_run *r, bool agree)
+{
+	struct rdma_sim_cfg c;
+
+	rdma_sim_cfg_default(&c);
+	c.in_msgs = 3000; /* about 1 ms at the line rate: past the 300 us deadline */
+	sim_up(&c);
+	*r = bw_run(IX_RDMA_SEND, 0);
+	r->side = IX_RDMA_RESPONDER;
+	r->duration_ns = 300 * 1000;
+	r->warmup_ns = 0;
+	if (agree)
+		r->end = (struct ix_rdma_end){ count_done, stream_over, &sim };
+	done_calls = 0;
+}
+
+Test(rdma_bw, a_receiver_serves_past_its_deadline_until_the_peer_is_done, .fini = sim_down)
+{
+	struct ix_rdma_run r;
+	struct ix_rdma_bw_figures f;
+
+	stream_by_duration(&r, true);
+	cr_assert_eq(run_bw(&r, &f), 0, "%s", err.msg);
+	cr_assert_eq(f.recv_cqes, 3000, "every message of the peer met a receive");
+	cr_assert_gt(f.rx.messages, 0);
+	cr_assert_lt(f.rx.messages, 1000, "only the window counts: %llu",
+		     (unsigned long long)f.rx.messages);
+	cr_assert_leq(f.rx.ns, 300 * 1000 + 10000);
+	cr_assert_eq(done_calls, 0, "a receiver has no work of its own to finish");
+	ix_rdma_bw_figures_free(&f);
+}
+
+Test(rdma_bw, without_agreement_a_receiver_stops_at_its_deadline, .fini = sim_down)
+{
+	struct ix_rdma_run r;
+	struct ix_rdma_bw_figures f;
+
+	stream_by_duration(&r, false);
+	cr_assert_eq(run_bw(&r, &f), 0, "%s", err.msg);
+	cr_assert_lt(f.recv_cqes, 3000, "the peer's later messages find no receive");
+	ix_rdma_bw_figures_free(&f);
+}
+
+Test(rdma_bw, a_sender_says_once_that_its_work_is_done, .fini = sim_down)
+{
+	struct rdma_sim_cfg c;
+	struct ix_rdma_run r = bw_run(IX_RDMA_WRITE, 0);
+	struct ix_rdma_bw_figures f;
+
+	r.duration_ns = 300 * 1000;
+	r.end = (struct ix_rdma_end){ count_done, NULL, &sim };
+	done_calls = 0;
+	rdma_sim_cfg_default(&c);
+	sim_up(&c);
+	cr_assert_eq(run_bw(&r, &f), 0, "%s", err.msg);
+	cr_assert_eq(done_calls, 1);
+	cr_assert_eq(sim.cqes, f.cqes, "every signaled WR completed before");
+	ix_rdma_bw_figures_free(&f);
+}
+
 Test(rdma_bw, write_imm_receiver_with_warmup, .fini = sim_down)
 {
 	struct rdma_sim_cfg c;
@@ -640,54 +716,6 @@ Test(rdma_lat, vanished_peer_keeps_the_samples_so_far, .fini = sim_down)
 
 /* ---- BW peak ------------------------------------------------------------ */
 
-static double peak_brute(const struct ix_rdma_mark *p, size_t np, const struct ix_rdma_mark *d,
-			 size_t nd)
-{
-	double best = 0;
-
-	for (size_t i = 0; i < np; i++)
-		for (size_t j = 0; j < nd; j++) {
-			double v;
-
-			if (d[j].count <= p[i].count)
-				continue;
-			v = (double)(d[j].t_ns - p[i].t_ns) / (double)(d[j].count - p[i].count);
-			if (best == 0 || v < best)
-				best = v;
-		}
-	return best;
-}
-
-Test(rdma_peak, hull_search_matches_perftest_scan)
-{
-	uint64_t st = 88172645463325252ull;
-	struct ix_rdma_mark p[300], d[300];
-
-	for (int round = 0; round < 200; round++) {
-		size_t np = 0, nd = 0;
-		uint64_t posted = 0, done = 0;
-		int64_t t = 0;
-
-		/* A random run: bursts of posts, completions behind them. */
-		while (np < 300 && nd < 300) {
-			st ^= st << 13;
-			st ^= st >> 7;
-			st ^= st << 17;
-			t += 1 + (int64_t)(st % 5000);
-			if (posted == done || st % 3) {
-				p[np++] = (struct ix_rdma_mark){ posted, t };
-				posted += 1 + st % 40;
-			} else {
-				done += 1 + (st >> 8) % (posted - done);
-				d[nd++] = (struct ix_rdma_mark){ done, t };
-			}
-		}
-		cr_assert_float_eq(ix_rdma_peak_msg_ns(p, np, d, nd), peak_brute(p, np, d, nd),
-				   1e-9, "round %d", round);
-	}
-	cr_assert_eq(ix_rdma_peak_msg_ns(p, 0, d, 3), 0);
-}
-
 Test(rdma_peak, a_slow_start_lowers_the_average_not_the_peak, .fini = sim_down)
 {
 	static int64_t slow_first[2000];
@@ -739,56 +767,4 @@ Test(rdma_params, status_and_opcode_names)
 	cr_assert_str_eq(ix_rdma_status_name(24), "unknown status");
 	cr_assert_str_eq(ix_rdma_status_name(-1), "unknown status");
 	cr_assert_str_eq(ix_rdma_opcode_name(IX_RDMA_WRITE_IMM), "write_imm");
-}
-
-static int sim_post(uint64_t id, bool signaled)
-{
-	struct ix_rdma_wr wr = {
-		.opcode = IX_RDMA_WRITE, .length = 64, .wr_id = id, .signaled = signaled
-	};
-
-	return rdma_sim_ops.post_send(&sim, 0, &wr, &err);
-}
-
-Test(rdma_sim, send_queue_space_comes_back_only_with_a_signaled_completion, .fini = sim_down)
-{
-	struct rdma_sim_cfg c;
-	struct ix_rdma_wc wc[8];
-
-	rdma_sim_cfg_default(&c);
-	c.sq_depth = 4;
-	sim_up(&c);
-	for (uint64_t i = 1; i <= 3; i++)
-		cr_assert_eq(sim_post(i, false), 0);
-	for (int i = 0; i < 200; i++) /* long past their completion */
-		cr_assert_eq(rdma_sim_ops.poll(&sim, wc, 8, &err), 0, "unsignaled WRs are silent");
-	cr_assert_eq(sim_post(4, true), 0);
-	cr_assert_eq(sim_post(5, true), -1, "the queue still holds the silent WRs");
-	while (rdma_sim_ops.poll(&sim, wc, 8, &err) == 0)
-		;
-	cr_assert_eq(wc[0].wr_id, 4);
-	for (uint64_t i = 5; i <= 8; i++)
-		cr_assert_eq(sim_post(i, i == 8), 0);
-	cr_assert_eq(sim.max_sq_used, 4);
-}
-
-Test(rdma_sim, a_send_needs_a_receive, .fini = sim_down)
-{
-	struct rdma_sim_cfg c;
-	struct ix_rdma_wc wc[8];
-	int n = 0;
-
-	rdma_sim_cfg_default(&c);
-	c.in_msgs = 1;
-	sim_up(&c);
-	for (int i = 0; i < 100; i++)
-		cr_assert_eq(rdma_sim_ops.poll(&sim, wc, 8, &err), 0);
-	cr_assert_gt(sim.rnr_naks, 0);
-	cr_assert_eq(rdma_sim_ops.post_recv(&sim, 0, 77, &err), 0);
-	for (int i = 0; i < 100 && n == 0; i++)
-		n = rdma_sim_ops.poll(&sim, wc, 8, &err);
-	cr_assert_eq(n, 1);
-	cr_assert(wc[0].is_recv);
-	cr_assert_eq(wc[0].wr_id, 77);
-	cr_assert_eq(wc[0].byte_len, 4096);
 }

@@ -100,7 +100,7 @@ Test(rdma_session, send_bw_reports_the_agents_receive_side)
 	p.warmup_s = 1; /* iterations mode: a tenth of them first */
 	sim_pair_run(t, &p);
 	cr_assert_eq(t->rc, 0, "%s", t->err.msg);
-	cr_assert_eq(t->adev.p.rx_depth, 128, "rx depth defaults to the tx depth on both ends");
+	cr_assert_eq(t->adev.p.rx_depth, 512, "rx depth defaults to perftest's 512 on both ends");
 	cr_assert_eq(t->r.bw.tx.messages, 3000);
 	cr_assert(t->r.remote_rx.valid);
 	cr_assert_eq(t->r.remote_rx.messages, 3000, "the agent counts the measured messages");
@@ -321,6 +321,16 @@ Test(rdma_session, figures_round_trip_and_are_recomputed)
 	cr_assert_not(r.remote_tx.valid);
 	cr_assert_float_eq(r.remote_rx.bits_per_second, 4096000 * 8e3, 1);
 	cr_assert_float_eq(r.remote_rx.mpps, 1.0, 1e-9);
+	cr_assert_not(r.remote_counters.valid, "no counters: none reported");
+	json_object_set_new(j, "counters",
+			    json_pack("{s:i,s:i}", "rcvd_rnr_err", 3, "sent_pkts", 9));
+	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), 0, "%s", err.msg);
+	cr_assert(r.remote_counters.valid && r.remote_counters.n == 2);
+	cr_assert_str_eq(r.remote_counters.v[0].name, "rcvd_rnr_err");
+	cr_assert_eq(r.remote_counters.v[0].value, 3);
+	json_object_set_new(j, "counters", json_pack("{s:i}", "rcvd_rnr_err", -3));
+	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), -1, "a negative counter is refused");
+	json_object_del(j, "counters");
 	json_object_set_new(json_object_get(j, "bw"), "rx", json_pack("{s:i}", "messages", -4));
 	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), -1);
 	cr_assert(strstr(err.msg, "'messages'"), "%s", err.msg);

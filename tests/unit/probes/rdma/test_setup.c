@@ -406,7 +406,21 @@ Test(params, bw_defaults)
 	cr_assert_float_eq(p.duration_s, 10, 1e-9);
 	cr_assert_float_eq(p.warmup_s, 1, 1e-9);
 	p = checked(IX_RDMA_INCAST, IX_RDMA_OP_SEND, 4096, NULL);
-	cr_assert_eq(p.rx_depth, 128);
+	cr_assert_eq(p.rx_depth, 512, "perftest's default, not the tx depth");
+	{
+		struct ix_rdma_caps small = cx;
+
+		small.max_qp_wr = 200; /* a device smaller than the default: its limit */
+		p = checked(IX_RDMA_BW, IX_RDMA_OP_SEND, 4096, &small);
+		cr_assert_eq(p.tx_depth, 128);
+		cr_assert_eq(p.rx_depth, 200);
+		small.max_qp_rd_atom = 128; /* soft-RoCE's: reads in flight default to it */
+		p = checked(IX_RDMA_BW, IX_RDMA_OP_READ, 4096, &small);
+		cr_assert_eq(p.rd_atom, 128, "perftest's default, the device's max");
+		small.max_qp_wr = 100; /* never below the tx depth */
+		p = checked(IX_RDMA_BW, IX_RDMA_OP_WRITE_IMM, 4096, &small);
+		cr_assert_eq(p.rx_depth, p.tx_depth);
+	}
 	p = checked(IX_RDMA_MESH, IX_RDMA_OP_READ, 4096, NULL);
 	cr_assert_eq(p.rd_atom, 16);
 	cr_assert_eq(p.inline_size, 0);
@@ -434,7 +448,8 @@ Test(params, lat_defaults)
 	struct ix_rdma_params p = checked(IX_RDMA_LAT, IX_RDMA_OP_WRITE, 64, NULL);
 
 	cr_assert_eq(p.tx_depth, 1);
-	cr_assert_eq(p.cq_mod, 1);
+	cr_assert_eq(p.cq_mod, 8, "one send in 8 signaled, in a send queue of 16");
+	cr_assert_eq(ix_rdma_sq_depth(&p), 16);
 	cr_assert_eq(p.inline_size, 220);
 	cr_assert_float_eq(p.duration_s, 2, 1e-9);
 	cr_assert_float_eq(p.warmup_s, 0.5, 1e-9);

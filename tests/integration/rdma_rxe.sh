@@ -1,0 +1,189 @@
+#!/usr/bin/env bash
+# RDMA on a real verbs provider: the kernel's soft-RoCE driver (rdma_rxe)
+# in VMs of Debian's own kernel under QEMU (tests/rdma/vm.sh), running this
+# build's ixperf on real queue pairs through real agents.
+#   One VM, one rxe device used by both ends: every operation (write,
+#   read, send, write with immediate), bandwidth and latency, iterations
+#   and duration modes, several QPs, --bidir, size sweeps, the GID chosen
+#   and why, the port's counters, and an agent killed mid-test.
+#   Three VMs on one network, each a host with its own rxe device: a test
+#   between two hosts, mesh and incast over RDMA.
+# The kernel package comes from Debian's registry when the test runs
+# (cached in tests/rdma/vm-cache of the build tree); nothing binary is in
+# the repository. Skipped, with the reason, where QEMU, busybox-static,
+# perftest or the kernel cannot be had.
+. "${top_srcdir:-.}/tests/lib.sh"
+. "$top_srcdir/tests/rdma/vm.sh"
+
+[ -n "${IX_SKIP_VM:-}" ] && ix_skip "IX_SKIP_VM is set"
+why=$(ix_vm_missing)
+[ -z "$why" ] || ix_skip "$why (contrib/setup.sh deps installs it)"
+CACHE=${IX_VM_CACHE:-$(pwd)/tests/rdma/vm-cache}
+ix_vm_prepare "$CACHE" 2>"$IX_TMP/prepare.err" ||
+	ix_skip "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
+echo "# kernel: $(cat "$CACHE/kernel-package")"
+
+O=$IX_TMP/vm
+mkdir -p "$O"
+chmod 777 "$O"
+
+# ---- one VM: the options, on one rxe device used by both ends ----
+cat >"$O/one.sh" <<EOF
+X=$IXPERF
+O=$O
+EOF
+cat >>"$O/one.sh" <<'EOF'
+rdma link add rxe0 type rxe netdev eth0 || exit 3
+up() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/10.77.0.1/$1") 2>/dev/null && return; sleep 0.1; done; }
+$X server -B 10.77.0.1 >"$O/server.log" 2>&1 &
+up 5301
+j() { # NAME ARGS...: one test, JSON to NAME.json, exit status to NAME.rc
+	local n=$1
+	shift
+	timeout 120 "$X" "$@" -J -o "$O/$n.json" 2>"$O/$n.err"
+	echo $? >"$O/$n.rc"
+}
+H=10.77.0.1
+T="-t 1 -w 0.3"
+j write-bw bw --path rdma --op write $T $H
+j read-bw bw --path rdma --op read $T $H
+j send-bw bw --path rdma --op send $T $H
+j imm-bw bw --path rdma --op write_imm $T $H
+j write-iters bw --path rdma --op write --iters 2000 $H
+j send-iters bw --path rdma --op send --iters 2000 $H
+j read-qps bw --path rdma --op read --qps 4 --iters 500 $H
+j write-qps bw --path rdma --op write --qps 4 $T $H
+j send-bidir bw --path rdma --op send --bidir $T $H
+j write-bidir bw --path rdma --op write --bidir --qps 2 --iters 1000 $H
+j imm-bidir bw --path rdma --op write_imm --bidir $T $H
+j sweep bw --path rdma --op write -a -s 64Ki --iters 200 $H
+j write-lat lat --path rdma --op write -n 2000 $H
+j read-lat lat --path rdma --op read -n 2000 $H
+j send-lat lat --path rdma --op send -n 2000 $H
+j write-lat-t lat --path rdma --op write -t 1 -w 0.2 $H
+j send-lat-t lat --path rdma --op send -t 1 -w 0.2 $H
+j lat-sweep lat --path rdma --op send -a -s 4Ki -n 200 $H
+timeout 60 "$X" bw --path rdma --op send -t 1 -w 0.3 $H >"$O/text.out" 2>&1
+echo $? >"$O/text.rc"
+# An agent killed mid-test: the client ends, bounded, with what it measured.
+$X server -B 10.77.0.1 -p 5302 >"$O/victim.log" 2>&1 &
+victim=$!
+up 5302
+start=$(date +%s)
+timeout 120 "$X" bw --path rdma --op write -t 8 -w 0 -p 5302 -J -o "$O/killed.json" $H 2>"$O/killed.err" &
+client=$!
+sleep 3
+kill -9 $victim
+wait $client
+echo $? >"$O/killed.rc"
+echo $(($(date +%s) - start)) >"$O/killed.s"
+EOF
+
+IX_VM_SMP=2 ix_vm_boot "$CACHE" "$O" "$O/one.sh" 1
+check "the VM ran its tests (exit 0)" test "$(cat "$O/vm1.rc" 2>/dev/null)" = 0 ||
+	{ tail -20 "$O/console1.log" "$O/vm1.log"; }
+
+ok_run() { # NAME: exit 0, complete, valid against the schema
+	local n=$1
+	check "$n: exit 0 ($(head -c 300 "$O/$n.err" 2>/dev/null))" test "$(cat "$O/$n.rc" 2>/dev/null)" = 0
+	check "$n: complete, no error" jq -e '.complete and ([.results[] | .complete] | all)' "$O/$n.json"
+	schema_check "$O/$n.json"
+}
+jt() { # NAME EXPR: EXPR holds on NAME.json
+	local n=$1
+	shift
+	check "$n: $*" jq -e "$@" "$O/$n.json"
+}
+R='.results[0]'
+for n in write-bw read-bw send-bw imm-bw write-iters send-iters read-qps write-qps send-bidir \
+	write-bidir imm-bidir sweep write-lat read-lat send-lat write-lat-t send-lat-t lat-sweep; do
+	ok_run "$n"
+done
+for n in write-bw read-bw send-bw imm-bw write-qps; do
+	jt "$n" "$R.kind == \"rdma_bw\" and $R.rdma.bits_per_second > 0 and $R.rdma.messages > 0"
+done
+jt read-bw "$R.params.op == \"read\" and $R.params.rd_atom > 0"
+jt send-bw "$R.responder.rx.messages > 0 and $R.params.rx_depth == 512"
+jt imm-bw "$R.params.op == \"write_imm\" and $R.responder.rx.messages > 0"
+jt write-iters "$R.requester.tx.messages == 2000 and $R.rdma.peak_bits_per_second >= $R.rdma.bits_per_second"
+jt send-iters "$R.requester.tx.messages == 2000 and $R.responder.rx.messages == 2000"
+jt read-qps "$R.params.qps == 4 and $R.requester.tx.messages == 2000"
+jt write-qps "$R.params.qps == 4"
+jt send-bidir "$R.params.bidirectional and $R.responder.tx.messages > 0 and $R.requester.rx.messages > 0"
+jt write-bidir "$R.requester.tx.messages == 2000 and $R.responder.tx.messages == 2000"
+jt imm-bidir "$R.responder.tx.messages > 0 and $R.requester.rx.messages > 0"
+jt sweep "(.results | length) == 16 and ([.results[].params.msg_size] == [range(1; 17) | pow(2; .)])"
+jt sweep "[.results[] | .requester.tx.messages == 200 and .rdma.bits_per_second > 0] | all"
+for n in write-lat send-lat; do
+	jt "$n" "$R.kind == \"rdma_lat\" and $R.metric == \"rtt/2\" and $R.samples == 2000 and $R.stats.p50_ns > 0"
+done
+jt read-lat "$R.metric == \"rtt\" and $R.samples == 2000 and $R.stats.min_ns > 0"
+for n in write-lat-t send-lat-t; do
+	jt "$n" "$R.samples > 10 and $R.seconds > 0.5 and $R.params.iterations == 0"
+done
+jt lat-sweep "(.results | length) == 12 and ([.results[] | .samples == 200] | all)"
+jt write-bw "$R.local.device == \"rxe0\" and $R.local.gid_type == \"RoCE v2\" and ($R.local.gid_reason | test(\"holds 10.77.0.1\"))"
+jt write-bw "$R.path_mtu == 4096 and $R.local.netdev == \"eth0\""
+jt write-bw "$R.counters.local.sent_pkts > 0 and $R.counters.remote.rcvd_pkts > 0"
+jt send-bw "$R.counters.local.rdma_sends > 0 and $R.counters.remote.rdma_recvs > 0"
+check "text: the exit status is 0" test "$(cat "$O/text.rc")" = 0
+check "text: perftest's columns" grep -q '#bytes     #iterations  BW peak\[Gb/s\]' "$O/text.out"
+check "text: the GID and why" grep -q 'GID 1 .*: RoCE v2 GID 1 holds 10.77.0.1' "$O/text.out"
+check "text: the port's counters, local and remote" \
+	bash -c "grep -q '^  local  rxe0 port 1 counters:' '$O/text.out' && grep -q '^  remote rxe0 port 1 counters:' '$O/text.out'"
+sed 's/^/# /' "$O/text.out"
+check "killed agent: exit 1" test "$(cat "$O/killed.rc")" = 1
+check "killed agent: over within the engine's timeout and the grace ($(cat "$O/killed.s") s)" \
+	test "$(cat "$O/killed.s")" -le 40
+jt killed "($R.complete | not) and ($R.error | length) > 0 and $R.requester.tx.messages > 0"
+schema_check "$O/killed.json"
+echo "# killed: $(jq -r "$R.error" "$O/killed.json")"
+
+# ---- three VMs: hosts of their own ----
+cat >"$O/three.sh" <<EOF
+X=$IXPERF
+O=$O
+EOF
+cat >>"$O/three.sh" <<'EOF'
+rdma link add rxe0 type rxe netdev eth0 || exit 3
+$X server -B "$IX_VM_IP" >"$O/agent$IX_VM_NODE.log" 2>&1 &
+if [ "$IX_VM_NODE" != 1 ]; then
+	for _ in $(seq 1200); do [ -e "$O/done" ] && exit 0; sleep 0.5; done
+	exit 1
+fi
+for h in 1 2 3; do
+	for _ in $(seq 300); do (exec 3<>"/dev/tcp/10.77.0.$h/5301") 2>/dev/null && break; sleep 0.2; done
+done
+j() {
+	local n=$1
+	shift
+	timeout 200 "$X" "$@" -J -o "$O/$n.json" 2>"$O/$n.err"
+	echo $? >"$O/$n.rc"
+}
+j two-write bw --path rdma --op write -t 1 -w 0.3 10.77.0.2
+j two-send-lat lat --path rdma --op send -n 500 10.77.0.3
+j mesh mesh --path rdma --op write -t 1 -w 0.3 -n 200 --no-retest 10.77.0.1,10.77.0.2,10.77.0.3
+j incast incast --path rdma --op write -t 1 -w 0.3 --sweep 1,2 10.77.0.1,10.77.0.2,10.77.0.3
+touch "$O/done"
+EOF
+ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
+for n in 1 2 3; do
+	check "VM $n ran (exit 0)" test "$(cat "$O/vm$n.rc" 2>/dev/null)" = 0 || tail -5 "$O/console$n.log"
+done
+ok_run two-write
+jt two-write "$R.remote.gid | test(\"0a4d:0002\$\")"
+jt two-write "$R.rdma.bits_per_second > 0 and $R.remote.device == \"rxe0\""
+ok_run two-send-lat
+jt two-send-lat "$R.samples == 500"
+check "mesh: exit 0 or 4 (bad pairs)" bash -c "[ \"\$(cat '$O/mesh.rc')\" = 0 ] || [ \"\$(cat '$O/mesh.rc')\" = 4 ]"
+schema_check "$O/mesh.json"
+jt mesh "$R.pairs.measured == 3 and $R.pairs.failed == 0"
+jt mesh "[$R.matrix.bw_bps[][] | select(. != null) | . > 0] | length == 3"
+jt mesh "[$R.matrix.lat_p50_ns[][] | select(. != null) | . > 0] | length == 3"
+check "incast: exit 0" test "$(cat "$O/incast.rc")" = 0
+schema_check "$O/incast.json"
+jt incast "([$R.steps[] | .ok and .goodput_bps > 0] | all) and ($R.steps | length) == 2"
+echo "# mesh: $(jq -c "$R.matrix.bw_bps" "$O/mesh.json") bit/s"
+echo "# incast: $(jq -c "[$R.steps[] | {senders, goodput_bps}]" "$O/incast.json")"
+
+ix_done
