@@ -26,7 +26,7 @@ mkdir -p "$O"
 cat >"$O/bench.sh" <<SCRIPT
 rdma link add rxe0 type rxe netdev eth0 || exit 3
 cd /run/tmp
-IXPERF=$IXPERF "$top_srcdir/contrib/rdma-compare.sh" -l -d rxe0 -x 1 -D 2 -n 2000 -r $RUNS 10.77.0.1
+IXPERF=$IXPERF "$top_srcdir/contrib/rdma-compare.sh" -l -d rxe0 -x 1 -D 2 -n 10000 -r $RUNS 10.77.0.1
 SCRIPT
 echo "bench-rxe: $(cat "$CACHE/kernel-package"), QEMU TCG, 2 vCPUs, soft-RoCE on one VM;" \
 	"$RUNS alternating runs of each tool, medians"

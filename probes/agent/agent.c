@@ -94,7 +94,8 @@ static void handle_attach(struct ix_agent *a, int fd, json_t *body, const char *
 		if (strcmp(t->cookie, cookie) != 0)
 			continue;
 		id = json_is_integer(jid) ? json_integer_value(jid) : -1;
-		if (id < 0 || (uint32_t)id >= t->n) {
+		/* The whole 64-bit value: the peer chose it. */
+		if (id < 0 || id >= (json_int_t)t->n) {
 			why = "stream index out of range";
 		} else if (t->streams[id].fd >= 0) {
 			why = "stream already attached";

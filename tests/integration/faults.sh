@@ -81,6 +81,40 @@ exec 4>&-
 check "the server logged the refusals" grep -q "refused" "$IX_TMP/main.err"
 check "the server is still alive" kill -0 "$IX_SPID"
 
+# --- An ATTACH whose stream index is out of range in 64 bits. ---------------
+# 4294967296 is stream 0 once cut to 32 bits: the agent must refuse it, not
+# index its streams with it.
+ix_server attach || exit 99
+cat >"$J/attach.py" <<'PY'
+import os, socket, sys
+
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import ATTACH, ERROR, TEST, TEST_ACK, frame, hello, recv
+
+port = int(sys.argv[1])
+ctl = socket.create_connection(("127.0.0.1", port), timeout=5)
+hello(ctl)
+ctl.sendall(frame(TEST, {"kind": "lat", "lat": {"path": "tcp", "msg_size": 64, "iters": 0,
+                                                "duration": 1, "warmup": 0, "busy_poll": False,
+                                                "timeout": 1}}))
+t, ack = recv(ctl)
+assert t == TEST_ACK, (t, ack)
+for stream in (4294967296, -1, 1, 1 << 62):
+    d = socket.create_connection(("127.0.0.1", port), timeout=5)
+    d.sendall(frame(ATTACH, {"cookie": ack["cookie"], "stream": stream}))
+    t, b = recv(d)
+    msg = (b or {}).get("error", "")
+    print(("ok" if t == ERROR and "out of range" in msg else "not ok") +
+          " - ATTACH stream %d -> %r" % (stream, msg))
+    d.close()
+ctl.close()
+PY
+python3 "$J/attach.py" "$IX_PORT" >"$J/attach.out" 2>&1
+sed 's/^/# /' "$J/attach.out"
+check "every out-of-range ATTACH is refused" test "$(grep -c '^ok' "$J/attach.out")" = 4
+check "the agent survives them" kill -0 "$IX_SPID"
+check "and still serves a test" "$IXPERF" bw -t 0.2 -w 0 -p "$IX_PORT" -J -o "$J/after-attach.json" 127.0.0.1
+
 # --- Limits. ------------------------------------------------------------------
 ix_server limited --max-tests 1 --max-duration 5 || exit 99
 "$IXPERF" bw -t 2 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1 &

@@ -55,31 +55,12 @@ opt_err "--busy-poll and --timeout do not apply" lat --path rdma --busy-poll h
 # ---- an agent fed hostile RDMA setup messages keeps serving ----------------
 ix_server agent || { not_ok "the agent starts"; ix_done; }
 cat >"$T/hostile.py" <<'PY'
-import json, socket, struct, sys
+import json, os, socket, struct, sys
+
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import ERROR, MAGIC, TEST, VERSION, frame, hello, recv
 
 port = int(sys.argv[1])
-MAGIC, VER = 0x49585046, 1
-HELLO, HELLO_ACK, TEST, ERROR = 1, 2, 3, 11
-
-def frame(t, body):
-    b = body if isinstance(body, bytes) else json.dumps(body).encode()
-    return struct.pack(">IHHI", MAGIC, VER, t, len(b)) + b
-
-def recv(s):
-    h = b""
-    while len(h) < 12:
-        c = s.recv(12 - len(h))
-        if not c:
-            return None, None
-        h += c
-    _, _, t, n = struct.unpack(">IHHI", h)
-    b = b""
-    while len(b) < n:
-        c = s.recv(n - len(b))
-        if not c:
-            break
-        b += c
-    return t, json.loads(b)
 
 good = {"link_layer": "Ethernet", "lid": 0, "gid": "0000:0000:0000:0000:0000:ffff:c000:0201",
         "gid_index": 3, "mtu": 5, "qps": [{"qpn": 17, "psn": 5}],
@@ -109,9 +90,7 @@ cases = [("not an object", "hello"), ("'gid'", bad(gid="::1")),
          ("RDMA", good)]
 for want, rdma in cases:
     s = socket.create_connection(("127.0.0.1", port), timeout=5)
-    s.sendall(frame(HELLO, {"host": "hostile", "version": "0", "protocol": 1, "nonce": "00" * 16}))
-    t, _ = recv(s)
-    assert t == HELLO_ACK, t
+    hello(s)
     s.sendall(frame(TEST, {"kind": "rdma", "rdma": rdma}))
     t, b = recv(s)
     msg = (b or {}).get("error", "")
@@ -119,9 +98,8 @@ for want, rdma in cases:
     s.close()
 # Garbage where the setup frame should be: a bad length, then a dead peer.
 s = socket.create_connection(("127.0.0.1", port), timeout=5)
-s.sendall(frame(HELLO, {"host": "hostile", "version": "0", "protocol": 1, "nonce": "00" * 16}))
-recv(s)
-s.sendall(struct.pack(">IHHI", MAGIC, VER, TEST, 1 << 30))
+hello(s)
+s.sendall(struct.pack(">IHHI", MAGIC, VERSION, TEST, 1 << 30))
 t, b = recv(s)
 print(("ok" if t == ERROR else "not ok") + " - an oversized frame is refused: %r" % (b,))
 s.close()

@@ -63,6 +63,9 @@ j send-lat lat --path rdma --op send -n 2000 $H
 j write-lat-t lat --path rdma --op write -t 1 -w 0.2 $H
 j send-lat-t lat --path rdma --op send -t 1 -w 0.2 $H
 j lat-sweep lat --path rdma --op send -a -s 4Ki -n 200 $H
+j options bw --path rdma --op send --iters 500 -s 16Ki --mtu 1024 --gid-index 1 \
+	--tc 32 --sl 1 --ib-dev rxe0 --ib-port 1 --tx-depth 32 --rx-depth 64 --cq-mod 8 --qps 2 $H
+j inline lat --path rdma --op send -s 64 --inline 64 --gid-type v2-ipv4 -n 500 $H
 timeout 60 "$X" bw --path rdma --op send -t 1 -w 0.3 $H >"$O/text.out" 2>&1
 echo $? >"$O/text.rc"
 # An agent killed mid-test: the client ends, bounded, with what it measured.
@@ -96,7 +99,8 @@ jt() { # NAME EXPR: EXPR holds on NAME.json
 }
 R='.results[0]'
 for n in write-bw read-bw send-bw imm-bw write-iters send-iters read-qps write-qps send-bidir \
-	write-bidir imm-bidir sweep write-lat read-lat send-lat write-lat-t send-lat-t lat-sweep; do
+	write-bidir imm-bidir sweep write-lat read-lat send-lat write-lat-t send-lat-t lat-sweep \
+	options inline; do
 	ok_run "$n"
 done
 for n in write-bw read-bw send-bw imm-bw write-qps; do
@@ -122,6 +126,10 @@ for n in write-lat-t send-lat-t; do
 	jt "$n" "$R.samples > 10 and $R.seconds > 0.5 and $R.params.iterations == 0"
 done
 jt lat-sweep "(.results | length) == 12 and ([.results[] | .samples == 200] | all)"
+jt options "$R.path_mtu == 1024 and $R.params.tx_depth == 32 and $R.params.rx_depth == 64 and $R.params.cq_mod == 8"
+jt options "$R.params.traffic_class == 32 and $R.params.service_level == 1 and $R.local.gid_index == 1"
+jt options "$R.requester.tx.messages == 1000 and $R.responder.rx.messages == 1000"
+jt inline "$R.params.inline == 64 and $R.samples == 500 and $R.local.gid_type == \"RoCE v2\""
 jt write-bw "$R.local.device == \"rxe0\" and $R.local.gid_type == \"RoCE v2\" and ($R.local.gid_reason | test(\"holds 10.77.0.1\"))"
 jt write-bw "$R.path_mtu == 4096 and $R.local.netdev == \"eth0\""
 jt write-bw "$R.counters.local.sent_pkts > 0 and $R.counters.remote.rcvd_pkts > 0"

@@ -97,6 +97,10 @@ Test(frame, message_names)
 	cr_assert_str_eq(ix_msg_name(IX_MSG_HELLO), "HELLO");
 	cr_assert_str_eq(ix_msg_name(IX_MSG_INTERVAL), "INTERVAL");
 	cr_assert_str_eq(ix_msg_name(IX_MSG_ERROR), "ERROR");
+	/* every message type has its name */
+	for (uint16_t t = IX_MSG_HELLO; t < IX_MSG__MAX; t++)
+		cr_assert_str_neq(ix_msg_name(t), "unknown", "message type %u has no name", t);
+	cr_assert_str_eq(ix_msg_name(IX_MSG_REPORT), "REPORT");
 	cr_assert_str_eq(ix_msg_name(0), "unknown");
 	cr_assert_str_eq(ix_msg_name(IX_MSG__MAX), "unknown");
 	cr_assert_str_eq(ix_msg_name(0xffff), "unknown");
