@@ -27,6 +27,11 @@ cat >"$O/bench.sh" <<SCRIPT
 rdma link add rxe0 type rxe netdev eth0 || exit 3
 cd /run/tmp
 IXPERF=$IXPERF "$top_srcdir/contrib/rdma-compare.sh" -l -d rxe0 -x 1 -D 2 -n 10000 -r $RUNS 10.77.0.1
+rc=\$?
+# ixperf times with clock_gettime, perftest with the TSC: without a TSC
+# clocksource the former is a system call inside every sample.
+echo "guest clocksource: \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
+exit \$rc
 SCRIPT
 echo "bench-rxe: $(cat "$CACHE/kernel-package"), QEMU TCG, 2 vCPUs, soft-RoCE on one VM;" \
 	"$RUNS alternating runs of each tool, medians"

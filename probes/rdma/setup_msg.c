@@ -125,8 +125,8 @@ static int check_queues(struct ix_rdma_params *p, const struct ix_rdma_caps *c, 
 			     p->tx_depth, c->max_qp_wr);
 	if (!recv && p->rx_depth)
 		return USAGE("--rx-depth applies to send and write_imm only");
-	if (recv &&
-	    !p->rx_depth) /* perftest's 512, so that a receiver late to repost meets no RNR */
+	/* perftest's 512, so that a receiver late to repost meets no RNR NAK */
+	if (recv && !p->rx_depth)
 		p->rx_depth = max_u32(p->tx_depth, min_u32(IX_RDMA_DEF_RX_DEPTH, c->max_qp_wr));
 	if (p->rx_depth > IX_RDMA_MAX_DEPTH || p->rx_depth > c->max_qp_wr)
 		return USAGE("--rx-depth %u exceeds this device's max_qp_wr %u (or 65536)",
