@@ -28,8 +28,8 @@ rdma link add rxe0 type rxe netdev eth0 || exit 3
 cd /run/tmp
 IXPERF=$IXPERF "$top_srcdir/contrib/rdma-compare.sh" -l -d rxe0 -x 1 -D 2 -n 10000 -r $RUNS 10.77.0.1
 rc=\$?
-# ixperf times with clock_gettime, perftest with the TSC: without a TSC
-# clocksource the former is a system call inside every sample.
+# Without a TSC clocksource clock_gettime is a system call: ixperf then
+# times its samples with the TSC, as perftest always does.
 echo "guest clocksource: \$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 exit \$rc
 SCRIPT

@@ -131,7 +131,7 @@ ixrun() {
 			jq -r '.results[0] | "\(.rdma.bits_per_second / 1e9) \(.rdma.message_rate / 1e6)"'
 	else
 		"$IX" lat --path rdma --op "$op" -s "$size" -n "$ITERS" -w 0 -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
-			jq -r '.results[0].stats | "\(.p50_ns / 1e3) \(.p99_ns / 1e3)"'
+			jq -r '.results[0] | "\(.stats.p50_ns / 1e3) \(.stats.p99_ns / 1e3) \(.clock)"'
 	fi
 }
 
@@ -153,5 +153,7 @@ for spec in write:bw read:bw send:bw write:lat read:lat send:lat; do
 		printf "%-12s %-11s %14s %14s %8s\n" "$op $kind" "${names[$((col - 1))]}" "$a" "$b" \
 			"$(awk -v a="$a" -v b="$b" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }')"
 	done
+	[ "$kind" = lat ] && awk '{ print $3 }' "$WORK/ix" >>"$WORK/clocks"
 done
+echo "ixperf's latency samples timed by: $(sort -u "$WORK/clocks" | paste -sd' ')"
 exit $fail

@@ -281,6 +281,7 @@ static const struct ix_rdma_ops *hw_engine(void *ctx, bool requester, void **ect
 					 .size = (uint32_t)h->p.msg_size,
 					 .opcode = (enum ix_rdma_opcode)h->p.op,
 					 .watch_writes = write_lat(&h->p) };
+	ix_tsc_init(&h->engine.tsc, IX_RDMA_SLOW_CLOCK_NS);
 	*ectx = &h->engine;
 	return &ix_rdma_hw_ops;
 }

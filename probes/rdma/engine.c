@@ -755,6 +755,7 @@ int ix_rdma_engine_run_lat(const struct ix_rdma_ops *ops, void *ctx, const struc
 	ix_stats_compute(&out->samples, &out->stats);
 	out->polls = l.c.polls;
 	out->clock_reads = l.c.clock_reads;
+	out->clock = ops->clock_name ? ops->clock_name(ctx) : "simulated";
 	out->complete = rc == 0;
 	return rc;
 }

@@ -61,6 +61,8 @@ struct ix_rdma_ops {
 	int (*post_recv)(void *ctx, uint32_t qp, uint64_t wr_id, struct ix_err *err);
 	int (*poll)(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err);
 	int64_t (*now_ns)(void *ctx);
+	/* What now_ns reads ("tsc", "clock_gettime"); NULL: a simulation. */
+	const char *(*clock_name)(void *ctx);
 };
 
 /* Which end of the connection this engine runs. Bandwidth: the requester
@@ -187,6 +189,7 @@ struct ix_rdma_lat_figures {
 	struct ix_samples samples;
 	struct ix_lat_stats stats;
 	uint64_t polls, clock_reads;
+	const char *clock; /* ops->clock_name, or "simulated" */
 };
 
 /* Both return 0, or -1 with err filled (IX_EXIT_USAGE for bad parameters,

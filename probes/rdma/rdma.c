@@ -71,11 +71,19 @@ static int poll_cq(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err
 
 static int64_t now_ns(void *ctx)
 {
-	(void)ctx;
-	return ix_now_ns();
+	struct ix_rdma_hw *hw = ctx;
+
+	return ix_tsc_now(&hw->tsc);
 }
 
-const struct ix_rdma_ops ix_rdma_hw_ops = { post_send, post_recv, poll_cq, now_ns };
+static const char *clock_name(void *ctx)
+{
+	struct ix_rdma_hw *hw = ctx;
+
+	return ix_tsc_name(&hw->tsc);
+}
+
+const struct ix_rdma_ops ix_rdma_hw_ops = { post_send, post_recv, poll_cq, now_ns, clock_name };
 
 void ix_rdma_run_from_params(const struct ix_rdma_params *p, bool requester, bool latency,
 			     struct ix_rdma_run *run)

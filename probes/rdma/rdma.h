@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "probes/core/tsc.h"
 #include "probes/rdma/engine.h"
 #include "probes/rdma/setup.h"
 #include "probes/rdma/verbs.h"
@@ -22,7 +23,13 @@ struct ix_rdma_hw {
 	 * for the peer's writes, so its own stores are never taken for them. */
 	bool watch_writes;
 	uint8_t last_seen;
+	/* The engine's clock: the TSC where clock_gettime is slow (ix_tsc_init
+	 * with IX_RDMA_SLOW_CLOCK_NS), since the latency loop reads it twice
+	 * per round trip. */
+	struct ix_tsc tsc;
 };
+
+#define IX_RDMA_SLOW_CLOCK_NS 250
 
 extern const struct ix_rdma_ops ix_rdma_hw_ops;
 

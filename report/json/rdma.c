@@ -39,6 +39,8 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 		json_object_set_new(o, "unit", json_string("ns"));
 		json_object_set_new(o, "samples", json_integer((json_int_t)r->lat.iters));
 		json_object_set_new(o, "seconds", json_real((double)r->lat.ns / 1e9));
+		json_object_set_new(o, "clock",
+				    r->lat.clock ? json_string(r->lat.clock) : json_null());
 		json_object_set_new(o, "stats", ix_json_lat_stats(&r->lat.stats));
 	} else {
 		struct ix_rdma_summary s;

@@ -123,6 +123,7 @@ Test(rdma_session, latency_ping_pong_keeps_percentiles)
 	cr_assert(t->r.lat.stats.valid);
 	cr_assert_eq(t->r.lat.stats.count, 500);
 	cr_assert_geq(t->r.lat.stats.p99, t->r.lat.stats.p50);
+	cr_assert_str_eq(t->r.lat.clock, "simulated", "the simulation's clock is named as one");
 	cr_assert_eq(t->adev.p.inline_size, 220, "latency inlines up to 220 B by default");
 	pair_free(t);
 }
