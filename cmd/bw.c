@@ -247,8 +247,6 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 		free(res);
 		return ix_report_error("bw", &err);
 	}
-	if (token.set && cl.unauthenticated)
-		fprintf(stderr, "ixperf bw: WARNING: server %s runs without a token\n", cl.host);
 	live.f = sink.f;
 	live.u = &units;
 	p.msg_size = sizes[0];

@@ -310,6 +310,18 @@ int ix_report_error(const char *cmd, const struct ix_err *err)
 	return err->code ? err->code : IX_EXIT_FAIL;
 }
 
+void ix_post_warn_stderr(void *cmd, enum ix_post_warning w, const char *msg)
+{
+	static bool plain_http_said;
+
+	if (w == IX_POST_WARN_PLAIN_HTTP) {
+		if (plain_http_said)
+			return;
+		plain_http_said = true;
+	}
+	fprintf(stderr, "ixperf %s: WARNING: %s\n", (const char *)cmd, msg);
+}
+
 int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
 			 const char *spec, struct ix_err *err)
 {

@@ -14,6 +14,7 @@
 #include "probes/core/err.h"
 #include "probes/ctl/auth.h"
 #include "report/fmt/units.h"
+#include "report/post/post.h"
 
 enum ix_opt_type {
 	IX_OPT_FLAG,    /* bool */
@@ -237,6 +238,10 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */
 int ix_report_error(const char *cmd, const struct ix_err *err);
+/* struct ix_post_opts's warn for a command (cmd: its name, a const char *):
+ * "ixperf CMD: WARNING: msg" on stderr, credentials over plain http said
+ * once per process. */
+void ix_post_warn_stderr(void *cmd, enum ix_post_warning w, const char *msg);
 
 /* What mesh and incast share: hosts, token, units, output, the agents. */
 struct ix_coord_cmd {

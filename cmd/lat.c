@@ -147,8 +147,6 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 		free(res);
 		return ix_report_error("lat", &err);
 	}
-	if (token.set && cl.unauthenticated)
-		fprintf(stderr, "ixperf lat: WARNING: server %s runs without a token\n", cl.host);
 	if (!o.c.json)
 		ix_text_lat_header(sink.f, &p, argv[pos]);
 	for (size_t i = 0; i < nsizes; i++) {

@@ -11,7 +11,9 @@
 
 #include "cmd/common.h"
 #include "cmd/plan.h"
+#include "probes/host/inventory.h"
 #include "probes/net/transport.h"
+#include "report/doc/verdict.h"
 #include "report/fmt/units.h"
 
 /* The embedded default: a local acceptance run on loopback against agents
@@ -32,6 +34,7 @@ static const char default_plan[] = "[plan]\n"
 				   "sizes = 1Ki,16Ki,128Ki,1Mi\n"
 				   "time = 1\n"
 				   "warmup = 0.2\n"
+				   "min_bw = 100Mbit\n"
 				   "[udp-bw]\n"
 				   "probe = bw\n"
 				   "path = udp\n"
@@ -629,4 +632,61 @@ void ix_plan_free(struct ix_plan *plan)
 	free(plan->text);
 	free(plan->checks);
 	memset(plan, 0, sizeof(*plan));
+}
+
+const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *baseline,
+			   const char *hosts, json_t *out, char *why, size_t whylen)
+{
+	const char *probe = ix_check_probe_name(c->probe);
+	struct ix_headline h;
+	bool fail = false, error = false;
+
+	ix_headline_of(probe, results, &h);
+	for (uint32_t i = 0; i < c->nexpect; i++) {
+		const struct ix_expect *e = &c->expect[i];
+		double v = 0, limit = e->limit, base;
+		bool have, pass;
+
+		if (e->kind == IX_EXPECT_REGRESSION) {
+			have = h.valid && baseline &&
+			       ix_baseline_headline(baseline, c->name, &base) && base > 0;
+			if (have) /* the fraction it got worse by */
+				v = h.higher_better ? (base - h.value) / base
+						    : (h.value - base) / base;
+			if (!baseline)
+				snprintf(why, whylen,
+					 "max_regression needs a baseline (--baseline)");
+			else if (!have)
+				snprintf(why, whylen, "the baseline has no '%s' figure", c->name);
+		} else {
+			have = ix_figure_of(probe, results, e->figure, &v);
+			if (e->line_relative) {
+				char host[IX_HOST_NAME_MAX];
+				double rate;
+
+				snprintf(host, sizeof(host), "%.*s", (int)strcspn(hosts, ":,"),
+					 hosts);
+				rate = ix_link_rate_bps(host, "");
+				if (rate <= 0) {
+					have = false;
+					snprintf(why, whylen,
+						 "%s: the link rate towards %s is unknown "
+						 "(loopback, or "
+						 "no speed in sysfs)",
+						 e->key, host);
+				}
+				limit = e->limit * rate;
+			}
+		}
+		pass = have && (e->kind == IX_EXPECT_MIN ? v >= limit : v <= limit);
+		error |= !have;
+		fail |= have && !pass;
+		json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:f,s:o,s:s,s:b,s:i}", "key",
+						     e->key, "text", e->text, "figure", e->figure,
+						     "limit", limit, "measured",
+						     have ? json_real(v) : json_null(), "unit",
+						     e->unit, "pass", pass, "line", e->line));
+	}
+	/* Nothing expected: the figures are information, not a pass. */
+	return error ? "ERROR" : fail ? "FAIL" : c->nexpect ? "PASS" : "INFO";
 }

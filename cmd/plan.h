@@ -7,7 +7,10 @@
 #define IX_PLAN_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include <jansson.h>
 
 #include "probes/cluster/multi.h"
 #include "probes/core/err.h"
@@ -72,5 +75,15 @@ int ix_plan_parse_string(const char *text, const char *name, struct ix_plan *pla
 			 struct ix_err *err);
 void ix_plan_free(struct ix_plan *plan);
 const char *ix_check_probe_name(enum ix_check_probe p);
+
+/* Judge a check's results (the result objects of its probe) against its
+ * expectations: one object per expectation appended to out, and the
+ * verdict: FAIL when one does not hold, ERROR when one could not be
+ * judged (why says which), else PASS, or INFO for a check that expects
+ * nothing (measured only: never reported as a pass). hosts is the check's
+ * host list (its first host's link rate for %line limits); baseline the
+ * document max_regression compares with, or NULL. */
+const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *baseline,
+			   const char *hosts, json_t *out, char *why, size_t whylen);
 
 #endif

@@ -185,6 +185,8 @@ int cmd_post(int argc, char **argv, const struct ix_env *env)
 	po.credentials_file = o.credentials;
 	po.spool_dir = o.spool;
 	po.job = o.job;
+	po.warn = ix_post_warn_stderr;
+	po.warn_arg = (void *)"post";
 	if (o.insecure)
 		fprintf(stderr, "ixperf post: WARNING: --insecure: the server's certificate is not "
 				"verified; anyone on the path can read and change what is sent\n");

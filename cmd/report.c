@@ -277,7 +277,7 @@ static void text_run(FILE *f, const struct input *in)
 	json_t *run = json_array_get(json_object_get(in->doc, "results"), 0), *c;
 	json_t *checks = json_object_get(run, "checks");
 	char name[256], plan[512], host[256];
-	size_t i, counts[3] = { 0 };
+	size_t i, counts[4] = { 0 };
 	int w = 4;
 
 	ix_text_safe(str_or(run, "name", "?"), name, sizeof(name));
@@ -296,11 +296,16 @@ static void text_run(FILE *f, const struct input *in)
 		int len = (int)strlen(str_or(c, "name", "?"));
 
 		w = len > w ? (len < NAME_MAX_WIDTH ? len : NAME_MAX_WIDTH) : w;
-		counts[strcmp(v, "PASS") == 0 ? 0 : strcmp(v, "FAIL") == 0 ? 1 : 2]++;
+		counts[strcmp(v, "PASS") == 0   ? 0
+		       : strcmp(v, "FAIL") == 0 ? 1
+		       : strcmp(v, "INFO") == 0 ? 3
+						: 2]++;
 	}
-	fprintf(f, "  %zu check%s: %zu passed, %zu failed, %zu errored\n\n",
-		json_array_size(checks), json_array_size(checks) == 1 ? "" : "s", counts[0],
-		counts[1], counts[2]);
+	fprintf(f, "  %zu check%s: %zu passed, %zu failed, %zu errored", json_array_size(checks),
+		json_array_size(checks) == 1 ? "" : "s", counts[0], counts[1], counts[2]);
+	if (counts[3])
+		fprintf(f, ", %zu measured only (nothing expected)", counts[3]);
+	fputs("\n\n", f);
 	json_array_foreach(checks, i, c) text_check(f, c, w);
 }
 

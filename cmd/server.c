@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "probes/agent/agent.h"
@@ -19,9 +20,12 @@ struct server_opts {
 	uint64_t max_streams;
 	double max_duration_s;
 	uint64_t max_rate;
-	double idle_s;
+	uint64_t max_mem, max_test_mem;
+	uint64_t max_sessions;
+	double idle_s, silence_s;
 	bool quiet;
 	const char *token_file;
+	const char *allow_run;
 	const char *rdma_dev;
 	const char *rdma_gpu;
 	bool help;
@@ -42,10 +46,23 @@ static const struct ix_option server_options[] = {
 	  "SECONDS", "longest test accepted, warm-up included (default 3600)", 1, 86400 },
 	{ 0, "max-rate", IX_OPT_RATE, offsetof(struct server_opts, max_rate), "RATE",
 	  "highest rate per stream a test may ask for; unpaced tests are paced at it", 1, 0 },
+	{ 0, "max-memory", IX_OPT_SIZE, offsetof(struct server_opts, max_mem), "BYTES",
+	  "message buffers all running tests may hold together (default 2Gi)", 1, 0 },
+	{ 0, "max-test-memory", IX_OPT_SIZE, offsetof(struct server_opts, max_test_mem), "BYTES",
+	  "message buffers one test may hold, streams x message size (default 512Mi)", 1, 0 },
+	{ 0, "max-sessions", IX_OPT_UINT, offsetof(struct server_opts, max_sessions), "N",
+	  "control sessions one address may hold at once (default 32)", 1, 4096 },
 	{ 0, "idle-timeout", IX_OPT_SECONDS, offsetof(struct server_opts, idle_s), "SECONDS",
-	  "close control sessions idle this long (default 60)", 1, 86400 },
+	  "close control sessions without a test this long (default 60; PINGs do not count)", 1,
+	  86400 },
+	{ 0, "silence-timeout", IX_OPT_SECONDS, offsetof(struct server_opts, silence_s), "SECONDS",
+	  "end a test whose streams move nothing this long (default 10)", 1, 3600 },
 	{ 0, "token-file", IX_OPT_STRING, offsetof(struct server_opts, token_file), "FILE",
 	  "require clients and coordinators to prove this shared token (mode 600)", 0, 0 },
+	{ 0, "allow-run", IX_OPT_STRING, offsetof(struct server_opts, allow_run), "ADDRS",
+	  "without a token, take RUN jobs from these coordinator addresses too (comma-separated; "
+	  "loopback always; 'any': everyone)",
+	  0, 0 },
 	{ 0, "rdma-dev", IX_OPT_STRING, offsetof(struct server_opts, rdma_dev), "DEV",
 	  "RDMA device for --path rdma tests (default: the one on the client's route)", 0, 0 },
 	{ 0, "rdma-gpu", IX_OPT_STRING, offsetof(struct server_opts, rdma_gpu), "N",
@@ -94,7 +111,11 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 				 .max_tests = 16,
 				 .max_streams = 128,
 				 .max_duration_s = 3600,
-				 .idle_s = 60 };
+				 .max_mem = 2ull << 30,
+				 .max_test_mem = 512ull << 20,
+				 .max_sessions = 32,
+				 .idle_s = 60,
+				 .silence_s = 10 };
 	struct ix_agent_config cfg = { 0 };
 	struct ix_agent agent;
 	struct ix_token token;
@@ -119,6 +140,14 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.one_shot = o.one_shot;
 	cfg.max_tests = (uint32_t)o.max_tests;
 	cfg.max_conns = 1024;
+	cfg.max_sessions_per_addr = (uint32_t)o.max_sessions;
+	/* Room for a whole test's data connections arriving at once. */
+	cfg.max_pending_per_addr = 2 * IX_MAX_STREAMS + 64;
+	cfg.max_mem = o.max_mem;
+	cfg.max_test_mem = o.max_test_mem;
+	cfg.silence_s = o.silence_s;
+	if (ix_agent_parse_allow(o.allow_run, &cfg, &err) < 0)
+		return ix_report_error("server", &err);
 	cfg.limits.max_duration_s = o.max_duration_s;
 	cfg.limits.max_streams = (uint32_t)o.max_streams;
 	cfg.limits.max_rate_bps = o.max_rate;
@@ -147,7 +176,12 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 			ix_agent_port(&agent));
 	printf("ixperf server %s listening on port %u\n", PACKAGE_VERSION, ix_agent_port(&agent));
 	fflush(stdout);
-	ix_agent_run(&agent, &err);
+	if (ix_agent_run(&agent, &err) < 0) {
+		/* Their threads still use the agent: leave without freeing it. */
+		fprintf(stderr, "ixperf server: %s; exiting without them\n", err.msg);
+		fflush(NULL);
+		_exit(IX_EXIT_FAIL);
+	}
 	ix_agent_close(&agent);
 	if (!o.quiet)
 		fprintf(stderr, "ixperf server: stopped after %llu test(s), %llu refused\n",

@@ -15,7 +15,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	libinih-dev libcriterion-dev libssl-dev
 	iproute2 jq bc clang-format procps python3-jsonschema
 	chromium prometheus-pushgateway curl python3 tmux tshark
-	qemu-system-x86 busybox-static perftest)
+	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev)
 
 deps() {
 	local missing=() p sudo=
@@ -47,10 +47,12 @@ run_main() {
 	"$top/_build/ixperf" run "$@"
 }
 
+# show_logs [TREE LABEL]: every test's .log under _build/TREE. Criterion
+# prints its summary on stderr; automake keeps it in the .log files.
 show_logs() {
-	# Criterion prints its summary on stderr; automake keeps it in the .log files.
-	find _build/tests -name '*.log' | sort | while read -r log; do
-		echo "===== ${log#_build/} ====="
+	local tree=${1:-} label=${2:-}
+	find "_build/${tree:+$tree/}tests" -name '*.log' | sort | while read -r log; do
+		echo "===== $label${log#_build/"${tree:+$tree/}"} ====="
 		cat "$log"
 	done
 }
@@ -63,10 +65,19 @@ run_tests() {
 	[ "$rc" = 0 ] || { echo "setup: make check failed"; exit "$rc"; }
 	echo "===== AddressSanitizer + UndefinedBehaviorSanitizer pass ====="
 	make -C _build check-sanitize || rc=$?
-	find _build/san-build/tests -name '*.log' | sort | while read -r log; do
-		echo "===== sanitizers: ${log#_build/san-build/} ====="
-		cat "$log"
-	done
+	show_logs san-build "sanitizers: "
+	[ "$rc" = 0 ] || { echo "setup: make check-sanitize failed"; exit "$rc"; }
+	# The standing checks of reliability, each bounded: threads under
+	# ThreadSanitizer, the parsers under libFuzzer, an agent under a soak.
+	echo "===== ThreadSanitizer pass ====="
+	make -C _build check-tsan || rc=$?
+	show_logs tsan-build "tsan: "
+	[ "$rc" = 0 ] || { echo "setup: make check-tsan failed"; exit "$rc"; }
+	echo "===== fuzzing (${FUZZ_SECONDS:-20} s per parser) ====="
+	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || rc=$?
+	[ "$rc" = 0 ] || { echo "setup: make fuzz failed"; exit "$rc"; }
+	echo "===== soak (${SOAK_SECONDS:-120} s) ====="
+	make -C _build soak SOAK_SECONDS="${SOAK_SECONDS:-120}" || rc=$?
 	return "$rc"
 }
 

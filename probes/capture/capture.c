@@ -176,9 +176,16 @@ struct ix_capture {
 	char filter[sizeof(((struct ix_wire_figures *)0)->filter)];
 };
 
+/* A capture's timestamp in ns. Files may hold any value: one beyond what
+ * 64-bit ns hold (about 292 years from 1970) is clamped, not overflowed. */
 static int64_t ts_ns(const struct timeval *tv, bool nano)
 {
-	return (int64_t)tv->tv_sec * IX_NSEC_PER_SEC + (int64_t)tv->tv_usec * (nano ? 1 : 1000);
+	const int64_t max_s = INT64_MAX / IX_NSEC_PER_SEC - 1;
+	int64_t s = tv->tv_sec, sub = tv->tv_usec, unit = nano ? 1 : 1000;
+
+	s = s > max_s ? max_s : s < -max_s ? -max_s : s;
+	sub = sub < 0 ? 0 : sub >= IX_NSEC_PER_SEC / unit ? IX_NSEC_PER_SEC / unit - 1 : sub;
+	return s * IX_NSEC_PER_SEC + sub * unit;
 }
 
 static void on_pcap(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)

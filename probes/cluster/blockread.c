@@ -177,6 +177,14 @@ int ix_read_run(const struct ix_read_params *p, const struct ix_host *senders, u
 	for (uint32_t r = 0; rc == 0 && r < p->warmup_rounds + p->rounds; r++) {
 		int64_t t0 = ix_now_ns();
 
+		if (p->stop && atomic_load(p->stop)) {
+			rc = ix_fail(err, IX_EXIT_FAIL, "stopped after %u rounds", r);
+			break;
+		}
+		if (p->deadline_ns && t0 >= p->deadline_ns) {
+			rc = ix_fail(err, IX_EXIT_FAIL, "over the time limit after %u rounds", r);
+			break;
+		}
 		rc = one_round(sd, n, pfd, p->sru, scratch, t0 + ix_seconds_to_ns(p->timeout_s),
 			       err);
 		if (rc == 0 && r >= p->warmup_rounds &&

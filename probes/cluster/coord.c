@@ -1,6 +1,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +15,7 @@
 #include "probes/core/clock.h"
 #include "probes/ctl/client.h"
 #include "probes/net/net.h"
+#include "probes/net/seal.h"
 
 #define PINGS           3
 #define START_MARGIN_NS (20 * 1000000LL) /* on top of the slowest round trip */
@@ -27,13 +31,23 @@ enum peer_state {
 	P_FAILED,
 };
 
+static void free_addrs(struct ix_coord_peer *p)
+{
+	if (p->addrs)
+		freeaddrinfo(p->addrs);
+	p->addrs = p->next_addr = NULL;
+}
+
 static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *why)
 {
 	size_t n;
 
-	if (p->fd >= 0)
+	if (p->fd >= 0) {
+		ix_seal_unbind(p->fd);
 		close(p->fd);
+	}
 	p->fd = -1;
+	free_addrs(p);
 	ix_frame_reader_reset(&p->rd);
 	p->state = P_FAILED;
 	/* "prefix: why", the reason truncated rather than the prefix */
@@ -69,8 +83,70 @@ static void send_ping(struct ix_coord_peer *p)
 	json_decref(j);
 }
 
+/* Start a non-blocking connect to the host's next address; when none is
+ * left, the peer fails with the last address's reason (why). Each address
+ * gets an equal share of the time left, the last one all of it. */
+static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadline)
+{
+	char prefix[IX_HOST_NAME_MAX + 48], last[128];
+	int one = 1;
+
+	snprintf(last, sizeof(last), "%s", why);
+	if (p->fd >= 0) {
+		ix_seal_unbind(p->fd);
+		close(p->fd);
+	}
+	p->fd = -1;
+	while (p->next_addr) {
+		struct addrinfo *ai = p->next_addr;
+		uint32_t left = 0;
+		int fd;
+
+		for (struct addrinfo *x = ai; x; x = x->ai_next)
+			left++;
+		p->next_addr = ai->ai_next;
+		p->attempt_end = ix_now_ns() + (deadline - ix_now_ns()) / (int64_t)left;
+		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			snprintf(last, sizeof(last), "%s", strerror(errno));
+			continue;
+		}
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) {
+			p->fd = fd;
+			return;
+		}
+		snprintf(last, sizeof(last), "%s", strerror(errno));
+		close(fd);
+	}
+	snprintf(prefix, sizeof(prefix), "cannot connect to %s port %u", p->host.name,
+		 p->host.port);
+	peer_fail(p, prefix, last);
+}
+
+/* Resolve the host and start connecting to its first address. */
+static void connect_start(struct ix_coord_peer *p, int64_t deadline)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
+	char port[8], why[IX_HOST_NAME_MAX + 64];
+	int rc;
+
+	p->fd = -1;
+	snprintf(port, sizeof(port), "%u", p->host.port);
+	rc = getaddrinfo(p->host.name, port, &hints, &p->addrs);
+	if (rc != 0) {
+		p->addrs = NULL;
+		snprintf(why, sizeof(why), "cannot resolve '%s': %s", p->host.name,
+			 gai_strerror(rc));
+		peer_fail(p, "", why);
+		return;
+	}
+	p->next_addr = p->addrs;
+	connect_next(p, "no address", deadline);
+}
+
 /* The connect finished: say HELLO. */
-static void on_connected(struct ix_coord_peer *p)
+static void on_connected(struct ix_coord_peer *p, int64_t deadline)
 {
 	struct ix_err e = { 0 };
 	char host[256] = "";
@@ -79,9 +155,10 @@ static void on_connected(struct ix_coord_peer *p)
 	json_t *hello;
 
 	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-		peer_fail(p, "cannot connect", strerror(soerr ? soerr : errno));
+		connect_next(p, strerror(soerr ? soerr : errno), deadline);
 		return;
 	}
+	free_addrs(p);
 	if (ix_auth_challenge(p->nonce, &e) < 0) {
 		peer_fail(p, "", e.msg);
 		return;
@@ -110,7 +187,10 @@ static void on_handshake_frame(struct ix_coord *co, struct ix_coord_peer *p, uin
 					   &p->unauthenticated, &e) < 0) {
 			peer_fail(p, "", e.msg);
 		} else if (mac[0]) {
-			json_t *j = json_pack("{s:s}", "mac", mac);
+			json_t *j = json_pack("{s:s,s:s}", "mac", mac, "seal", IX_SEAL_NAME);
+
+			snprintf(p->challenge, sizeof(p->challenge), "%s",
+				 json_string_value(json_object_get(body, "challenge")));
 			if (send_frame(p, IX_MSG_AUTH, j) == 0)
 				p->state = P_AUTH;
 			json_decref(j);
@@ -118,7 +198,10 @@ static void on_handshake_frame(struct ix_coord *co, struct ix_coord_peer *p, uin
 			send_ping(p);
 		}
 	} else if (p->state == P_AUTH && type == IX_MSG_AUTH_OK) {
-		send_ping(p);
+		if (ix_client_seal(p->fd, p->host.name, co->token, p->challenge, p->nonce, &e) < 0)
+			peer_fail(p, "", e.msg);
+		else
+			send_ping(p);
 	} else if (p->state == P_PING && type == IX_MSG_PONG) {
 		int64_t rtt = ix_now_ns() - p->sent_at;
 
@@ -153,15 +236,13 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 	ix_net_raise_nofile();
 	for (uint32_t i = 0; i < co->n; i++) {
 		struct ix_coord_peer *p = &co->peers[i];
-		struct ix_err e = { 0 };
 
 		p->host = hosts->v[i];
-		p->fd = ix_net_connect_start(p->host.name, p->host.port, &e);
 		p->state = P_CONNECTING;
-		if (p->fd < 0)
-			peer_fail(p, "", e.msg);
+		connect_start(p, deadline);
 	}
 	for (;;) {
+		int64_t wake = deadline;
 		uint32_t busy = 0;
 		int rc;
 
@@ -173,12 +254,22 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 			pfd[i].events = p->state == P_CONNECTING ? POLLOUT : POLLIN;
 			pfd[i].revents = 0;
 			busy += waiting;
+			if (p->state == P_CONNECTING && p->next_addr && p->attempt_end < wake)
+				wake = p->attempt_end;
 		}
 		if (!busy || ix_now_ns() >= deadline)
 			break;
-		rc = poll(pfd, co->n, ix_ms_until(deadline));
+		rc = poll(pfd, co->n, ix_ms_until(wake));
 		if (rc < 0 && errno != EINTR)
 			break;
+		/* An address that does not answer in its share: the next one. */
+		for (uint32_t i = 0; i < co->n; i++) {
+			struct ix_coord_peer *p = &co->peers[i];
+
+			if (p->state == P_CONNECTING && !pfd[i].revents && p->next_addr &&
+			    ix_now_ns() >= p->attempt_end)
+				connect_next(p, "timed out", deadline);
+		}
 		for (uint32_t i = 0; i < co->n && rc > 0; i++) {
 			struct ix_coord_peer *p = &co->peers[i];
 			struct ix_err e = { 0 };
@@ -189,7 +280,7 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 			if (!pfd[i].revents)
 				continue;
 			if (p->state == P_CONNECTING) {
-				on_connected(p);
+				on_connected(p, deadline);
 				continue;
 			}
 			while (p->state != P_FAILED && p->state != P_READY &&
@@ -312,8 +403,11 @@ uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint3
 void ix_coord_close(struct ix_coord *co)
 {
 	for (uint32_t i = 0; i < co->n; i++) {
-		if (co->peers[i].fd >= 0)
+		if (co->peers[i].fd >= 0) {
+			ix_seal_unbind(co->peers[i].fd);
 			close(co->peers[i].fd);
+		}
+		free_addrs(&co->peers[i]);
 		ix_frame_reader_reset(&co->peers[i].rd);
 	}
 	free(co->peers);

@@ -17,12 +17,18 @@
 #include "probes/ctl/auth.h"
 #include "probes/net/proto.h"
 
+struct addrinfo;
+
 struct ix_coord_peer {
 	struct ix_host host;
 	int fd;
-	int state; /* private */
+	int state;                  /* private */
+	struct addrinfo *addrs;     /* private: the host's addresses, */
+	struct addrinfo *next_addr; /* the next one to try while connecting */
+	int64_t attempt_end;        /* when the address tried now is given up */
 	struct ix_frame_reader rd;
 	char nonce[IX_AUTH_HEX];
+	char challenge[IX_AUTH_HEX]; /* the agent's, from HELLO_ACK */
 	int pings;
 	int64_t sent_at;
 	int64_t rtt_ns;         /* smallest round trip seen */
@@ -38,6 +44,8 @@ struct ix_coord {
 };
 
 /* Connect to every host at once, authenticate, measure round trips.
+ * Each host's addresses are tried in turn until one connects; a peer that
+ * cannot be reached names its host and the last address's failure.
  * Returns the number of peers ready; failed peers keep their reason. */
 int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 		  const struct ix_token *token, double timeout_s, struct ix_err *err);

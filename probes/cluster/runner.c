@@ -12,6 +12,7 @@
 #include "probes/rdma/session.h"
 
 #define MAX_DELAY_US 60000000
+#define JOB_GRACE_S  30.0 /* connecting and the exchange of results */
 
 static const char *const kind_names[] = { "bw", "lat", "read" };
 
@@ -76,12 +77,29 @@ static int parse_targets(json_t *arr, struct ix_host *out, uint32_t cap, uint32_
 	return 0;
 }
 
-static void sleep_until(int64_t t)
+/* Until t, or until the agent stops (checked every 100 ms). */
+static void sleep_until(const struct ix_runner_ctx *ctx, int64_t t)
 {
-	struct timespec ts = { t / IX_NSEC_PER_SEC, t % IX_NSEC_PER_SEC };
+	for (;;) {
+		int64_t now = ix_now_ns(), step = now + 100 * 1000000LL;
+		struct timespec ts;
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) != 0)
-		;
+		if (now >= t || (ctx->stop && atomic_load(ctx->stop)))
+			return;
+		if (step > t)
+			step = t;
+		ts = (struct timespec){ step / IX_NSEC_PER_SEC, step % IX_NSEC_PER_SEC };
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+/* A job's end: this agent's duration limit past its start, and a grace for
+ * the connection and the exchange of results. */
+static int64_t job_deadline(const struct ix_runner_ctx *ctx, int64_t start)
+{
+	double max = ctx->limits->max_duration_s > 0 ? ctx->limits->max_duration_s : 86400;
+
+	return start + ix_seconds_to_ns(max + JOB_GRACE_S);
 }
 
 static json_t *report_bw(const struct ix_bw_result *r)
@@ -115,11 +133,23 @@ static json_t *report_lat(const struct ix_lat_result *r)
 
 #define REFUSED (-2) /* the request itself is refused: err says why */
 
+/* The job's client towards t, held to the agent's stop and limit. */
+static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct ix_host *t,
+				   int64_t start)
+{
+	return (struct ix_client){ .host = t->name,
+				   .port = t->port,
+				   .token = ctx->token,
+				   .fd = -1,
+				   .stop = ctx->stop,
+				   .deadline_ns = job_deadline(ctx, start) };
+}
+
 /* A bw or lat test towards one peer. 0 ok, -1 failed (terr), REFUSED. */
 static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
 {
-	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_client c = job_client(ctx, t, start);
 	struct ix_bw_params bp;
 	struct ix_lat_params lp;
 	int rc;
@@ -132,7 +162,7 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: a %s job takes one target",
 			       bw ? "bw" : "lat"),
 		       REFUSED;
-	sleep_until(start);
+	sleep_until(ctx, start);
 	rc = ix_client_connect(&c, terr);
 	if (bw) {
 		struct ix_bw_result r;
@@ -197,6 +227,12 @@ static int rdma_params(const struct ix_runner_ctx *ctx, json_t *run, bool bw,
 	if (dur + warm > max)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: longer than this agent's limit of %.0f s",
 			       max);
+	/* A round trip takes a microsecond at least: more than a million per
+	 * second of the limit could outlast it. */
+	if (iters > max * 1e6)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "RUN: %.0f round trips could outlast this agent's limit of %.0f s",
+			       iters, max);
 	ix_rdma_params_init(p, bw ? IX_RDMA_MESH : IX_RDMA_LAT, (enum ix_rdma_op)op);
 	p->msg_size = (uint64_t)size;
 	p->iterations = (uint64_t)iters;
@@ -212,7 +248,7 @@ static int rdma_params(const struct ix_runner_ctx *ctx, json_t *run, bool bw,
 static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
 {
-	struct ix_client c = { .host = t->name, .port = t->port, .token = ctx->token, .fd = -1 };
+	struct ix_client c = job_client(ctx, t, start);
 	struct ix_rdma_params p;
 	struct ix_rdma_result r;
 	struct ix_rdma_summary s;
@@ -223,7 +259,7 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		return REFUSED;
 	if (n != 1)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
-	sleep_until(start);
+	sleep_until(ctx, start);
 	ix_rdma_result_init(&r, &p);
 	rc = ix_client_connect(&c, terr);
 	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, -1, terr)) == 0) {
@@ -258,7 +294,9 @@ static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct i
 
 	if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp, err) < 0)
 		return REFUSED;
-	sleep_until(start);
+	rp.deadline_ns = job_deadline(ctx, start);
+	rp.stop = ctx->stop;
+	sleep_until(ctx, start);
 	rc = ix_read_run(&rp, t, n, ctx->token, &f, terr);
 	json_object_set_new(rep, "read", ix_wire_read_figures(&f));
 	return rc;

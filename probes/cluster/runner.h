@@ -57,6 +57,7 @@ struct ix_run_figures {
 struct ix_runner_ctx {
 	const struct ix_token *token;   /* used towards the peers */
 	const struct ix_limits *limits; /* this agent's limits */
+	atomic_int *stop;               /* the agent's: set, the job ends */
 };
 
 /* Coordinator: the RUN body of a job. */

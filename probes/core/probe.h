@@ -8,6 +8,7 @@
 #ifndef IX_PROBE_H
 #define IX_PROBE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,9 @@ struct ix_read_params {
 	uint32_t rounds;        /* measured rounds */
 	uint32_t warmup_rounds; /* rounds before them, not measured */
 	double timeout_s;       /* a round slower than this fails the test */
+	/* Not on the wire: the caller's bounds on the whole run. */
+	int64_t deadline_ns; /* CLOCK_MONOTONIC, 0 = none */
+	atomic_int *stop;    /* set: end now; NULL = none */
 };
 
 #define IX_RTO_MIN_NS        (200 * 1000000ull) /* Linux's minimum TCP RTO */
@@ -136,6 +140,10 @@ struct ix_stream_end {
 	struct ix_opt_u64 rtt_us;       /* sender, TCP_INFO smoothed RTT */
 	struct ix_opt_u64 rttvar_us;
 	struct ix_opt_u64 cwnd_bytes;
+	/* Socket buffer at the end of the test: SO_SNDBUF on a sender,
+	 * SO_RCVBUF on a receiver, as getsockopt reports it (Linux: twice the
+	 * usable size). With --window, the size the kernel granted. */
+	struct ix_opt_u64 sock_buffer;
 };
 
 struct ix_stream_result {
@@ -215,6 +223,23 @@ struct ix_dir_summary {
 	double sender_bits_per_second;
 };
 void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_dir_summary *s);
+
+/* With --window: the smallest socket buffer the kernel granted to the ends
+ * that report one (not valid without --window or without any report). */
+static inline struct ix_opt_u64 ix_bw_window_granted(const struct ix_bw_result *r)
+{
+	struct ix_opt_u64 g = { false, 0 };
+
+	for (uint32_t i = 0; r->params.window && i < r->nstreams; i++) {
+		const struct ix_stream_end *e[2] = { &r->streams[i].sender,
+						     &r->streams[i].receiver };
+		for (int k = 0; k < 2; k++)
+			if (e[k]->valid && e[k]->sock_buffer.valid &&
+			    (!g.valid || e[k]->sock_buffer.v < g.v))
+				g = e[k]->sock_buffer;
+	}
+	return g;
+}
 
 void ix_lat_result_init(struct ix_lat_result *r, const struct ix_lat_params *p);
 void ix_lat_result_free(struct ix_lat_result *r);

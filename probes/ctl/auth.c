@@ -72,6 +72,41 @@ static bool is_blank(uint8_t c)
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+/* The directory holding path must not let others replace the file: not
+ * writable by group or others, unless sticky (then only the file's owner,
+ * checked by the caller, may rename or remove it). */
+static int check_token_dir(const char *path, struct ix_err *err)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == path)
+		snprintf(dir, sizeof(dir), "/");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return ix_fail(err, IX_EXIT_USAGE, "token file %s: path too long", path);
+	if (stat(dir, &st) < 0)
+		return ix_fail(err, IX_EXIT_USAGE, "token file %s: directory %s: %s", path, dir,
+			       strerror(errno));
+	if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "token file %s is in %s, which group or others may write to (mode "
+			       "%04o) without the sticky bit: they could replace the token; move "
+			       "it to a private directory",
+			       path, dir, (unsigned int)(st.st_mode & 07777));
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "token file %s is in %s, owned by uid %u (not you, uid %u, nor "
+			       "root), who could replace the token; move it to a directory of your "
+			       "own",
+			       path, dir, (unsigned int)st.st_uid, (unsigned int)geteuid());
+	return 0;
+}
+
 static void token_clear(struct ix_token *t)
 {
 	OPENSSL_cleanse(t, sizeof(*t));
@@ -110,6 +145,13 @@ int ix_token_load(const char *path, struct ix_token *t, struct ix_err *err)
 		ix_fail(err, IX_EXIT_USAGE, "token file %s is not a regular file", path);
 		goto fail;
 	}
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		ix_fail(err, IX_EXIT_USAGE,
+			"token file %s is owned by uid %u, not by you (uid %u) nor root; "
+			"use a token file of your own",
+			path, (unsigned int)st.st_uid, (unsigned int)geteuid());
+		goto fail;
+	}
 	if ((st.st_mode & 077) != 0) {
 		ix_fail(err, IX_EXIT_USAGE,
 			"token file %s may be accessed by group or others (mode %04o); "
@@ -117,6 +159,8 @@ int ix_token_load(const char *path, struct ix_token *t, struct ix_err *err)
 			path, (unsigned int)(st.st_mode & 07777), path);
 		goto fail;
 	}
+	if (check_token_dir(path, err) < 0)
+		goto fail;
 	if (st.st_size > (off_t)(IX_TOKEN_MAX + 2)) {
 		ix_fail(err, IX_EXIT_USAGE, "token file %s is longer than %d bytes", path,
 			IX_TOKEN_MAX);
@@ -264,4 +308,21 @@ bool ix_auth_verify(const struct ix_token *t, const char *role, const char *serv
 	OPENSSL_cleanse(mac, sizeof(mac));
 	OPENSSL_cleanse(want, sizeof(want));
 	return ok;
+}
+
+int ix_auth_session_key(const struct ix_token *t, const char *server_challenge,
+			const char *client_challenge, uint8_t key[32])
+{
+	char hex[IX_AUTH_HEX];
+	int rc = ix_auth_mac(t, "session", server_challenge, client_challenge, hex);
+
+	for (int i = 0; rc == 0 && i < 32; i++) {
+		unsigned v;
+
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			rc = -1;
+		key[i] = (uint8_t)v;
+	}
+	OPENSSL_cleanse(hex, sizeof(hex));
+	return rc;
 }

@@ -29,8 +29,11 @@ struct ix_token {
 	uint8_t key[IX_TOKEN_MAX];
 };
 
-/* Read a token file: refused when group or others may read it, when it is
- * empty, or longer than IX_TOKEN_MAX; one trailing newline is dropped. */
+/* Read a token file: refused when it is not owned by the caller (or root),
+ * when group or others may read or write it, when its directory lets
+ * others replace it (writable by group or others without the sticky bit,
+ * or owned by someone but the caller or root), when it is empty, or longer
+ * than IX_TOKEN_MAX; one trailing newline is dropped. */
 int ix_token_load(const char *path, struct ix_token *t, struct ix_err *err);
 /* A fresh random challenge, 32 bytes as lowercase hex. */
 int ix_auth_challenge(char out[IX_AUTH_HEX], struct ix_err *err);
@@ -41,5 +44,9 @@ int ix_auth_mac(const struct ix_token *t, const char *role, const char *server_c
 /* Constant-time check of a received MAC. */
 bool ix_auth_verify(const struct ix_token *t, const char *role, const char *server_challenge,
 		    const char *client_challenge, const char *mac_hex);
+/* The key both ends seal the rest of the connection with (probes/net/
+ * seal.h): MAC(token, "session", both challenges), never sent. */
+int ix_auth_session_key(const struct ix_token *t, const char *server_challenge,
+			const char *client_challenge, uint8_t key[32]);
 
 #endif

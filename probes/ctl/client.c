@@ -9,6 +9,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <openssl/crypto.h>
+
 #include "probes/core/clock.h"
 #include "probes/ctl/auth.h"
 #include "probes/ctl/client.h"
@@ -16,6 +18,7 @@
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/sampler.h"
+#include "probes/net/seal.h"
 #include "probes/net/transport.h"
 
 #define REPLY_TIMEOUT_S 10.0
@@ -79,6 +82,13 @@ int ix_client_answer_hello(const char *host, const struct ix_token *token, json_
 
 	mac[0] = '\0';
 	*unauthenticated = !mode || strcmp(mode, "none") == 0;
+	/* A client with a token never drops to none: whoever answers so may
+	 * be an impostor between it and the agent. */
+	if (*unauthenticated && token && token->set)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "server %s runs without a token, but one was given: refused (run "
+			       "the agent with the same --token-file)",
+			       host);
 	if (*unauthenticated)
 		return 0;
 	if (strcmp(mode, "hmac-sha256") != 0)
@@ -87,6 +97,11 @@ int ix_client_answer_hello(const char *host, const struct ix_token *token, json_
 	if (!token || !token->set)
 		return ix_fail(err, IX_EXIT_FAIL,
 			       "server %s requires the shared token: give --token-file", host);
+	if (!json_is_string(json_object_get(ack, "seal")) ||
+	    strcmp(json_string_value(json_object_get(ack, "seal")), IX_SEAL_NAME) != 0)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "server %s does not seal its frames (an older ixperf): refused",
+			       host);
 	if (!sc || !proof || !ix_auth_verify(token, "agent", sc, cc, proof))
 		return ix_fail(err, IX_EXIT_FAIL,
 			       "server %s did not prove the shared token (a different token, "
@@ -95,6 +110,19 @@ int ix_client_answer_hello(const char *host, const struct ix_token *token, json_
 	if (ix_auth_mac(token, "client", sc, cc, mac) < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "server %s: malformed challenge", host);
 	return 0;
+}
+
+int ix_client_seal(int fd, const char *host, const struct ix_token *token, const char *sc,
+		   const char *cc, struct ix_err *err)
+{
+	uint8_t key[IX_SEAL_KEY];
+	int rc;
+
+	if (!sc || ix_auth_session_key(token, sc, cc, key) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "server %s: malformed challenge", host);
+	rc = ix_seal_bind(fd, key, 'c', err);
+	OPENSSL_cleanse(key, sizeof(key));
+	return rc;
 }
 
 /* The shared-token handshake that follows HELLO_ACK (see auth.h). */
@@ -108,13 +136,14 @@ static int client_auth(struct ix_client *c, json_t *ack, const char *cc, struct 
 		return -1;
 	if (!mac[0])
 		return 0;
-	j = json_pack("{s:s}", "mac", mac);
+	j = json_pack("{s:s,s:s}", "mac", mac, "seal", IX_SEAL_NAME);
 	rc = ix_frame_send(c->fd, IX_MSG_AUTH, j, after_s(REPLY_TIMEOUT_S), err);
 	json_decref(j);
 	if (rc < 0 || ix_client_expect(c, IX_MSG_AUTH_OK, &ok, REPLY_TIMEOUT_S, err) < 0)
 		return -1;
 	json_decref(ok);
-	return 0;
+	return ix_client_seal(c->fd, c->host, c->token,
+			      json_string_value(json_object_get(ack, "challenge")), cc, err);
 }
 
 int ix_client_connect(struct ix_client *c, struct ix_err *err)
@@ -151,8 +180,10 @@ int ix_client_connect(struct ix_client *c, struct ix_err *err)
 
 void ix_client_close(struct ix_client *c)
 {
-	if (c->fd >= 0)
+	if (c->fd >= 0) {
+		ix_seal_unbind(c->fd);
 		close(c->fd);
+	}
 	c->fd = -1;
 }
 
@@ -298,6 +329,16 @@ struct bw_run {
 	int64_t t0;
 };
 
+/* The caller's bounds on a run (struct ix_client's stop and deadline). */
+static int over_bounds(const struct ix_client *c, int64_t now, struct ix_err *err)
+{
+	if (c->stop && atomic_load(c->stop))
+		return ix_fail(err, IX_EXIT_FAIL, "stopped: the agent is shutting down");
+	if (c->deadline_ns && now >= c->deadline_ns)
+		return ix_fail(err, IX_EXIT_FAIL, "the test ran past this agent's time limit");
+	return 0;
+}
+
 /* No data for this long means the path is dead, unless the pacing itself
  * spaces messages further apart. */
 static int64_t stall_limit_ns(const struct ix_bw_params *p)
@@ -336,6 +377,8 @@ static int bw_drive(struct bw_run *b, struct ix_err *err)
 			emit_ready(b->r, b->hooks, &b->emitted);
 			continue;
 		}
+		if (over_bounds(b->c, now, err) < 0)
+			return -1;
 		if (grace_t && now >= grace_t)
 			atomic_store(&b->stop, 1); /* receivers that missed the end */
 		if (hard_t && now >= hard_t)
@@ -569,7 +612,7 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 			break;
 		if (now - last_check > 100 * 1000000LL) {
 			last_check = now;
-			if (control_alive(c, err) < 0)
+			if (over_bounds(c, now, err) < 0 || control_alive(c, err) < 0)
 				goto fail_measured;
 		}
 	}

@@ -22,6 +22,10 @@ struct ix_client {
 	char server_host[256];
 	char server_version[32];
 	bool unauthenticated; /* the server runs without a token */
+	/* Bounds a test run through this client: set, *stop ends it; past
+	 * deadline_ns (CLOCK_MONOTONIC, 0 = none) it fails. */
+	atomic_int *stop;
+	int64_t deadline_ns;
 };
 
 /* Live hooks for renderers that show progress; may be NULL. */
@@ -33,6 +37,11 @@ struct ix_bw_hooks {
 /* Connect, HELLO, and the token handshake when the server asks for it. */
 int ix_client_connect(struct ix_client *c, struct ix_err *err);
 void ix_client_close(struct ix_client *c);
+
+/* After AUTH_OK: seal fd with the session key of this handshake (sc: the
+ * HELLO_ACK's challenge, cc: this end's), see probes/net/seal.h. */
+int ix_client_seal(int fd, const char *host, const struct ix_token *token, const char *sc,
+		   const char *cc, struct ix_err *err);
 
 /* HELLO_ACK's authentication: when the server asks for the shared token,
  * check its proof and write the MAC to send in AUTH (mac[0] == 0: none to

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "probes/core/clock.h"
+#include "probes/net/net.h"
 #include "probes/net/transport.h"
 
 void ix_stream_init(struct ix_stream *s, uint32_t id, enum ix_dir dir, bool sending)
@@ -81,9 +82,12 @@ int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err)
 	for (uint32_t i = 0; i < n; i++) {
 		int rc = pthread_create(&s[i].thread, NULL, stream_main, &s[i]);
 		if (rc != 0) {
+			/* The ones already running use s: they end before it is
+			 * given back. */
 			atomic_store(s[0].stop, 1);
-			return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread: %s",
-				       strerror(rc));
+			ix_streams_join(s, i);
+			return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread %u of %u: %s",
+				       i + 1, n, strerror(rc));
 		}
 		s[i].running = true;
 	}
@@ -109,10 +113,17 @@ void ix_streams_join(struct ix_stream *s, uint32_t n)
 	}
 }
 
+/* a - b, or 0 when a baseline taken earlier is larger than the total. */
+static uint64_t since(uint64_t total, uint64_t base)
+{
+	return total > base ? total - base : 0;
+}
+
 void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
 {
 	uint64_t bytes = atomic_load(&s->c.bytes);
 	uint64_t packets = atomic_load(&s->c.packets);
+	uint64_t buf;
 
 	memset(e, 0, sizeof(*e));
 	e->valid = true;
@@ -121,15 +132,24 @@ void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
 		e->seconds = (double)(s->last_t - s->warm_t) / 1e9;
 	}
 	if (s->tp->caps & IX_CAP_DATAGRAM) {
-		e->packets = ix_u64(packets - s->warm_packets);
+		e->packets = ix_u64(since(packets, s->warm_packets));
 		if (!s->sending) {
-			e->out_of_order = ix_u64(atomic_load(&s->c.out_of_order) - s->warm_ooo);
+			e->out_of_order =
+				ix_u64(since(atomic_load(&s->c.out_of_order), s->warm_ooo));
 			e->jitter_ns = ix_f64((double)atomic_load(&s->c.jitter_ns));
-			e->lost = ix_u64(atomic_load(&s->c.gaps) - s->warm_gaps);
+			e->lost = ix_u64(since(atomic_load(&s->c.gaps), s->warm_gaps));
 		}
 	}
-	if (s->sending && s->tp->sender_info)
+	if (s->sending && s->tp->sender_info) {
+		/* sender_info reports totals since the connection opened; the
+		 * baseline was taken by the data thread, joined by now. */
 		s->tp->sender_info(s, e);
+		if (e->retransmits.valid)
+			e->retransmits.v = since(e->retransmits.v, s->warm_retrans);
+	}
+	buf = s->fd >= 0 ? ix_net_buffer_size(s->fd, s->sending) : 0;
+	if (buf)
+		e->sock_buffer = ix_u64(buf);
 }
 
 static double tv_s(struct timeval tv)

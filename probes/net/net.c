@@ -24,12 +24,38 @@ int ix_net_set_nonblock(int fd, int on)
 	return fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
 }
 
-void ix_net_set_buffers(int fd, uint64_t bytes)
+uint64_t ix_net_buffer_size(int fd, bool send_side)
 {
-	int w = bytes > INT32_MAX / 2 ? INT32_MAX / 2 : (int)bytes;
+	int v = 0;
+	socklen_t sl = sizeof(v);
 
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &w, sizeof(w));
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &w, sizeof(w));
+	if (getsockopt(fd, SOL_SOCKET, send_side ? SO_SNDBUF : SO_RCVBUF, &v, &sl) < 0 || v < 0)
+		return 0;
+	return (uint64_t)v;
+}
+
+int ix_net_set_buffers(int fd, uint64_t bytes, uint64_t *granted, struct ix_err *err)
+{
+	static const struct {
+		int opt;
+		const char *name;
+	} opts[] = { { SO_SNDBUF, "SO_SNDBUF" }, { SO_RCVBUF, "SO_RCVBUF" } };
+	int w = bytes > INT32_MAX / 2 ? INT32_MAX / 2 : (int)bytes;
+	uint64_t snd, rcv;
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (setsockopt(fd, SOL_SOCKET, opts[i].opt, &w, sizeof(w)) < 0)
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "cannot set %s to %d bytes (--window): %s", opts[i].name, w,
+				       strerror(errno));
+	snd = ix_net_buffer_size(fd, true);
+	rcv = ix_net_buffer_size(fd, false);
+	if (!snd || !rcv)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot read back the socket buffer size: %s",
+			       strerror(errno));
+	if (granted)
+		*granted = snd < rcv ? snd : rcv;
+	return 0;
 }
 
 int ix_net_set_timeouts(int fd, int ms)
@@ -135,29 +161,6 @@ int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_a
 		return ix_fail_prefix(err, "cannot connect to %s port %u", host, port);
 	if (type == SOCK_STREAM)
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return fd;
-}
-
-int ix_net_connect_start(const char *host, uint16_t port, struct ix_err *err)
-{
-	struct addrinfo *res;
-	int fd, one = 1;
-
-	if (resolve(host, port, SOCK_STREAM, 0, &res, err) < 0)
-		return -1;
-	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		freeaddrinfo(res);
-		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
-	}
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (connect(fd, res->ai_addr, res->ai_addrlen) < 0 && errno != EINPROGRESS) {
-		ix_fail(err, IX_EXIT_FAIL, "cannot connect to %s port %u: %s", host, port,
-			strerror(errno));
-		close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(res);
 	return fd;
 }
 
@@ -348,4 +351,75 @@ bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_st
 		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			      &((const struct sockaddr_in6 *)b)->sin6_addr, 16) == 0;
 	return false;
+}
+
+void ix_net_seq_init(struct ix_net_seq *q)
+{
+	memset(q, 0, sizeof(*q));
+}
+
+void ix_net_seq_open(struct ix_net_seq *q)
+{
+	if (q->open)
+		return;
+	q->open = true;
+	q->base = q->next;
+}
+
+static struct ix_net_seq_count *seq_side(struct ix_net_seq *q, uint64_t seq)
+{
+	return q->open && seq >= q->base ? &q->measured : &q->warm;
+}
+
+static void seq_mark(struct ix_net_seq *q, uint64_t seq, bool missing)
+{
+	uint64_t bit = 1ull << (seq % 64);
+	uint64_t *w = &q->missing[(seq % IX_NET_SEQ_WINDOW) / 64];
+
+	*w = missing ? *w | bit : *w & ~bit;
+}
+
+/* Everything from next up to (not including) upto is missing. */
+static void seq_advance(struct ix_net_seq *q, uint64_t upto)
+{
+	uint64_t from = upto - q->next > IX_NET_SEQ_WINDOW ? upto - IX_NET_SEQ_WINDOW : q->next;
+
+	/* next >= base once open: the whole gap is on one side. */
+	seq_side(q, q->next)->lost += upto - q->next;
+	for (uint64_t k = from; k < upto; k++)
+		seq_mark(q, k, true);
+	q->next = upto;
+}
+
+enum ix_net_seq_kind ix_net_seq_add(struct ix_net_seq *q, uint64_t seq)
+{
+	struct ix_net_seq_count *c = seq_side(q, seq);
+	uint64_t *w = &q->missing[(seq % IX_NET_SEQ_WINDOW) / 64];
+
+	if (seq == UINT64_MAX) /* no room after it: not from a real sender */
+		return IX_NET_SEQ_STALE;
+	if (seq >= q->next) {
+		seq_advance(q, seq);
+		seq_mark(q, seq, false);
+		q->next = seq + 1;
+		return IX_NET_SEQ_NEW;
+	}
+	if (q->next - seq > IX_NET_SEQ_WINDOW) {
+		c->out_of_order++;
+		return IX_NET_SEQ_STALE;
+	}
+	if (!(*w & (1ull << (seq % 64)))) {
+		c->duplicates++;
+		return IX_NET_SEQ_DUP;
+	}
+	seq_mark(q, seq, false);
+	c->lost--; /* counted on this side when the gap opened */
+	c->out_of_order++;
+	return IX_NET_SEQ_FILL;
+}
+
+void ix_net_seq_end(struct ix_net_seq *q, uint64_t total)
+{
+	if (total > q->next)
+		seq_advance(q, total);
 }

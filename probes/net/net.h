@@ -1,4 +1,5 @@
-/* Socket helpers: every wait is bounded by a deadline. */
+/* Socket helpers (every wait is bounded by a deadline) and datagram
+ * sequence accounting. */
 #ifndef IX_NET_H
 #define IX_NET_H
 
@@ -15,9 +16,6 @@
  * trying each address; bind to bind_addr when not NULL. */
 int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_addr,
 		   int64_t deadline_ns, struct ix_err *err);
-/* Start a non-blocking TCP connect to the first address of host:port; the
- * socket becomes writable when the connect completes (check SO_ERROR). */
-int ix_net_connect_start(const char *host, uint16_t port, struct ix_err *err);
 /* Listening TCP socket on bind_addr (NULL = any, IPv6 dual-stack) : port. */
 int ix_net_listen(const char *bind_addr, uint16_t port, int backlog, struct ix_err *err);
 /* UDP socket bound to the address family of ref (a connected socket's
@@ -29,8 +27,17 @@ int ix_net_write_full(int fd, const void *buf, size_t len, int64_t deadline_ns, 
 int ix_net_set_nonblock(int fd, int on);
 /* Raise the open-file limit to the hard limit (many agents, many sockets). */
 void ix_net_raise_nofile(void);
-/* SO_SNDBUF and SO_RCVBUF (the kernel doubles and caps them). */
-void ix_net_set_buffers(int fd, uint64_t bytes);
+/* Ask for SO_SNDBUF and SO_RCVBUF of bytes each; fails naming the option
+ * and size the kernel refused. The kernel caps a request at
+ * net.core.wmem_max / rmem_max without an error, so *granted (may be NULL)
+ * gets what it kept: the smaller of the two as getsockopt reports them.
+ * Linux reports twice the size asked for (the extra half is its bookkeeping
+ * overhead), and that reported value is what is recorded. */
+int ix_net_set_buffers(int fd, uint64_t bytes, uint64_t *granted, struct ix_err *err);
+/* The socket's send or receive buffer as getsockopt reports it; 0 when
+ * unknown. A buffer set with SO_SNDBUF/SO_RCVBUF keeps its size (the kernel
+ * stops auto-tuning it), so this still reads the granted size later. */
+uint64_t ix_net_buffer_size(int fd, bool send_side);
 /* SO_SNDTIMEO and SO_RCVTIMEO, so blocking data loops can check stop flags. */
 int ix_net_set_timeouts(int fd, int ms);
 /* Printable address of a socket's peer ("[::1]:5301"). */
@@ -40,5 +47,43 @@ uint16_t ix_net_local_port(int fd);
 int ix_net_peer_addr(int fd, struct sockaddr_storage *ss);
 /* Same host address (ports ignored; IPv4-mapped IPv6 equals IPv4). */
 bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+
+/* Datagram sequence accounting: loss, late arrivals and duplicates, exact
+ * for every sequence number within the last IX_NET_SEQ_WINDOW. A late
+ * datagram lowers the loss only when its sequence number was missing. */
+#define IX_NET_SEQ_WINDOW 4096
+
+struct ix_net_seq_count {
+	uint64_t lost;         /* skipped sequence numbers not seen since */
+	uint64_t out_of_order; /* arrived after a higher sequence number */
+	uint64_t duplicates;   /* a sequence number seen again */
+};
+
+struct ix_net_seq {
+	uint64_t next; /* one past the highest sequence number seen */
+	uint64_t base; /* first sequence number of the measured window */
+	bool open;     /* the measured window has opened */
+	/* Counts by sequence number: below base (warm-up) or not. */
+	struct ix_net_seq_count warm, measured;
+	/* Bit seq % IX_NET_SEQ_WINDOW: seq is missing, for seq in
+	 * [next - IX_NET_SEQ_WINDOW, next). */
+	uint64_t missing[IX_NET_SEQ_WINDOW / 64];
+};
+
+enum ix_net_seq_kind {
+	IX_NET_SEQ_NEW,   /* beyond the highest so far (gaps before it are lost) */
+	IX_NET_SEQ_FILL,  /* late, and filled a gap */
+	IX_NET_SEQ_DUP,   /* seen before */
+	IX_NET_SEQ_STALE, /* later than the window: out of order, still lost */
+};
+
+void ix_net_seq_init(struct ix_net_seq *q);
+/* Open the measured window: it holds the sequence numbers from the next
+ * one not yet seen on. */
+void ix_net_seq_open(struct ix_net_seq *q);
+enum ix_net_seq_kind ix_net_seq_add(struct ix_net_seq *q, uint64_t seq);
+/* The sender says it sent total datagrams (0 .. total - 1): those never
+ * seen at the tail are lost. */
+void ix_net_seq_end(struct ix_net_seq *q, uint64_t total);
 
 #endif

@@ -9,6 +9,15 @@
 #include "probes/core/clock.h"
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
+#include "probes/net/seal.h"
+
+_Static_assert(IX_SEAL_FRAME_HDR == IX_FRAME_HDR, "seal.h and proto.h disagree on the header");
+
+/* What a body may hold: parsing multiplies its size in memory, most of
+ * all for nested or many small containers, so those are bounded before
+ * the parser sees them. Every message of the protocol is far within. */
+#define BODY_MAX_DEPTH      32
+#define BODY_MAX_CONTAINERS 4096
 
 static const char *const msg_names[IX_MSG__MAX] = {
 	[IX_MSG_HELLO] = "HELLO",       [IX_MSG_HELLO_ACK] = "HELLO_ACK", [IX_MSG_TEST] = "TEST",
@@ -107,11 +116,46 @@ int ix_frame_parse_header(const uint8_t *buf, size_t len, struct ix_frame_hdr *h
 	return 0;
 }
 
+/* Depth and count of objects and arrays, strings skipped. */
+static int body_shape(const uint8_t *buf, size_t len, struct ix_err *err)
+{
+	unsigned depth = 0, containers = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		uint8_t c = buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '{' || c == '[') {
+			if (++depth > BODY_MAX_DEPTH)
+				return ix_fail(err, IX_EXIT_FAIL,
+					       "malformed message body: nested deeper than %d",
+					       BODY_MAX_DEPTH);
+			if (++containers > BODY_MAX_CONTAINERS)
+				return ix_fail(err, IX_EXIT_FAIL,
+					       "malformed message body: more than %d objects and "
+					       "arrays",
+					       BODY_MAX_CONTAINERS);
+		} else if ((c == '}' || c == ']') && depth) {
+			depth--;
+		}
+	}
+	return 0;
+}
+
 json_t *ix_frame_parse_body(const uint8_t *buf, size_t len, struct ix_err *err)
 {
 	json_error_t jerr;
 	json_t *j;
 
+	if (body_shape(buf, len, err) < 0)
+		return NULL;
 	j = json_loadb((const char *)buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!j) {
 		ix_fail(err, IX_EXIT_FAIL, "malformed message body: %s", jerr.text);
@@ -129,13 +173,43 @@ int ix_frame_send(int fd, uint16_t type, json_t *body, int64_t deadline_ns, stru
 {
 	uint8_t *buf;
 	size_t len;
-	int rc;
+	int rc = 0;
 
 	if (ix_frame_encode(type, body, &buf, &len, err) < 0)
 		return -1;
-	rc = ix_net_write_full(fd, buf, len, deadline_ns, err);
+	if (ix_seal_bound(fd)) {
+		/* The tag counts in the length, and the header is in the tag. */
+		uint8_t *sealed = realloc(buf, len + IX_SEAL_TAG);
+
+		if (!sealed) {
+			free(buf);
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		}
+		buf = sealed;
+		if (len - IX_FRAME_HDR + IX_SEAL_TAG > IX_FRAME_MAX)
+			rc = ix_fail(err, IX_EXIT_FAIL,
+				     "%s message exceeds the %u-byte frame limit",
+				     ix_msg_name(type), IX_FRAME_MAX);
+		else
+			put32(buf + 8, (uint32_t)(len - IX_FRAME_HDR + IX_SEAL_TAG));
+		if (rc == 0 && ix_seal_tag(fd, buf, len, buf + len, err) < 0)
+			rc = -1;
+		len += IX_SEAL_TAG;
+	}
+	if (rc == 0)
+		rc = ix_net_write_full(fd, buf, len, deadline_ns, err);
 	free(buf);
 	return rc;
+}
+
+/* A whole frame (header, body, tag when sealed) to its message. */
+static json_t *frame_body(int fd, const uint8_t *frame, size_t len, struct ix_err *err)
+{
+	size_t body_len = len - IX_FRAME_HDR;
+
+	if (ix_seal_check(fd, frame, len, &body_len, err) < 0)
+		return NULL;
+	return ix_frame_parse_body(frame + IX_FRAME_HDR, body_len, err);
 }
 
 int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, struct ix_err *err)
@@ -149,14 +223,15 @@ int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, st
 		return -1;
 	if (ix_frame_parse_header(hdrbuf, sizeof(hdrbuf), &h, err) < 0)
 		return -1;
-	buf = malloc(h.length ? h.length : 1);
+	buf = malloc(IX_FRAME_HDR + h.length);
 	if (!buf)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	if (ix_net_read_full(fd, buf, h.length, deadline_ns, err) < 0) {
+	memcpy(buf, hdrbuf, IX_FRAME_HDR);
+	if (ix_net_read_full(fd, buf + IX_FRAME_HDR, h.length, deadline_ns, err) < 0) {
 		free(buf);
 		return ix_fail_prefix(err, "truncated %s frame", ix_msg_name(h.type));
 	}
-	j = ix_frame_parse_body(buf, h.length, err);
+	j = frame_body(fd, buf, IX_FRAME_HDR + h.length, err);
 	free(buf);
 	if (!j)
 		return -1;
@@ -183,11 +258,11 @@ int ix_frame_reader_feed(struct ix_frame_reader *r, int fd, uint16_t *type, json
 			dst = r->hdr + r->got;
 			want = IX_FRAME_HDR - r->got;
 		} else {
-			dst = r->body + (r->got - IX_FRAME_HDR);
+			dst = r->body + r->got; /* the body follows a copy of the header */
 			want = IX_FRAME_HDR + r->h.length - r->got;
 		}
 		if (want == 0) {
-			json_t *j = ix_frame_parse_body(r->body, r->h.length, err);
+			json_t *j = frame_body(fd, r->body, IX_FRAME_HDR + r->h.length, err);
 			*type = r->h.type;
 			free(r->body);
 			r->body = NULL;
@@ -209,9 +284,10 @@ int ix_frame_reader_feed(struct ix_frame_reader *r, int fd, uint16_t *type, json
 		if (r->got == IX_FRAME_HDR) {
 			if (ix_frame_parse_header(r->hdr, IX_FRAME_HDR, &r->h, err) < 0)
 				return -1;
-			r->body = malloc(r->h.length ? r->h.length : 1);
+			r->body = malloc(IX_FRAME_HDR + r->h.length);
 			if (!r->body)
 				return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+			memcpy(r->body, r->hdr, IX_FRAME_HDR);
 		}
 	}
 }

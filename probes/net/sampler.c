@@ -32,15 +32,15 @@ void ix_sampler_take(struct ix_sampler *sm, struct ix_stream *s, struct ix_inter
 			e->tx_bytes = bytes - sm->prev_bytes[i];
 			if (s[i].tp->sender_info) {
 				struct ix_stream_end end = { 0 };
-				uint64_t saved = s[i].warm_retrans;
 
-				s[i].warm_retrans = 0; /* totals, not the window */
+				/* Totals since the connection opened: the
+				 * sending thread's warm-up baseline is left to
+				 * the summary, so nothing here races with it. */
 				s[i].tp->sender_info(&s[i], &end);
-				s[i].warm_retrans = saved;
 				if (end.retransmits.valid) {
-					e->retransmits =
-						ix_u64(end.retransmits.v - sm->prev_retrans[i]);
-					sm->prev_retrans[i] = end.retransmits.v;
+					uint64_t t = end.retransmits.v, p = sm->prev_retrans[i];
+					e->retransmits = ix_u64(t >= p ? t - p : 0);
+					sm->prev_retrans[i] = t;
 				}
 				e->rtt_us = end.rtt_us;
 				e->cwnd_bytes = end.cwnd_bytes;

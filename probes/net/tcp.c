@@ -125,9 +125,9 @@ static void tcp_sender_info(struct ix_stream *s, struct ix_stream_end *e)
 
 	if (s->fd < 0 || tcp_info(s->fd, &ti) < 0)
 		return;
-	e->retransmits = ix_u64(ti.tcpi_total_retrans >= s->warm_retrans
-					? ti.tcpi_total_retrans - s->warm_retrans
-					: 0);
+	/* Totals: the sampler takes differences, and ix_stream_end_fill
+	 * subtracts the warm-up baseline once this stream's thread is done. */
+	e->retransmits = ix_u64(ti.tcpi_total_retrans);
 	e->rtt_us = ix_u64(ti.tcpi_rtt);
 	e->rttvar_us = ix_u64(ti.tcpi_rttvar);
 	e->cwnd_bytes = ix_u64((uint64_t)ti.tcpi_snd_cwnd * ti.tcpi_snd_mss);
@@ -150,8 +150,8 @@ static int tcp_tune(struct ix_stream *s, const struct ix_bw_params *p, char *cc_
 			       "congestion control '%s' is not available here: %s "
 			       "(see /proc/sys/net/ipv4/tcp_allowed_congestion_control)",
 			       p->congestion, strerror(errno));
-	if (p->window)
-		ix_net_set_buffers(s->fd, p->window);
+	if (p->window && ix_net_set_buffers(s->fd, p->window, NULL, err) < 0)
+		return ix_fail_prefix(err, "stream %u", s->id);
 	if (cc_used && cc_len) {
 		sl = (socklen_t)cc_len;
 		if (getsockopt(s->fd, IPPROTO_TCP, TCP_CONGESTION, cc_used, &sl) < 0)
@@ -283,12 +283,22 @@ static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 	size_t len = s->msg_size, off = 0;
 	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
 
+	/* A blocked send wakes with EAGAIN at SO_SNDTIMEO: a server that stops
+	 * reading must not hold the client past the deadline. */
 	while (off < len) {
 		ssize_t n = send(s->fd, buf + off, len - off, MSG_NOSIGNAL);
 		if (n < 0) {
-			if (errno == EAGAIN || errno == EINTR)
-				continue;
-			return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
+			if (errno != EAGAIN && errno != EINTR)
+				return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s",
+					       strerror(errno));
+			if (ix_stream_stopped(s))
+				return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
+			if (ix_now_ns() > deadline)
+				return ix_fail(&s->err, IX_EXIT_FAIL,
+					       "server not reading: %zu of %zu bytes sent within "
+					       "%.1f s",
+					       off, len, timeout_ns / 1e9);
+			continue;
 		}
 		off += (size_t)n;
 	}

@@ -17,6 +17,7 @@
 
 #include "probes/core/clock.h"
 #include "probes/net/net.h"
+#include "probes/net/proto.h"
 #include "probes/net/transport.h"
 
 #define UDP_MAGIC_DATA    0x49585544u /* "IXUD" */
@@ -138,9 +139,8 @@ static int udp_tune(struct ix_stream *s, const struct ix_bw_params *p, char *cc_
 {
 	(void)cc_used;
 	(void)cc_len;
-	(void)err;
-	if (p->window)
-		ix_net_set_buffers(s->fd, p->window);
+	if (p->window && ix_net_set_buffers(s->fd, p->window, NULL, err) < 0)
+		return ix_fail_prefix(err, "stream %u", s->id);
 	return 0;
 }
 
@@ -207,10 +207,23 @@ static void udp_finish(struct ix_stream *s)
 		send(s->fd, buf, sizeof(buf), 0);
 }
 
+/* Publish the sequence counts: totals for the interval sampler, the
+ * warm-up share as the baseline the summary subtracts. A late warm-up
+ * datagram lowers both, so the measured loss never goes below zero. */
+static void publish_seq(struct ix_stream *s, const struct ix_net_seq *q)
+{
+	s->warm_gaps = q->warm.lost;
+	s->warm_ooo = q->warm.out_of_order;
+	atomic_store_explicit(&s->c.gaps, q->warm.lost + q->measured.lost, memory_order_relaxed);
+	atomic_store_explicit(&s->c.out_of_order, q->warm.out_of_order + q->measured.out_of_order,
+			      memory_order_relaxed);
+}
+
 static int udp_recv(struct ix_stream *s)
 {
 	uint8_t *buf = malloc(UDP_MAX);
-	uint64_t got = 0, packets = 0, next = 0, gaps = 0, ooo = 0;
+	uint64_t got = 0, packets = 0;
+	struct ix_net_seq q;
 	double jitter = 0;
 	int64_t prev_transit = 0;
 	bool warm = false, have_prev = false;
@@ -218,6 +231,7 @@ static int udp_recv(struct ix_stream *s)
 
 	if (!buf)
 		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
+	ix_net_seq_init(&q);
 	for (;;) {
 		ssize_t n = recv(s->fd, buf, UDP_MAX, 0);
 		int64_t now = ix_now_ns();
@@ -240,26 +254,17 @@ static int udp_recv(struct ix_stream *s)
 		 * sent after its warm-up, so both ends count the same ones. */
 		if (!warm && (get32(buf + 4) & (UDP_FLAG_MEASURED | UDP_FLAG_END))) {
 			ix_stream_mark_warm(s, now, got, packets);
-			s->warm_gaps = gaps;
-			s->warm_ooo = ooo;
+			ix_net_seq_open(&q);
 			warm = true;
 		}
 		if (get32(buf + 4) & UDP_FLAG_END) {
 			s->peer_packets = seq;
 			s->have_peer_packets = true;
-			if (seq > next)
-				gaps += seq - next; /* lost at the tail */
-			atomic_store(&s->c.gaps, gaps);
+			ix_net_seq_end(&q, seq); /* lost at the tail */
+			publish_seq(s, &q);
 			break;
 		}
-		if (seq >= next) {
-			gaps += seq - next;
-			next = seq + 1;
-		} else {
-			ooo++;
-			if (gaps)
-				gaps--; /* a late datagram filled a gap */
-		}
+		ix_net_seq_add(&q, seq);
 		{
 			int64_t transit = now - (int64_t)get64(buf + 16);
 			if (have_prev) {
@@ -274,12 +279,23 @@ static int udp_recv(struct ix_stream *s)
 		s->last_t = now;
 		atomic_store_explicit(&s->c.bytes, got, memory_order_relaxed);
 		atomic_store_explicit(&s->c.packets, packets, memory_order_relaxed);
-		atomic_store_explicit(&s->c.gaps, gaps, memory_order_relaxed);
-		atomic_store_explicit(&s->c.out_of_order, ooo, memory_order_relaxed);
+		publish_seq(s, &q);
 		atomic_store_explicit(&s->c.jitter_ns, (uint64_t)jitter, memory_order_relaxed);
 	}
 	free(buf);
 	return rc;
+}
+
+/* A client's HELLO for stream id (hello_fill): it is sent again until the
+ * ACK arrives, so copies can reach the responder after the channel opened. */
+static bool udp_is_hello(const uint8_t *buf, ssize_t n, uint32_t id)
+{
+	if (n != 8 + IX_COOKIE_LEN || get32(buf) != UDP_MAGIC_HELLO || get32(buf + 4) != id)
+		return false;
+	for (size_t i = 8; i < (size_t)n; i++)
+		if (!strchr("0123456789abcdef", buf[i]) || !buf[i])
+			return false;
+	return true;
 }
 
 static int udp_echo(struct ix_stream *s)
@@ -293,8 +309,8 @@ static int udp_echo(struct ix_stream *s)
 		ssize_t n = recv(s->fd, buf, UDP_MAX, flags);
 		if (n < 0)
 			continue; /* timeout, EAGAIN or a refused port: check stop */
-		if (n == 4 && get32(buf) == UDP_MAGIC_HELLO)
-			continue;
+		if (udp_is_hello(buf, n, s->id))
+			continue; /* a repeated HELLO is no ping */
 		send(s->fd, buf, (size_t)n, 0);
 		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
 	}

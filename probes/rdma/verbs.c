@@ -7,6 +7,16 @@
 
 #include "probes/rdma/verbs.h"
 
+/* The queue-pair count, a pure parameter check made before any device is
+ * touched (and so also where ixperf is built without libibverbs). */
+static int check_qps(const struct ix_verbs_open_opts *o, struct ix_err *err)
+{
+	if (o->qps < 1 || o->qps > IX_VERBS_MAX_QPS)
+		return ix_fail(err, IX_EXIT_USAGE, "between 1 and %d queue pairs",
+			       IX_VERBS_MAX_QPS);
+	return 0;
+}
+
 #ifdef HAVE_IBVERBS
 
 #include <infiniband/verbs.h>
@@ -221,18 +231,15 @@ static int register_buffer(struct ix_verbs *v, const struct ix_verbs_open_opts *
 int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		  struct ix_verbs_local *l, struct ix_err *err)
 {
-	struct ix_verbs *v = calloc(1, sizeof(*v));
+	struct ix_verbs *v;
 	int cqe;
 
 	*out = NULL;
 	memset(l, 0, sizeof(*l));
-	if (!v)
+	if (check_qps(o, err) < 0)
+		return -1;
+	if (!(v = calloc(1, sizeof(*v))))
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	if (o->qps < 1 || o->qps > IX_VERBS_MAX_QPS) {
-		free(v);
-		return ix_fail(err, IX_EXIT_USAGE, "between 1 and %d queue pairs",
-			       IX_VERBS_MAX_QPS);
-	}
 	if (pick(v, o, l, err) < 0) {
 		free(v);
 		return -1;
@@ -480,9 +487,10 @@ int ix_verbs_ports(struct ix_verbs_port *out, size_t max, size_t *n, struct ix_e
 int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		  struct ix_verbs_local *local, struct ix_err *err)
 {
-	(void)o;
 	(void)local;
 	*out = NULL;
+	if (check_qps(o, err) < 0)
+		return -1;
 	return unavailable(err);
 }
 

@@ -2,26 +2,57 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "report/fmt/output.h"
 
+/* Create path's temporary sibling, "PATH.XXXXXX", the way any tool creates
+ * a file: mode 0666 less the umask (applied by the kernel). */
+static int create_temp(const char *path, char *tmp, size_t len, struct ix_err *err)
+{
+	static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	struct timespec ts;
+	uint64_t x;
+	int n;
+
+	n = snprintf(tmp, len, "%s.XXXXXX", path);
+	if (n < 0 || (size_t)n >= len)
+		return ix_fail(err, IX_EXIT_USAGE, "output path too long: %s", path);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = (uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 20) ^ ((uint64_t)getpid() << 40) ^
+	    (uint64_t)(uintptr_t)tmp;
+	for (int tries = 0; tries < 1000; tries++) {
+		int fd;
+
+		for (int i = 0; i < 6; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			tmp[n - 6 + i] = set[(x >> 33) % (sizeof(set) - 1)];
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0666);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd
+				       : ix_fail(err, IX_EXIT_FAIL, "cannot create %s: %s", tmp,
+						 strerror(errno));
+	}
+	return ix_fail(err, IX_EXIT_FAIL, "cannot create a temporary file next to %s", path);
+}
+
 int ix_output_atomic(const char *path, const char *data, size_t len, struct ix_err *err)
 {
 	char tmp[4096];
+	struct stat st;
 	size_t off = 0;
-	int fd, n;
+	int fd;
 
-	n = snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return ix_fail(err, IX_EXIT_USAGE, "output path too long: %s", path);
-	fd = mkstemp(tmp);
+	fd = create_temp(path, tmp, sizeof(tmp), err);
 	if (fd < 0)
-		return ix_fail(err, IX_EXIT_FAIL, "cannot create %s: %s", tmp, strerror(errno));
+		return -1;
 	while (off < len) {
 		ssize_t w = write(fd, data + off, len - off);
 		if (w < 0) {
@@ -31,7 +62,10 @@ int ix_output_atomic(const char *path, const char *data, size_t len, struct ix_e
 		}
 		off += (size_t)w;
 	}
-	if (fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+	/* A file replaced keeps its permissions. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 0777) < 0)
+		goto fail;
+	if (fsync(fd) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;

@@ -67,7 +67,8 @@ static void put_value(FILE *f, double v, const char *unit)
 
 static bool verdict_ok(const char *v)
 {
-	return v && (!strcmp(v, "PASS") || !strcmp(v, "FAIL") || !strcmp(v, "ERROR"));
+	return v && (!strcmp(v, "PASS") || !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ||
+		     !strcmp(v, "INFO"));
 }
 
 static const char *verdict_class(const char *v)
@@ -76,6 +77,8 @@ static const char *verdict_class(const char *v)
 		return "pass";
 	if (v && !strcmp(v, "FAIL"))
 		return "fail";
+	if (v && !strcmp(v, "INFO"))
+		return "info"; /* measured only: nothing was expected */
 	return "error";
 }
 
@@ -250,7 +253,7 @@ static const char css[] =
 	".banner h1{margin:0;font-size:22px}.banner p{margin:2px 0}"
 	".big{font-size:30px;font-weight:700;border:3px solid #fff;padding:4px 14px}"
 	".banner.pass{background:#1a7f37}.banner.fail{background:#c62828}"
-	".banner.error{background:#b26a00}"
+	".banner.error{background:#b26a00}.banner.info{background:#455a64}"
 	"table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #ccc;"
 	"padding:3px 7px;text-align:left;vertical-align:top}th{background:#f0f0f0}"
 	"td.n{text-align:right;font-variant-numeric:tabular-nums}"
@@ -258,6 +261,7 @@ static const char css[] =
 	".badge{display:inline-block;padding:0 6px;border:1px solid;font-weight:700;"
 	"font-size:12px}.badge.pass{color:#1a7f37}.badge.fail{color:#c62828;border-width:2px}"
 	".badge.error{color:#b26a00;border-style:dashed;border-width:2px}"
+	".badge.info{color:#455a64;border-style:dotted}"
 	".errbox{border-left:4px solid #b26a00;background:#fff6e5;padding:4px 10px;"
 	"white-space:pre-wrap}.diag{border-left:4px solid #555;background:#f4f4f4;"
 	"padding:4px 10px}dl.facts{display:grid;grid-template-columns:max-content auto;"

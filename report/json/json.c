@@ -153,7 +153,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 						"sender", end_json(&r->streams[i].sender),
 						"receiver", end_json(&r->streams[i].receiver)));
 	o = json_pack(
-		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o},s:{s:o,s:o},"
+		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o,s:o},s:{s:o,s:"
+		"o},"
 		"s:o,"
 		"s:o,s:{s:o,s:o}}",
 		"kind", "bw", "server", r->remote_host, "server_version", r->remote_version,
@@ -163,10 +164,11 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"bytes", (json_int_t)p->bytes, "warmup_s", p->warmup_s, "interval_s", p->interval_s,
 		"congestion", r->congestion_used[0] ? json_string(r->congestion_used) : json_null(),
 		"rate_bps", p->rate_bps ? json_integer((json_int_t)p->rate_bps) : json_null(),
-		"window", p->window ? json_integer((json_int_t)p->window) : json_null(), "summary",
-		"forward", summary_json(r, IX_DIR_FORWARD), "reverse",
-		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
-		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+		"window", p->window ? json_integer((json_int_t)p->window) : json_null(),
+		"window_granted", ix_json_opt_u64(ix_bw_window_granted(r)), "summary", "forward",
+		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
+		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
+		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
 	json_object_set_new(o, "link", link_json(&r->link));
 	if (r->wire.present)
 		json_object_set_new(o, "wire", ix_json_wire(&r->wire));

@@ -295,11 +295,12 @@ static const struct {
 	  "Always 1; labels name the run (plan or command) and ixperf version." },
 	{ "ixperf_run_pass", "gauge", "1 when the run's verdict is PASS, else 0." },
 	{ "ixperf_run_verdict", "gauge",
-	  "1 for the run's verdict (PASS, FAIL or ERROR), 0 for the others." },
+	  "1 for the run's verdict (PASS, FAIL, ERROR or INFO), 0 for the others." },
 	{ "ixperf_run_complete", "gauge", "1 when the run or command finished without an error." },
 	{ "ixperf_run_duration_seconds", "gauge", "Wall time of the run." },
 	{ "ixperf_run_timestamp_seconds", "gauge", "When the run finished, Unix time." },
-	{ "ixperf_check_pass", "gauge", "1 when the check's verdict is PASS, else 0." },
+	{ "ixperf_check_pass", "gauge",
+	  "1 when the check's verdict is PASS, else 0 (none for a check that expects nothing)." },
 	{ "ixperf_bandwidth_bits_per_second", "gauge",
 	  "Goodput from src to dst (an incast step: into dst from senders hosts), payload bits per "
 	  "second." },
@@ -528,7 +529,7 @@ static void expo_doc(struct expo *x, json_t *doc)
 			       "plan",    jstr(run, "plan_file"),
 			       "version", jstr(json_object_get(doc, "tool"), "version"),
 			       NULL };
-	static const char *const verdicts[] = { "PASS", "FAIL", "ERROR" };
+	static const char *const verdicts[] = { "PASS", "FAIL", "ERROR", "INFO" };
 	struct where w = { x, jstr(doc, "command"), host, NULL };
 	size_t i;
 	double v;
@@ -543,7 +544,7 @@ static void expo_doc(struct expo *x, json_t *doc)
 		return;
 	}
 	put(x, F_PASS, verdict && strcmp(verdict, "PASS") == 0, NULL);
-	for (i = 0; i < 3; i++) {
+	for (i = 0; i < 4; i++) {
 		const char *kv[] = { "verdict", verdicts[i], NULL };
 		put(x, F_VERDICT, verdict && strcmp(verdict, verdicts[i]) == 0, kv);
 	}
@@ -554,7 +555,8 @@ static void expo_doc(struct expo *x, json_t *doc)
 		const char *kv[] = { "check", jstr(c, "name"), "probe", jstr(c, "probe"), NULL };
 		const char *cv = jstr(c, "verdict");
 
-		put(x, F_CHECK, cv && strcmp(cv, "PASS") == 0, kv);
+		if (!cv || strcmp(cv, "INFO") != 0) /* measured only: neither pass nor fail */
+			put(x, F_CHECK, cv && strcmp(cv, "PASS") == 0, kv);
 		w.check = jstr(c, "name");
 		w.peer = json_string_value(json_array_get(json_object_get(c, "hosts"), 0));
 		expo_results(&w, json_object_get(c, "results"));

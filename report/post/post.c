@@ -468,6 +468,21 @@ static enum outcome setup(CURL *h, const struct req *q, struct curl_slist **hdrs
 	return O_OK;
 }
 
+/* Credentials about to cross the network in clear text: say so. */
+static void warn_plain_http(const struct req *q)
+{
+	char where[256], msg[400];
+
+	if (!q->o->warn || (!q->c->token && !q->c->user) || strncasecmp(q->url, "http://", 7) != 0)
+		return;
+	ix_post_url_redact(q->url, false, where, sizeof(where));
+	snprintf(msg, sizeof(msg),
+		 "%s go%s to %s over plain http: anyone on the path can read %s; use https",
+		 q->c->token ? "the bearer token" : "the user name and password",
+		 q->c->token ? "es" : "", where, q->c->token ? "it" : "them");
+	q->o->warn(q->o->warn_arg, IX_POST_WARN_PLAIN_HTTP, msg);
+}
+
 /* One request with its retries; err says why unless O_OK. */
 static enum outcome deliver(const struct req *q, struct ix_err *err)
 {
@@ -476,6 +491,8 @@ static enum outcome deliver(const struct req *q, struct ix_err *err)
 	enum outcome out;
 	CURL *h;
 	int i;
+
+	warn_plain_http(q);
 
 	if (!ready && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		ix_fail(err, IX_EXIT_FAIL, "cannot initialise libcurl");
@@ -536,6 +553,14 @@ struct flush_ctx {
 	size_t plen; /* of the prefix: o->url without user:password */
 };
 
+static void flush_warn(void *arg, const char *msg)
+{
+	const struct flush_ctx *f = arg;
+
+	if (f->o->warn)
+		f->o->warn(f->o->warn_arg, IX_POST_WARN_SPOOL_ENTRY, msg);
+}
+
 static enum ix_spool_outcome flush_deliver(void *arg, const struct ix_spool_entry *e,
 					   struct ix_err *err)
 {
@@ -581,7 +606,7 @@ static int flush_dir(const struct ix_post_opts *o, const struct creds *c, const 
 
 	if (o->url && !prefix)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	rc = ix_spool_flush(dir, prefix, flush_deliver, &f, n, err);
+	rc = ix_spool_flush(dir, prefix, flush_deliver, flush_warn, &f, n, err);
 	free(prefix);
 	return rc;
 }
@@ -664,8 +689,14 @@ int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, stru
 		creds_free(&c);
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	}
-	/* No spool (no HOME) does not stop a post, only its spooling. */
+	/* No spool (no HOME) does not stop a post, only its spooling; a spool
+	 * others may write to does. */
 	have_dir = spool_dir(o, dir, sizeof(dir), &e2) == 0;
+	if (have_dir && ix_spool_check_dir(dir, err) < 0) {
+		free(stored);
+		creds_free(&c);
+		return -1;
+	}
 	if (have_dir && ix_spool_count(dir, stored, &pending, NULL) == 0 && pending > 0) {
 		rc = send_behind(o, m, &c, dir, stored, pending, err);
 		goto out;

@@ -19,6 +19,12 @@ enum ix_post_format { IX_POST_WEBHOOK, IX_POST_CHAT, IX_POST_PUSHGATEWAY, IX_POS
 #define IX_POST_DEFAULT_RETRIES   3
 #define IX_POST_DEFAULT_JOB       "ixperf"
 
+/* What a post tells the user besides its outcome. */
+enum ix_post_warning {
+	IX_POST_WARN_PLAIN_HTTP,  /* credentials about to go over plain http:// */
+	IX_POST_WARN_SPOOL_ENTRY, /* a spool entry not ours, skipped (msg names it) */
+};
+
 struct ix_post_opts {
 	const char *url; /* flush: NULL = every entry, else the entries below this URL */
 	enum ix_post_format format;
@@ -28,6 +34,11 @@ struct ix_post_opts {
 	const char *credentials_file; /* NULL: $IXPERF_POST_TOKEN if set */
 	const char *spool_dir;        /* NULL: ix_spool_default_dir() */
 	const char *job;              /* Pushgateway job label; NULL: "ixperf" */
+	/* Warnings for the user, with a sentence to show (no secret in it);
+	 * NULL: none. Called for every request that sends credentials over
+	 * plain http, so a caller that says it once keeps count. */
+	void (*warn)(void *arg, enum ix_post_warning w, const char *msg);
+	void *warn_arg;
 };
 
 /* One request, ready to send or to spool. */
@@ -65,7 +76,10 @@ int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, stru
  * keep it and the rest. Entries an endpoint refuses (4xx) move to
  * SPOOL/rejected/. Returns the number delivered, or -1 with err when some
  * were left. A URL with user:password lends it to the entries below it
- * (credentials are never written to the spool). */
+ * (credentials are never written to the spool). Entries the caller does
+ * not own, or that others may write to, are skipped with a warning: no
+ * credentials go to a URL someone else wrote. A spool directory others
+ * may write to is refused (as ix_post_send refuses it). */
 int ix_post_flush(const struct ix_post_opts *o, struct ix_err *err);
 
 /* url for messages: without user:password, query or fragment (and, when

@@ -41,6 +41,49 @@ int ix_spool_default_dir(char *buf, size_t len, struct ix_err *err)
 	return 0;
 }
 
+int ix_spool_check_dir(const char *dir, struct ix_err *err)
+{
+	struct stat st;
+
+	if (lstat(dir, &st) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ix_fail(err, IX_EXIT_FAIL, "cannot use spool %s: %s", dir, strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "spool %s is not a directory (a symbolic link is not followed)",
+			       dir);
+	if (st.st_uid != geteuid())
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "spool directory %s is owned by uid %u, not by you (uid %u): others "
+			       "could plant payloads there; give --spool a directory of your own",
+			       dir, (unsigned)st.st_uid, (unsigned)geteuid());
+	if (st.st_mode & 022)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "spool directory %s is writable by group or others (mode %04o): "
+			       "they could plant payloads there; chmod 700 it",
+			       dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* An entry the caller wrote: its own, writable by no one else. */
+static bool trusted(const struct stat *st)
+{
+	return st->st_uid == geteuid() && !(st->st_mode & 022);
+}
+
+static void why_untrusted(const char *path, const struct stat *st, struct ix_err *err)
+{
+	if (st->st_uid != geteuid())
+		ix_fail(err, IX_EXIT_FAIL, "spool entry %s is owned by uid %u, not by you (uid %u)",
+			path, (unsigned)st->st_uid, (unsigned)geteuid());
+	else
+		ix_fail(err, IX_EXIT_FAIL,
+			"spool entry %s is writable by group or others (mode %04o)", path,
+			(unsigned)(st->st_mode & 07777));
+}
+
 static int path_join(char *buf, size_t len, const char *dir, const char *name, struct ix_err *err)
 {
 	int n = snprintf(buf, len, "%s/%s", dir, name);
@@ -217,7 +260,7 @@ int ix_spool_put(const char *dir, const struct ix_spool_entry *e, char *name, si
 
 	if (!e->url || !e->method || !e->content_type)
 		return ix_fail(err, IX_EXIT_FAIL, "spool entry without URL, method or type");
-	if (mkdir_p(dir, err) < 0)
+	if (mkdir_p(dir, err) < 0 || ix_spool_check_dir(dir, err) < 0)
 		return -1;
 	snprintf(fname, sizeof(fname), "%0*" PRIu64 "-%010ld-%06u" IX_SPOOL_SUFFIX,
 		 NAME_STAMP_DIGITS, next_stamp(dir), (long)getpid(), counter++ % 1000000u);
@@ -309,7 +352,10 @@ static int parse_entry(const char *name, char *data, size_t size, struct ix_spoo
 	return 0;
 }
 
-int ix_spool_read(const char *dir, const char *name, struct ix_spool_entry *e, struct ix_err *err)
+/* ix_spool_read; *untrusted (may be NULL) tells an entry refused because
+ * of its owner or mode from one that cannot be read. */
+static int read_entry(const char *dir, const char *name, struct ix_spool_entry *e, bool *untrusted,
+		      struct ix_err *err)
 {
 	char path[4200], *data = NULL;
 	struct stat st;
@@ -317,14 +363,22 @@ int ix_spool_read(const char *dir, const char *name, struct ix_spool_entry *e, s
 	int fd, rc = -1;
 
 	memset(e, 0, sizeof(*e));
+	if (untrusted)
+		*untrusted = false;
 	if (path_join(path, sizeof(path), dir, name, err) < 0)
 		return -1;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > MAX_ENTRY_BYTES) {
 		ix_fail(err, IX_EXIT_FAIL, "%s is not a spool entry (not a file, or too big)",
 			path);
+		goto out;
+	}
+	if (!trusted(&st)) {
+		why_untrusted(path, &st, err);
+		if (untrusted)
+			*untrusted = true;
 		goto out;
 	}
 	data = malloc((size_t)st.st_size + 1);
@@ -352,6 +406,11 @@ out:
 	return rc;
 }
 
+int ix_spool_read(const char *dir, const char *name, struct ix_spool_entry *e, struct ix_err *err)
+{
+	return read_entry(dir, name, e, NULL, err);
+}
+
 int ix_spool_url_under(const char *url, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -372,9 +431,13 @@ int ix_spool_count(const char *dir, const char *prefix, size_t *count, struct ix
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct ix_spool_entry e;
+		struct stat st;
+		char path[4200];
 
 		if (!prefix) {
-			(*count)++;
+			if (path_join(path, sizeof(path), dir, names[i], NULL) == 0 &&
+			    lstat(path, &st) == 0 && S_ISREG(st.st_mode) && trusted(&st))
+				(*count)++;
 			continue;
 		}
 		if (ix_spool_read(dir, names[i], &e, NULL) < 0)
@@ -438,6 +501,9 @@ static int lock_spool(const char *dir, int *fd, struct ix_err *err)
 
 struct flush_state {
 	const char *dir;
+	ix_spool_warn_fn warn;
+	char **skipped; /* untrusted entries named already */
+	size_t nskipped;
 	size_t delivered, rejected;
 	bool kept;
 	struct ix_err why; /* the first reason something was left */
@@ -450,8 +516,28 @@ static int flush_one(struct flush_state *st, const char *name, const char *prefi
 	struct ix_spool_entry e;
 	struct ix_err e2 = { 0 };
 	enum ix_spool_outcome out;
+	bool untrusted;
+	int rc = read_entry(st->dir, name, &e, &untrusted, &e2);
 
-	if (ix_spool_read(st->dir, name, &e, &e2) < 0) {
+	if (rc < 0 && untrusted) {
+		/* Not ours: neither sent nor moved, whatever URL it names; named
+		 * once, however many passes see it. */
+		char msg[IX_ERR_MAX + 32], **grown;
+
+		for (size_t i = 0; i < st->nskipped; i++)
+			if (strcmp(st->skipped[i], name) == 0)
+				return 1;
+		grown = realloc(st->skipped, (st->nskipped + 1) * sizeof(*grown));
+		if (grown && (grown[st->nskipped] = strdup(name)))
+			st->nskipped++;
+		if (grown)
+			st->skipped = grown;
+		snprintf(msg, sizeof(msg), "%s: skipped, not sent", e2.msg);
+		if (st->warn)
+			st->warn(arg, msg);
+		return 1;
+	}
+	if (rc < 0) {
 		if (reject_entry(st->dir, name, &e2) == 0)
 			ix_fail_prefix(&e2, "moved to %s/%s/", st->dir, IX_SPOOL_REJECTED_DIR);
 		if (!st->rejected++)
@@ -491,10 +577,10 @@ static int flush_one(struct flush_state *st, const char *name, const char *prefi
 	return 0;
 }
 
-int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, void *arg,
-		   size_t *delivered, struct ix_err *err)
+int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn,
+		   ix_spool_warn_fn warn, void *arg, size_t *delivered, struct ix_err *err)
 {
-	struct flush_state st = { .dir = dir };
+	struct flush_state st = { .dir = dir, .warn = warn };
 	struct stat sb;
 	size_t left = 0;
 	int lock = -1;
@@ -502,7 +588,7 @@ int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, 
 	*delivered = 0;
 	if (stat(dir, &sb) < 0 && errno == ENOENT)
 		return 0; /* nothing was ever spooled */
-	if (lock_spool(dir, &lock, err) < 0)
+	if (ix_spool_check_dir(dir, err) < 0 || lock_spool(dir, &lock, err) < 0)
 		return -1;
 	/* Passes: entries spooled while we flush are picked up by the next. */
 	for (int pass = 0; pass < FLUSH_PASSES && !st.kept; pass++) {
@@ -511,6 +597,7 @@ int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, 
 
 		if (ix_spool_list(dir, &names, &n, err) < 0) {
 			close(lock);
+			ix_spool_names_free(st.skipped, st.nskipped);
 			return -1;
 		}
 		for (size_t i = 0; i < n; i++)
@@ -521,6 +608,7 @@ int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, 
 			break;
 	}
 	close(lock);
+	ix_spool_names_free(st.skipped, st.nskipped);
 	*delivered = st.delivered;
 	if (!st.kept && !st.rejected)
 		return 0;

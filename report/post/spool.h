@@ -26,6 +26,13 @@ struct ix_spool_entry {
 /* $XDG_STATE_HOME/ixperf/spool, else $HOME/.local/state/ixperf/spool. */
 int ix_spool_default_dir(char *buf, size_t len, struct ix_err *err);
 
+/* Whether DIR may serve as a spool: a missing DIR may (put creates it
+ * private); an existing one must be a directory owned by the caller that
+ * neither group nor others may write to, or anyone could plant entries
+ * (with the URL the credentials then go to). Errors say which rule broke
+ * (IX_EXIT_USAGE). put and flush check it themselves. */
+int ix_spool_check_dir(const char *dir, struct ix_err *err);
+
 /* Store e (url, method, content_type, format, body) as the newest entry:
  * DIR (and its parents) is created mode 0700 when missing; the file is
  * written mode 0600 to a hidden temporary name, fsynced, renamed and the
@@ -38,11 +45,12 @@ int ix_spool_put(const char *dir, const struct ix_spool_entry *e, char *name, si
 int ix_spool_list(const char *dir, char ***names, size_t *n, struct ix_err *err);
 void ix_spool_names_free(char **names, size_t n);
 
-/* Read one entry; a file that is not a spool entry is an error. */
+/* Read one entry; a file that is not a spool entry is an error, and so is
+ * an entry not owned by the caller or that group or others may write to. */
 int ix_spool_read(const char *dir, const char *name, struct ix_spool_entry *e, struct ix_err *err);
 void ix_spool_entry_free(struct ix_spool_entry *e);
 
-/* Entries whose URL is prefix or lies below it (prefix NULL: all). */
+/* Trusted entries whose URL is prefix or lies below it (prefix NULL: all). */
 int ix_spool_count(const char *dir, const char *prefix, size_t *n, struct ix_err *err);
 /* Whether url is prefix itself or a path below it. */
 int ix_spool_url_under(const char *url, const char *prefix);
@@ -56,16 +64,21 @@ enum ix_spool_outcome {
 /* Deliver one entry; say why in err unless delivered. */
 typedef enum ix_spool_outcome (*ix_spool_deliver_fn)(void *arg, const struct ix_spool_entry *e,
 						     struct ix_err *err);
+/* Something the caller should tell the user (msg names the file). */
+typedef void (*ix_spool_warn_fn)(void *arg, const char *msg);
 
 /* Deliver the entries under prefix (NULL: all), oldest first, removing each
  * after the deliverer took it; stop at the first it keeps. Entries that are
  * rejected or unreadable move to DIR/rejected/ and do not hold up the rest.
+ * Entries not owned by the caller, or that group or others may write to,
+ * are never read nor delivered: each is left where it is and named to
+ * warn (may be NULL). A DIR that ix_spool_check_dir refuses is an error.
  * One flush at a time per spool (a lock file, DIR/.lock). *delivered counts
- * the entries delivered; returns 0 when none is left under prefix, else -1
- * with err saying what is left and why.
+ * the entries delivered; returns 0 when no trusted entry is left under
+ * prefix, else -1 with err saying what is left and why.
  * At least once: an entry delivered just before the process dies, before
  * its file is removed, is delivered again by the next flush. */
-int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn, void *arg,
-		   size_t *delivered, struct ix_err *err);
+int ix_spool_flush(const char *dir, const char *prefix, ix_spool_deliver_fn fn,
+		   ix_spool_warn_fn warn, void *arg, size_t *delivered, struct ix_err *err);
 
 #endif

@@ -128,6 +128,17 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 	if (cpu[0])
 		fprintf(f, "%s (of one core)%s%s\n", cpu,
 			r->congestion_used[0] ? ", congestion control " : "", r->congestion_used);
+	if (r->params.window) {
+		struct ix_opt_u64 g = ix_bw_window_granted(r);
+		if (g.valid)
+			fprintf(f,
+				"Socket buffer: %llu bytes asked, %llu granted (as the kernel "
+				"reports it: Linux doubles it, capped by net.core.[rw]mem_max)\n",
+				(unsigned long long)r->params.window, (unsigned long long)g.v);
+		else
+			fprintf(f, "Socket buffer: %llu bytes asked\n",
+				(unsigned long long)r->params.window);
+	}
 	ix_text_wire(f, &r->wire);
 	if (!r->complete)
 		fprintf(f, "INCOMPLETE: %s\n", r->error);

@@ -126,8 +126,9 @@ static int gpu_matrix(struct ix_heat_src *s, json_t *t, bool bw, struct ix_err *
 }
 
 /* A gpu document (ixperf gpu -J): its first measured GPU x GPU bandwidth
- * test and its GPU x GPU latency, as a mesh of GPUs, with the mesh's rules
- * for slow pairs. */
+ * test and its GPU x GPU latency, as a mesh of GPUs. The gpu command
+ * judges no pair, so none is shown bad and no GPU suspect: the mesh's
+ * rules for slow pairs are the mesh's, not the GPUs'. */
 static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
 {
 	json_t *bw = gpu_square(gpu, "bytes_per_second"), *lat = gpu_square(gpu, "ns"), *t;
@@ -153,18 +154,15 @@ static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
 		s->cells[k].state = IX_CELL_PENDING;
 	if ((bw && gpu_matrix(s, bw, true, err) < 0) || (lat && gpu_matrix(s, lat, false, err) < 0))
 		return -1;
-	s->rules.bw_fraction = 0.7;
-	s->rules.lat_factor = 2.0;
 	s->tests = (bw ? IX_MESH_BW : 0) | (lat ? IX_MESH_LAT : 0);
 	s->both = true;
 	snprintf(s->title, sizeof(s->title), "gpu %.60s%s%.40s",
 		 bw ? json_string_value(json_object_get(bw, "name")) : "", bw && lat ? " + " : "",
 		 lat ? json_string_value(json_object_get(lat, "name")) : "");
-	/* The mesh's rules judge the GPU pairs (gpu documents carry no
-	 * findings of their own); then the run is over. */
-	s->done = false;
-	ix_heat_src_analyze(s);
+	/* A finished run with the document's own findings: none. */
+	s->bad_pairs = 0;
 	s->done = s->complete = true;
+	ix_heat_src_analyze(s);
 	return 0;
 }
 

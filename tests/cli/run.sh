@@ -37,14 +37,33 @@ for f in "$cases"/*; do
 	fi
 done
 
+# documents PAGE OPTION: the man page names OPTION whole, as roff writes it
+# (\-\-time, \fB\-\-time\fR, \-\-time=N) or plain (--time): --timeout or
+# \-\-time\-zone do not count for --time.
+documents() {
+	local roff=${2//-/\\\\-}
+	grep -qE -- "(^|[^-])$roff(\$|[^-A-Za-z0-9_\\]|\\\\[^-])" "$1" ||
+		grep -qE -- "(^|[^-])$2(\$|[^-A-Za-z0-9_])" "$1"
+}
+
+# The man page check itself, on a small page that names --time only as a
+# prefix of longer options, and on the ways a page does name it.
+printf '%s\n' '.TH FAKE 1' '.B \-\-timeout' '\fB\-\-time\-zone\fR' 'see --timer' >"$IX_TMP/fake.1"
+undocumented() { ! documents "$@"; }
+check "the man page check does not take --timeout or --time-zone for --time" \
+	undocumented "$IX_TMP/fake.1" --time
+for form in '.B \-\-time' '.BR \-\-time ,' '\fB\-\-time\fR' '\-\-time=\fIN\fR' '--time' '(--time)'; do
+	printf '%s\n' '.TH FAKE 1' "$form" >"$IX_TMP/fake.1"
+	check "the man page check finds --time in '$form'" documents "$IX_TMP/fake.1" --time
+done
+
 for cmd in $("$IXPERF" --list-cmds); do
 	check "ixperf $cmd --help exits 0" bash -c "'$IXPERF' $cmd --help >/dev/null"
 	check "ixperf help $cmd matches ixperf $cmd --help" \
 		bash -c "diff <('$IXPERF' help $cmd) <('$IXPERF' $cmd --help) >/dev/null"
 	check "ixperf-$cmd has a man page" test -f "${top_srcdir:-.}/man/ixperf-$cmd.1"
 	for opt in $("$IXPERF" help --list-opts "$cmd"); do
-		grep -q -- "${opt//-/\\\\-}" "${top_srcdir:-.}/man/ixperf-$cmd.1" ||
-			grep -q -- "$opt" "${top_srcdir:-.}/man/ixperf-$cmd.1" ||
+		documents "${top_srcdir:-.}/man/ixperf-$cmd.1" "$opt" ||
 			not_ok "man page ixperf-$cmd.1 does not document $opt"
 	done
 done

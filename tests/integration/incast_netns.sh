@@ -12,7 +12,7 @@ J=$IX_TMP
 
 hosts=
 for ((i = 1; i <= N; i++)); do
-	IX_NS="ixi$$-h$i" ix_server "a$i" || exit 99
+	IX_NS="ixi$$-h$i" ix_server "a$i" --allow-run 198.18.0.1 || exit 99
 	hosts="${hosts:+$hosts,}198.18.0.$i:$IX_PORT"
 done
 coord() { ip netns exec "ixi$$-h1" "$IXPERF" incast "$@" -J "$hosts"; }

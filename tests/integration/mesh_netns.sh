@@ -22,7 +22,7 @@ done
 hosts=
 SPIDS=()
 for ((i = 1; i <= N; i++)); do
-	IX_NS="ixm$$-h$i" ix_server "a$i" || exit 99
+	IX_NS="ixm$$-h$i" ix_server "a$i" --allow-run 198.18.0.1 || exit 99
 	hosts="${hosts:+$hosts,}198.18.0.$i:$IX_PORT"
 	SPIDS[i]=$IX_SPID
 done
@@ -55,5 +55,12 @@ check "only the dead agent is marked, with a reason" jq_true "$J/dead.json" \
 check "every pair among the 5 live agents was measured" jq_true "$J/dead.json" \
 	'.results[0].matrix.state as $s | [range(0;5) as $a | range($a+1;5) as $b
 	  | ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
+
+# An agent without a token takes RUN from loopback and --allow-run only.
+IX_NS="ixm$$-h2" ix_server closed || exit 99
+ip netns exec "ixm$$-h1" "$IXPERF" mesh --test lat -n 50 -w 0 -J "${hosts%%,*},198.18.0.2:$IX_PORT" \
+	>"$J/closed.json" 2>"$J/closed.err"
+check "a coordinator not in an open agent's --allow-run gets no RUN" \
+	grep -q "198.18.0.1.* is not in its --allow-run list" "$J/closed.json" "$J/closed.err"
 
 ix_done

@@ -70,6 +70,10 @@ check "synchronised reads over UDP are refused (exit 2)" test "$?" = 2
 check "a sweep beyond the senders is refused naming the limit" grep -q "out of range \[1, 4\]" "$J/sweep.err"
 
 # --- Authentication. -----------------------------------------------------------
+# A client with a token never falls back to none (an agent without one).
+"$IXPERF" lat -n 10 -w 0 --token-file "$TOK" -p "${HOSTS##*:}" 127.0.0.1 >/dev/null 2>"$J/downgrade.err"
+check "a client with a token refuses an agent without one (exit 1)" test "$?" = 1
+check "and says why" grep -q "runs without a token, but one was given: refused" "$J/downgrade.err"
 agents sec 3 --token-file "$TOK"
 "$IXPERF" mesh --test lat -n 100 -w 0 --token-file "$TOK" -J "$HOSTS" >"$J/auth.json" 2>"$J/auth.err"
 check "with the token the mesh runs" jq_true "$J/auth.json" '.results[0].complete'
@@ -99,6 +103,53 @@ printf 'IXPF\x00\x01\x00\x0c\x00\x00\x00\x4a{\"mac\":\"%s\"}' \$(printf 'a%.0s' 
 cat <&3" >"$J/forged.out" 2>/dev/null
 check "a forged MAC is refused" grep -aq "authentication failed" "$J/forged.out"
 check "the agents logged the refusals" grep -q "refused: authentication failed" "$IX_TMP/sec3.err"
+# A relay holding no token passes a real client's handshake through, then
+# sends its own RUN on the authenticated session: every frame after AUTH
+# carries a tag keyed from the handshake, so the RUN is refused.
+cat >"$J/relay.py" <<'PY'
+import os, select, socket, struct, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import frame
+AUTH_OK, RUN = 13, 16
+agent_port = int(sys.argv[1])
+lst = socket.socket()
+lst.bind(("127.0.0.1", 0))
+lst.listen(1)
+print(lst.getsockname()[1], flush=True)
+cli, _ = lst.accept()
+ag = socket.create_connection(("127.0.0.1", agent_port))
+buf, injected = b"", False
+while True:
+    r, _, _ = select.select([cli, ag], [], [], 10)
+    if not r:
+        break
+    for s in r:
+        d = s.recv(65536)
+        if not d:
+            sys.exit(0)
+        (ag if s is cli else cli).sendall(d)
+        if s is ag and not injected:
+            buf += d
+            while len(buf) >= 12:
+                t, n = struct.unpack(">HI", buf[6:12])
+                if len(buf) < 12 + n:
+                    break
+                buf = buf[12 + n:]
+                if t == AUTH_OK:
+                    ag.sendall(frame(RUN, {"kind": "bw", "delay_us": 0, "targets": [
+                        {"host": "127.0.0.1", "port": 9}], "bw": {}}))
+                    injected = True
+                    print("injected", flush=True)
+PY
+python3 "$J/relay.py" "$p" >"$J/relay.out" 2>&1 &
+relay=$!
+IX_PIDS+=("$relay")
+for _ in $(seq 1 50); do [ -s "$J/relay.out" ] && break; sleep 0.1; done
+"$IXPERF" lat -n 2000 -w 0 --token-file "$TOK" -p "$(head -1 "$J/relay.out")" 127.0.0.1 >/dev/null 2>&1
+wait "$relay" 2>/dev/null
+check "the relay injected its RUN after AUTH_OK" grep -q injected "$J/relay.out"
+check "the agent refused the injected frame" grep -q "wrong on an authenticated connection\|without its tag on an authenticated connection" "$IX_TMP/sec3.err"
+check "and ran no RUN" bash -c "! grep -q 'RUN bandwidth' '$IX_TMP/sec3.err'"
 
 # --- An agent dies mid-mesh: its pairs fail, the rest completes. ----------------
 agents doomed 4

@@ -137,6 +137,48 @@ check "connection refused: exit 1, spooled" test $? = 1 -a -n "$(ls "$J/spool2")
 check "no secret in curl's message" test -z "$(grep -E 'pw-in-url|in-query|dave' "$J/c4.err")"
 check "no user:password in the spool" test -z "$(grep -rl 'pw-in-url' "$J/spool2")"
 
+# --- the spool's trust ------------------------------------------------------------------
+# A spool others may write to is refused; an entry someone else planted in
+# ours (naming their own URL) is skipped with a warning and never receives
+# the token; the token over plain http is warned about once.
+receiver evil
+EVIL=http://127.0.0.1:$RPORT/steal
+receiver trust --token tok-trust-0006
+TURL=http://127.0.0.1:$RPORT/ingest
+TSPOOL=$J/tspool
+echo 503 >"$J/trust.status"
+for i in 1 2; do
+	IXPERF_POST_TOKEN=tok-trust-0006 "$IXPERF" post --retries 0 --spool "$TSPOOL" \
+		"$J/r$i.json" "$TURL" 2>/dev/null
+done
+rm -f "$J/trust.status"
+mine=$(ls "$TSPOOL"/*.ixspool | head -n 1)
+planted=0000000000000001-0000000001-000001.ixspool
+sed "1s#\"url\":\"[^\"]*\"#\"url\":\"$EVIL\"#" "$mine" >"$TSPOOL/$planted"
+chown 65534:65534 "$TSPOOL/$planted" 2>/dev/null || chmod 666 "$TSPOOL/$planted"
+check "the planted entry names the other endpoint" grep -q "/steal" "$TSPOOL/$planted"
+IXPERF_POST_TOKEN=tok-trust-0006 "$IXPERF" post --flush --spool "$TSPOOL" 2>"$J/t1.err"
+check "a flush past a planted entry exits 0" test $? = 0 || cat "$J/t1.err"
+check "the planted entry was not sent: the other endpoint got nothing" \
+	test ! -e "$J/evil/requests.log"
+check "the flush names the planted entry it skipped" \
+	grep -q "WARNING: spool entry $TSPOOL/$planted .*skipped, not sent" "$J/t1.err"
+check "the planted entry is left where it is" test -e "$TSPOOL/$planted"
+check "our own two entries were delivered with the token" \
+	test "$(jq -s '[.[] | select(.auth_ok and .status < 300)] | length' "$RDIR/requests.log")" = 2
+check "the token over plain http is warned about once" \
+	test "$(grep -c 'the bearer token goes to http://127.0.0.1:[0-9]*/\.\.\. over plain http' "$J/t1.err")" = 1
+check "the warning holds no secret" test -z "$(grep 'tok-trust' "$J/t1.err")"
+mkdir -m 777 "$J/shared"
+"$IXPERF" post --flush --spool "$J/shared" 2>"$J/t2.err"
+check "--flush refuses a spool others may write to (exit 2)" test $? = 2
+check "and says why" grep -q "spool directory $J/shared is writable by group or others" "$J/t2.err"
+n0=$(wc -l <"$RDIR/requests.log")
+IXPERF_POST_TOKEN=tok-trust-0006 "$IXPERF" post --spool "$J/shared" "$J/r3.json" "$TURL" \
+	2>"$J/t3.err"
+check "a post with such a spool is refused before sending (exit 2)" \
+	test $? = 2 -a "$(wc -l <"$RDIR/requests.log")" = "$n0"
+
 # --- chat format and bad input ---------------------------------------------------------
 "$IXPERF" post -f chat --spool "$SPOOL" "$J/r1.json" "$URL" 2>/dev/null
 check "a chat post exits 0" test $? = 0

@@ -37,6 +37,68 @@ Test(plan, default_plan_parses)
 	ix_plan_free(&p);
 }
 
+/* Every built-in check expects something: a check without expectations is
+ * never a PASS, and the built-in plan is an acceptance run. */
+Test(plan, default_plan_checks_all_expect_something)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_load(NULL, &p, &err), 0, "%s", err.msg);
+	for (uint32_t i = 0; i < p.nchecks; i++)
+		cr_expect_geq(p.checks[i].nexpect, 1, "[%s] expects nothing", p.checks[i].name);
+	for (uint32_t i = 0; i < p.nchecks; i++) {
+		if (strcmp(p.checks[i].name, "tcp-bw-sizes") != 0)
+			continue;
+		cr_expect_str_eq(p.checks[i].expect[0].key, "min_bw");
+		cr_expect_float_eq(p.checks[i].expect[0].limit, 100e6, 1,
+				   "every size >= 100 Mbit/s");
+	}
+	ix_plan_free(&p);
+}
+
+/* bw results, one per size, with these goodputs. */
+static json_t *bw_results(double a, double b)
+{
+	return json_pack("[{s:{s:{s:f}}},{s:{s:{s:f}}}]", "summary", "forward", "bits_per_second",
+			 a, "summary", "forward", "bits_per_second", b);
+}
+
+static const char *judged(const char *plan, json_t *results, json_t **out)
+{
+	struct ix_plan p;
+	char why[256] = "";
+	const char *v;
+
+	good(plan, &p);
+	*out = json_array();
+	v = ix_check_judge(&p.checks[0], results, NULL, "127.0.0.1", *out, why, sizeof(why));
+	ix_plan_free(&p);
+	return v;
+}
+
+Test(plan, a_check_that_expects_nothing_is_info_not_pass)
+{
+	json_t *res = bw_results(9e9, 2e8), *out;
+
+	cr_expect_str_eq(judged("[s]\nprobe = bw\nsizes = 1Ki,1Mi\n", res, &out), "INFO");
+	cr_expect_eq(json_array_size(out), 0);
+	json_decref(out);
+	cr_expect_str_eq(judged("[s]\nprobe = bw\nmin_bw = 100Mbit\n", res, &out), "PASS");
+	cr_expect(json_is_true(json_object_get(json_array_get(out, 0), "pass")));
+	cr_expect_float_eq(json_number_value(json_object_get(json_array_get(out, 0), "measured")),
+			   2e8, 1, "the slowest size counts");
+	json_decref(out);
+	cr_expect_str_eq(judged("[s]\nprobe = bw\nmin_bw = 1Gbit\n", res, &out), "FAIL");
+	json_decref(out);
+	json_decref(res);
+	res = json_array();
+	cr_expect_str_eq(judged("[s]\nprobe = bw\nmin_bw = 1Gbit\n", res, &out), "ERROR",
+			 "nothing measured");
+	json_decref(out);
+	json_decref(res);
+}
+
 Test(plan, settings_and_expectations)
 {
 	struct ix_plan p;

@@ -550,3 +550,60 @@ Test(token, failed_reload_clears_previous_key)
 	cr_assert(key_is_zero(&t));
 	cr_assert_not(ix_auth_verify(&t, "client", CS, CC, mac));
 }
+
+/* Another user's token file, or one in a directory others may write to,
+ * could be replaced by them: refused. chown needs root. */
+Test(token, someone_elses_file_refused)
+{
+	const char *p = write_token("theirs", "s3cret", 0600);
+
+	if (geteuid() != 0)
+		cr_skip_test("changing a file's owner needs root");
+	cr_assert_eq(chown(p, 65534, 65534), 0);
+	expect_refused(p, "owned by uid 65534");
+	cr_assert_eq(chown(p, 0, 0), 0);
+	{
+		struct ix_token t;
+		load_ok(p, &t); /* root's own file */
+	}
+}
+
+Test(token, directory_others_may_write_refused)
+{
+	const char *p = write_token("tok", "s3cret", 0600);
+	struct ix_token t;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s", p);
+	cr_assert_eq(chmod(tmpdir, 0777), 0);
+	expect_refused(path, "without the sticky bit");
+	cr_assert_eq(chmod(tmpdir, 0770), 0);
+	expect_refused(path, "mode 0770");
+	/* Sticky, like /tmp: only the file's owner may replace it. */
+	cr_assert_eq(chmod(tmpdir, 01777), 0);
+	load_ok(path, &t);
+	cr_assert_eq(chmod(tmpdir, 0755), 0);
+	load_ok(path, &t);
+	cr_assert_eq(chmod(tmpdir, 0700), 0);
+}
+
+Test(token, directory_of_someone_else_refused)
+{
+	char dir[256], path[300];
+	struct ix_token t;
+	int fd;
+
+	if (geteuid() != 0)
+		cr_skip_test("changing a directory's owner needs root");
+	snprintf(dir, sizeof(dir), "%s", tmp_path("theirs"));
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/tok", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(write(fd, "s3cret", 6), 6);
+	close(fd);
+	load_ok(path, &t);
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
+	expect_refused(path, "owned by uid 65534");
+	unlink(path);
+}

@@ -585,3 +585,44 @@ Test(reader, garbage_is_refused)
 	close(sv[0]);
 	close(sv[1]);
 }
+
+/* Parsing multiplies a body in memory, nested and small containers most:
+ * both are bounded before the parser runs. */
+Test(body, deep_nesting_is_refused_before_parsing)
+{
+	char deep[2 * 40 + 8];
+	struct ix_err err = { 0 };
+	size_t n = 0;
+	json_t *j;
+
+	for (int i = 0; i < 40; i++)
+		deep[n++] = '[';
+	for (int i = 0; i < 40; i++)
+		deep[n++] = ']';
+	j = ix_frame_parse_body((const uint8_t *)deep, n, &err);
+	cr_assert_null(j);
+	assert_msg_has(&err, "nested deeper than 32");
+}
+
+Test(body, many_containers_are_refused_and_strings_do_not_count)
+{
+	size_t cap = 5 * 5000 + 64, n = 0;
+	char *b = malloc(cap);
+	struct ix_err err = { 0 };
+	json_t *j;
+
+	cr_assert_not_null(b);
+	n += (size_t)snprintf(b + n, cap - n, "{\"a\":[");
+	for (int i = 0; i < 5000; i++)
+		n += (size_t)snprintf(b + n, cap - n, "%s{}", i ? "," : "");
+	n += (size_t)snprintf(b + n, cap - n, "]}");
+	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
+	cr_assert_null(j);
+	assert_msg_has(&err, "more than 4096 objects and arrays");
+	/* Braces inside strings (escaped quotes too) are text, not containers. */
+	n = (size_t)snprintf(b, cap, "{\"s\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"{{{{\"}");
+	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
+	cr_assert_not_null(j, "%s", err.msg);
+	json_decref(j);
+	free(b);
+}

@@ -104,12 +104,17 @@ Test(verbs, no_device_is_a_clear_unavailable_error)
 
 Test(verbs, bad_queue_pair_counts_are_refused_before_any_device_call)
 {
-	struct ix_err err = { 0 };
-	struct ix_verbs *v;
-	struct ix_verbs_local local;
-	struct ix_verbs_open_opts o = { .qps = IX_VERBS_MAX_QPS + 1, .tx_depth = 16 };
+	const uint32_t bad[] = { 0, IX_VERBS_MAX_QPS + 1 };
 
-	cr_assert_eq(ix_verbs_open(&v, &o, &local, &err), -1);
-	cr_assert(err.code == IX_EXIT_USAGE || err.code == IX_EXIT_UNAVAILABLE, "%d %s", err.code,
-		  err.msg);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct ix_err err = { 0 };
+		struct ix_verbs *v = (struct ix_verbs *)&err;
+		struct ix_verbs_local local;
+		struct ix_verbs_open_opts o = { .qps = bad[i], .tx_depth = 16 };
+
+		cr_assert_eq(ix_verbs_open(&v, &o, &local, &err), -1, "--qps %u", bad[i]);
+		cr_assert_null(v);
+		cr_assert_eq(err.code, IX_EXIT_USAGE, "--qps %u: %d %s", bad[i], err.code, err.msg);
+		cr_assert_str_eq(err.msg, "between 1 and 64 queue pairs");
+	}
 }

@@ -125,6 +125,40 @@ Test(html, banner_and_table)
 	json_decref(doc);
 }
 
+/* A check that expected nothing is INFO, measured only: shown as such, and
+ * neither a pass nor an error of the run. */
+Test(html, measured_only_checks_are_info)
+{
+	json_t *doc = load_run(), *run = json_array_get(json_object_get(doc, "results"), 0);
+	char *html;
+
+	json_object_set_new(check_of(doc, 3), "verdict", json_string("INFO"));
+	json_array_clear(json_object_get(check_of(doc, 3), "expectations"));
+	json_object_set_new(run, "verdict", json_string("PASS"));
+	html = render(doc, NULL, 0);
+	cr_expect_not_null(strstr(html, "<tr class=\"info\"><td><a href=\"#c3\">tcp-lat</a>"));
+	cr_expect_not_null(strstr(html, "<span class=\"badge info\">INFO</span>"));
+	cr_expect_null(strstr(html, "badge error"), "INFO is not an error");
+	cr_expect_not_null(
+		strstr(html, "<header class=\"banner pass\"><div class=\"big\">PASS</div>"));
+	free(html);
+	/* A run of measurements only; and without a verdict, derived from its checks. */
+	for (size_t i = 0; i < 7; i++)
+		json_object_set_new(check_of(doc, i), "verdict", json_string("INFO"));
+	json_object_set_new(run, "verdict", json_string("INFO"));
+	html = render(doc, NULL, 0);
+	cr_expect_not_null(
+		strstr(html, "<header class=\"banner info\"><div class=\"big\">INFO</div>"));
+	free(html);
+	json_object_del(run, "verdict");
+	json_object_set_new(check_of(doc, 3), "verdict", json_string("FAIL"));
+	html = render(doc, NULL, 0);
+	cr_expect_not_null(
+		strstr(html, "<header class=\"banner fail\"><div class=\"big\">FAIL</div>"));
+	free(html);
+	json_decref(doc);
+}
+
 Test(html, charts_per_probe)
 {
 	json_t *doc = load_run();

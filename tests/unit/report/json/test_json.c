@@ -141,6 +141,30 @@ Test(bw, top_level_and_params)
 	cr_assert_str_eq(str_at(j, "params.congestion"), "cubic");
 	null_at(j, "params.rate_bps"); /* 0: no cap */
 	cr_assert_eq(int_at(j, "params.window"), 262144);
+	null_at(j, "params.window_granted"); /* no end reported its buffer */
+	json_decref(j);
+	ix_bw_result_free(&r);
+}
+
+/* The kernel granted less than --window asked: the smallest buffer an end
+ * reported stands next to the request; without --window it is null. */
+Test(bw, window_granted_next_to_window)
+{
+	struct ix_bw_result r;
+	json_t *j;
+
+	make_bidir(&r);
+	r.streams[0].sender.sock_buffer = ix_u64(425984);
+	r.streams[1].receiver.sock_buffer = ix_u64(524288);
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
+	cr_assert_eq(int_at(j, "params.window"), 262144);
+	cr_assert_eq(int_at(j, "params.window_granted"), 425984);
+	json_decref(j);
+
+	r.params.window = 0;
+	j = ix_test_json_roundtrip(ix_json_bw(&r));
+	null_at(j, "params.window");
+	null_at(j, "params.window_granted");
 	json_decref(j);
 	ix_bw_result_free(&r);
 }

@@ -213,7 +213,7 @@ Test(spool, missing_directory_is_an_empty_spool)
 	struct ix_err err = { 0 };
 
 	cr_expect_eq(count(), 0);
-	cr_expect_eq(ix_spool_flush(spool, NULL, NULL, NULL, &delivered, &err), 0);
+	cr_expect_eq(ix_spool_flush(spool, NULL, NULL, NULL, NULL, &delivered, &err), 0);
 	cr_expect_eq(delivered, 0);
 }
 
@@ -291,7 +291,7 @@ Test(spool, flush_removes_only_what_was_delivered_and_stops_at_the_first_failure
 	put("http://h/x", "b2", NULL, 0);
 	put("http://h/x", "b3", NULL, 0);
 	put("http://h/x", "b4", NULL, 0);
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), -1);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
 	cr_expect_eq(delivered, 2);
 	cr_expect_eq(s.calls, 3, "b4 must not be tried after b3 failed");
 	cr_expect_str_eq(s.seen[0], "b1");
@@ -312,13 +312,14 @@ Test(spool, flush_removes_only_what_was_delivered_and_stops_at_the_first_failure
 
 	/* The endpoint heals: the rest goes, in order; then nothing is left. */
 	memset(&s, 0, sizeof(s));
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), 0, "%s", err.msg);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), 0, "%s",
+		     err.msg);
 	cr_expect_eq(delivered, 2);
 	cr_expect_str_eq(s.seen[0], "b3");
 	cr_expect_str_eq(s.seen[1], "b4");
 	cr_expect_eq(count(), 0);
 	memset(&s, 0, sizeof(s));
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), 0);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), 0);
 	cr_expect_eq(delivered, 0);
 	cr_expect_eq(s.calls, 0);
 }
@@ -332,7 +333,7 @@ Test(spool, rejected_entries_move_aside_and_do_not_block)
 
 	put("http://h/x", "bad", name, sizeof(name));
 	put("http://h/x", "good", NULL, 0);
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), -1);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
 	cr_expect_eq(delivered, 1);
 	cr_expect_eq(s.calls, 2);
 	cr_expect(strstr(err.msg, IX_SPOOL_REJECTED_DIR) != NULL, "%s", err.msg);
@@ -349,7 +350,7 @@ Test(spool, unreadable_entries_move_aside)
 
 	put("http://h/x", "one", NULL, 0);
 	touch(spool, "0000000000000001-0000000001-000000.ixspool", "garbage without a header");
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), -1);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
 	cr_expect_eq(delivered, 1);
 	cr_expect_eq(s.calls, 1);
 	cr_expect_eq(count(), 0);
@@ -365,8 +366,8 @@ Test(spool, flush_below_a_url_leaves_other_endpoints_alone)
 	put("http://b/hook", "b1", NULL, 0);
 	put("http://a:9091/metrics/job/ixperf/instance/n2", "a2", NULL, 0);
 	put("http://a:90910/x", "c1", NULL, 0);
-	cr_expect_eq(ix_spool_flush(spool, "http://a:9091", scripted, &s, &delivered, &err), 0,
-		     "%s", err.msg);
+	cr_expect_eq(ix_spool_flush(spool, "http://a:9091", scripted, NULL, &s, &delivered, &err),
+		     0, "%s", err.msg);
 	cr_expect_eq(delivered, 2);
 	cr_expect_str_eq(s.seen[0], "a1");
 	cr_expect_str_eq(s.seen[1], "a2");
@@ -383,7 +384,8 @@ Test(spool, entries_spooled_during_a_flush_are_delivered_too)
 	size_t delivered;
 
 	put("http://h/x", "first", NULL, 0);
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), 0, "%s", err.msg);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), 0, "%s",
+		     err.msg);
 	cr_expect_eq(delivered, 2);
 	cr_expect_str_eq(s.seen[1], "late");
 	cr_expect_eq(count(), 0);
@@ -402,10 +404,122 @@ Test(spool, one_flush_at_a_time)
 	fd = open(lock, O_RDWR | O_CREAT, 0600);
 	cr_assert_geq(fd, 0);
 	cr_assert_eq(flock(fd, LOCK_EX), 0);
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), -1);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
 	cr_expect(strstr(err.msg, "another ixperf") != NULL, "%s", err.msg);
 	cr_expect_eq(s.calls, 0);
 	close(fd);
-	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, &s, &delivered, &err), 0);
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), 0);
 	cr_expect_eq(delivered, 1);
+}
+
+/* Trust: a spool others may write to is refused, and entries someone else
+ * planted are never offered to the deliverer (which would send the
+ * credentials to the URL they name). */
+Test(spool, a_directory_others_may_write_to_is_refused)
+{
+	struct script s = { .calls = 0 };
+	struct ix_spool_entry e = { .url = "http://h/x",
+				    .method = "POST",
+				    .content_type = "application/json",
+				    .format = "webhook",
+				    .body = "b",
+				    .len = 1 };
+	struct ix_err err = { 0 };
+	const mode_t modes[] = { 0777, 01777, 0770, 0720 };
+	char link[600];
+	size_t delivered;
+
+	put("http://h/x", "one", NULL, 0);
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		cr_assert_eq(chmod(spool, modes[i]), 0);
+		cr_expect_eq(ix_spool_check_dir(spool, &err), -1, "mode %04o", modes[i]);
+		cr_expect(strstr(err.msg, "writable by group or others") && strstr(err.msg, spool),
+			  "%s", err.msg);
+		cr_expect_eq(err.code, IX_EXIT_USAGE);
+		cr_expect_eq(ix_spool_put(spool, &e, NULL, 0, &err), -1);
+		cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
+		cr_expect(strstr(err.msg, "chmod 700"), "%s", err.msg);
+		cr_expect_eq(s.calls, 0, "nothing offered from a spool others may write to");
+	}
+	cr_assert_eq(chmod(spool, 0700), 0);
+	cr_expect_eq(ix_spool_check_dir(spool, &err), 0, "%s", err.msg);
+	snprintf(link, sizeof(link), "%s/link", tmpdir);
+	cr_assert_eq(symlink(spool, link), 0);
+	cr_expect_eq(ix_spool_check_dir(link, &err), -1);
+	cr_expect(strstr(err.msg, "not a directory"), "%s", err.msg);
+	snprintf(link, sizeof(link), "%s/missing", tmpdir);
+	cr_expect_eq(ix_spool_check_dir(link, &err), 0, "a missing spool is created private");
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(spool, 65534, 65534), 0);
+		cr_expect_eq(ix_spool_check_dir(spool, &err), -1);
+		cr_expect(strstr(err.msg, "owned by uid 65534"), "%s", err.msg);
+		cr_expect_eq(ix_spool_flush(spool, NULL, scripted, NULL, &s, &delivered, &err), -1);
+		cr_expect_eq(s.calls, 0);
+	}
+}
+
+static char warned[4][512];
+static size_t nwarned;
+
+static void record_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	if (nwarned < 4)
+		snprintf(warned[nwarned], sizeof(warned[0]), "%s", msg);
+	nwarned++;
+}
+
+/* A well-formed entry, as another user could write it. */
+static void plant(const char *name, const char *url, mode_t mode)
+{
+	char text[512], path[600];
+
+	snprintf(text, sizeof(text),
+		 "{\"ixperf_spool\":1,\"url\":\"%s\",\"method\":\"POST\",\"content_type\":"
+		 "\"application/json\",\"format\":\"webhook\",\"length\":6}\nstolen",
+		 url);
+	touch(spool, name, text);
+	snprintf(path, sizeof(path), "%s/%s", spool, name);
+	cr_assert_eq(chmod(path, mode), 0);
+}
+
+Test(spool, entries_not_ours_are_skipped_with_a_warning)
+{
+	static const char *const open_name = "0000000000000001-0000000001-000001.ixspool";
+	static const char *const theirs = "0000000000000002-0000000001-000002.ixspool";
+	struct script s = { .calls = 0 };
+	struct ix_err err = { 0 };
+	struct ix_spool_entry e;
+	size_t delivered, left;
+	char path[600];
+
+	put("http://h/x", "mine", NULL, 0);
+	plant(open_name, "http://evil/steal", 0666);
+	plant(theirs, "http://evil/steal", 0600);
+	snprintf(path, sizeof(path), "%s/%s", spool, theirs);
+	if (geteuid() == 0)
+		cr_assert_eq(chown(path, 65534, 65534), 0);
+	else
+		cr_assert_eq(chmod(path, 0620), 0); /* writable by others instead */
+	nwarned = 0;
+	cr_expect_eq(ix_spool_flush(spool, NULL, scripted, record_warning, &s, &delivered, &err), 0,
+		     "%s", err.msg);
+	cr_expect_eq(delivered, 1);
+	cr_expect_eq(s.calls, 1, "only our own entry is offered");
+	cr_expect_str_eq(s.seen[0], "mine");
+	cr_expect_eq(nwarned, 2, "one warning per planted entry, whatever the passes");
+	cr_expect(strstr(warned[0], open_name) && strstr(warned[0], "mode 0666") &&
+			  strstr(warned[0], "skipped"),
+		  "%s", warned[0]);
+	if (geteuid() == 0)
+		cr_expect(strstr(warned[1], theirs) && strstr(warned[1], "owned by uid 65534"),
+			  "%s", warned[1]);
+	cr_expect_eq(access(path, F_OK), 0, "left where it is");
+	cr_expect_eq(ix_spool_read(spool, theirs, &e, &err), -1);
+	cr_expect_eq(ix_spool_read(spool, open_name, &e, &err), -1);
+	cr_expect(strstr(err.msg, "writable by group or others"), "%s", err.msg);
+	cr_expect_eq(ix_spool_count(spool, NULL, &left, &err), 0);
+	cr_expect_eq(left, 0, "planted entries do not count as waiting");
+	cr_expect_eq(ix_spool_count(spool, "http://evil", &left, &err), 0);
+	cr_expect_eq(left, 0);
 }

@@ -149,7 +149,22 @@ Test(heat_state, gpu_matrices_are_a_mesh_of_gpus)
 	cr_assert_eq(s.cells[1 * 3 + 1].state, IX_CELL_NONE, "within one GPU is not a pair");
 	cr_assert_float_eq(s.cells[1 * 3 + 2].bw_bps, 160e9, 1e6);
 	cr_assert_float_eq(s.cells[0 * 3 + 2].lat_p50_ns, 900.0, 1e-3);
-	cr_assert(s.cells[1 * 3 + 2].bad, "the slow GPU1 -> GPU2 pair is flagged");
+	/* The gpu command judged no pair: the slow GPU1 -> GPU2 pair is shown
+	 * as measured, not flagged by the mesh's rules. */
+	cr_assert_eq(s.bad_pairs, 0);
+	for (size_t k = 0; k < 9; k++)
+		cr_assert_not(s.cells[k].bad, "cell %zu flagged", k);
+	for (size_t k = 0; k < 3; k++)
+		cr_assert_not(s.suspect[k], "GPU%zu a suspect", k);
+	{
+		struct ix_heat_view v = { .levels = 8, .cur_row = 1, .cur_col = 2 };
+		char buf[256];
+
+		ix_heat_layout(&v, &s, 120, 40);
+		cr_assert_not(ix_heat_block(&v, &s, 1, 2).bad);
+		ix_heat_cursor_text(&v, &s, buf, sizeof(buf));
+		cr_assert(strstr(buf, "GPU1 -> GPU2") && !strstr(buf, "BAD"), "%s", buf);
+	}
 	cr_assert(strstr(s.title, "device_to_device_memcpy_read_ce"), "%s", s.title);
 	ix_heat_src_free(&s);
 	/* One GPU: no GPU x GPU matrix to show. */

@@ -1,0 +1,22 @@
+/* Inside the agent: what one connection says (session.c), for the
+ * connection loop (agent.c). Not for other subsystems. */
+#ifndef IX_AGENT_SESSION_H
+#define IX_AGENT_SESSION_H
+
+#include <jansson.h>
+
+#include "probes/agent/state.h"
+
+/* One log line; control characters from peers are shown as '?'. */
+void ix_agent_logf(struct ix_agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A refusal: logged at most once a second, with the count between. */
+void ix_agent_log_refusal(struct ix_agent *a, const char *peer, const char *why);
+void ix_agent_send_error(int fd, int code, const char *msg);
+
+/* A data connection's ATTACH: fd goes to its test, or is refused and
+ * closed. */
+void ix_agent_attach(struct ix_agent *a, int fd, json_t *body, const char *peer);
+/* A control session after its HELLO, until it ends (the caller closes fd). */
+void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer);
+
+#endif

@@ -1,0 +1,68 @@
+/* The agent's configuration and state, shared by its connection loop
+ * (agent.c) and its sessions (session.c). */
+#ifndef IX_AGENT_STATE_H
+#define IX_AGENT_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "probes/ctl/auth.h"
+#include "probes/ctl/wire.h"
+
+#define IX_AGENT_MAX_ALLOW 32
+
+struct ix_agent_config {
+	const char *bind_addr; /* NULL = any */
+	uint16_t port;
+	bool one_shot;      /* exit after the first client's session */
+	uint32_t max_tests; /* concurrent tests */
+	uint32_t max_conns; /* connections being served at once */
+	/* Connections from one address: control sessions (after HELLO), and
+	 * connections that have not said what they are yet. 0 = no cap. */
+	uint32_t max_sessions_per_addr;
+	uint32_t max_pending_per_addr;
+	/* Buffer memory (message buffers of every stream) one test and all
+	 * tests together may use; a test over either is refused. 0 = none. */
+	uint64_t max_test_mem;
+	uint64_t max_mem;
+	double silence_s; /* a test whose streams move nothing this long ends */
+	/* Without a token, RUN (traffic towards hosts the coordinator names)
+	 * is accepted from loopback and from these addresses only. */
+	struct sockaddr_storage allow_run[IX_AGENT_MAX_ALLOW];
+	uint32_t n_allow_run;
+	bool allow_run_any;
+	struct ix_limits limits;
+	const struct ix_token *token; /* shared token; NULL or unset = none */
+	double handshake_s;           /* first frame must arrive within this */
+	double idle_s;                /* a control session idle this long is closed */
+	const char *rdma_dev;         /* RDMA device for --path rdma tests, NULL: choose */
+	int rdma_gpu;                 /* their buffers in this GPU's memory, -1: host */
+	/* Log sink (the command prints; the agent never does). */
+	void (*log)(void *arg, const char *msg);
+	void *log_arg;
+};
+
+struct ix_agent_test;
+struct ix_agent_conn;
+
+struct ix_agent {
+	struct ix_agent_config cfg;
+	int listen_fd;
+	atomic_int *stop; /* set by the owner (signal) or one-shot */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ix_agent_test *tests; /* tests accepting data connections */
+	uint32_t active_tests;
+	uint32_t active_conns;
+	uint64_t mem_in_use;         /* buffer memory of the running tests */
+	struct ix_agent_conn *conns; /* connections being served */
+	uint64_t tests_run, refused;
+	/* Refusals are logged at most once a second, with the count between. */
+	int64_t refusal_logged_ns;
+	uint64_t refusals_unlogged;
+};
+
+#endif

@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# The agent under pressure: forged log lines, keep-alives, one address
+# holding every session, silent tests, tests that ask for too much memory,
+# running out of descriptors, and a stop while a RUN job sends traffic.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+J=$IX_TMP
+cat >"$J/peer.py" <<'PY'
+"""Hostile peers of the agent at 127.0.0.1:PORT: python3 peer.py CASE PORT."""
+import os, socket, sys, time
+
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import ATTACH, ERROR, HELLO, TEST, TEST_ACK, frame, hello, recv
+
+READY, START, PING, PONG, RUN = 6, 7, 14, 15, 16
+case, port = sys.argv[1], int(sys.argv[2])
+
+
+def connect(src="127.0.0.1"):
+    s = socket.socket()
+    s.settimeout(10)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+if case == "forge":
+    s = connect()
+    s.sendall(frame(HELLO, {"host": "evil\n2026-01-01 00:00:00 ixperf server: forged line",
+                            "version": "0\r", "protocol": 1, "nonce": "00" * 16}))
+    recv(s)
+    s.close()
+elif case == "keepalive":
+    # PINGs every 0.3 s: the session must still end at the idle timeout.
+    s = connect()
+    hello(s)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 8:
+        try:
+            s.sendall(frame(PING, {}))
+            t, _ = recv(s)
+        except OSError:
+            t = None
+        if t != PONG:
+            break
+        time.sleep(0.3)
+    print("closed after %.1f s" % (time.monotonic() - t0))
+elif case == "sessions":
+    # Six sessions from one address against --max-sessions 4: two refused.
+    held, refused = [], 0
+    for _ in range(6):
+        s = connect()
+        s.sendall(frame(HELLO, {"host": "h", "version": "0", "protocol": 1,
+                                "nonce": "00" * 16}))
+        t, b = recv(s)
+        if t == ERROR and "too many sessions" in b.get("error", ""):
+            refused += 1
+        else:
+            held.append(s)
+    print("refused %d" % refused)
+    sys.stdout.flush()
+    # Held while the shell runs a test from another address.
+    time.sleep(float(sys.argv[3]))
+elif case == "silent":
+    # A lat test whose client attaches, starts, then never sends.
+    ctl = connect()
+    hello(ctl)
+    ctl.sendall(frame(TEST, {"kind": "lat", "lat": {"path": "tcp", "msg_size": 64,
+                                                    "iters": 1000, "duration": 0,
+                                                    "warmup": 0, "busy_poll": False,
+                                                    "timeout": 1}}))
+    t, ack = recv(ctl)
+    assert t == TEST_ACK, (t, ack)
+    d = connect()
+    d.sendall(frame(ATTACH, {"cookie": ack["cookie"], "stream": 0}))
+    t, _ = recv(ctl)
+    assert t == READY, t
+    ctl.sendall(frame(START, {}))
+    t0 = time.monotonic()
+    ctl.settimeout(30)
+    t, b = recv(ctl)
+    print("after %.1f s: %s" % (time.monotonic() - t0, (b or {}).get("error", t)))
+elif case == "idle":
+    # Many connections that never say anything.
+    conns = [connect() for _ in range(int(sys.argv[3]))]
+    print("open %d" % len(conns))
+    sys.stdout.flush()
+    time.sleep(float(sys.argv[4]))
+PY
+peer() { python3 "$J/peer.py" "$@"; }
+
+# --- Peers name things that reach the log: no forged lines. ----------------
+ix_server forge || exit 99
+peer forge "$IX_PORT"
+sleep 0.3
+check "the forged line is not a line of its own" bash -c "! grep -q '^2026-01-01 00:00:00 ixperf server: forged' '$J/forge.err'"
+check "the control characters are shown as '?'" grep -q 'evil?2026-01-01' "$J/forge.err"
+
+# --- PINGs do not keep a session without a test open. -----------------------
+ix_server keepalive --idle-timeout 2 || exit 99
+peer keepalive "$IX_PORT" >"$J/keepalive.out"
+echo "# keepalive: $(cat "$J/keepalive.out")"
+check "a session that only PINGs is closed at --idle-timeout 2 s (before 8 s)" \
+	awk '/closed after/ { exit !($3 < 7) }' "$J/keepalive.out"
+
+# --- One address cannot hold every session. ---------------------------------
+ix_server sessions --max-sessions 4 || exit 99
+peer sessions "$IX_PORT" 6 >"$J/sessions.out" &
+spy=$!
+IX_PIDS+=("$spy")
+for _ in $(seq 1 100); do grep -q refused "$J/sessions.out" && break; sleep 0.1; done
+check "sessions over --max-sessions from one address are refused" grep -q "refused 2" "$J/sessions.out"
+"$IXPERF" bw -t 0.3 -w 0 -B 127.0.0.2 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/other.err"
+check "another address is still served meanwhile" test "$?" = 0
+kill "$spy" 2>/dev/null
+wait "$spy" 2>/dev/null
+check "the refusals are in the log" grep -q "refused: too many sessions from this address" "$J/sessions.err"
+
+# --- A test that goes silent is ended, and its slot freed. ------------------
+ix_server silent --silence-timeout 2 --max-tests 1 || exit 99
+peer silent "$IX_PORT" >"$J/silent.out"
+echo "# silent: $(cat "$J/silent.out")"
+check "a started test with no traffic ends at --silence-timeout (2 s, before 10 s)" \
+	awk '/nothing moved/ { exit !($2 < 10) } END { if (!NR) exit 1 }' "$J/silent.out"
+"$IXPERF" lat -n 200 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/after-silent.err"
+check "its slot serves the next test" test "$?" = 0
+
+# --- Memory: a test's buffers are capped. ------------------------------------
+ix_server mem --max-test-memory 64Mi --max-memory 48Mi || exit 99
+"$IXPERF" bw -R -P 16 -s 64Mi -t 1 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/mem.err"
+check "16 streams of 64 MiB messages are refused (exit 1)" test "$?" = 1
+check "the refusal names the buffers and the limit" grep -q "1024 MiB of buffers, over this server's limit of 64 MiB per test" "$J/mem.err"
+"$IXPERF" bw -P 2 -s 1Mi -t 0.3 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/mem-ok.err"
+check "a test within the limits runs" test "$?" = 0
+"$IXPERF" bw -P 4 -s 8Mi -t 3 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1 &
+big=$!
+IX_PIDS+=("$big")
+sleep 1
+"$IXPERF" bw -P 4 -s 8Mi -t 0.3 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/mem-all.err"
+check "tests together are held to --max-memory ($(cat "$J/mem-all.err"))" \
+	grep -q "the running tests hold 32 MiB of buffers and this one needs 32 MiB (limit 48 MiB)" "$J/mem-all.err"
+wait "$big"
+
+# --- Out of descriptors: no spinning. --------------------------------------
+bash -c "ulimit -n 32 && exec '$IXPERF' server -p 0" >"$J/fd.out" 2>"$J/fd.err" &
+fdpid=$!
+IX_PIDS+=("$fdpid")
+port=$(ix_wait_port "$J/fd.out" "$fdpid") || exit 99
+peer idle "$port" 60 3 >"$J/idle.out" 2>&1 &
+idle=$!
+IX_PIDS+=("$idle")
+sleep 0.5
+t0=$(awk '{ print $14 + $15 }' "/proc/$fdpid/stat")
+sleep 2
+t1=$(awk '{ print $14 + $15 }' "/proc/$fdpid/stat")
+hz=$(getconf CLK_TCK)
+cpu=$(echo "scale=2; ($t1 - $t0) / $hz" | bc)
+echo "# agent CPU over 2 s with 60 idle connections and 32 descriptors: $cpu s"
+# A spinning agent takes a CPU-second per second (a third of one even on a
+# saturated machine); a waiting one almost nothing.
+check "it does not spin when out of descriptors ($cpu CPU-s in 2 s)" test "$(echo "$cpu < 0.5" | bc)" = 1
+wait "$idle"
+sleep 0.5
+"$IXPERF" lat -n 100 -w 0 -p "$port" 127.0.0.1 >/dev/null 2>"$J/fd-after.err"
+check "and serves a test once they are gone" test "$?" = 0
+
+# --- A stop while a RUN job sends traffic. ---------------------------------
+ix_server target || exit 99
+tport=$IX_PORT
+ix_server runner || exit 99
+rpid=$IX_SPID
+python3 - "$IX_PORT" "$tport" >"$J/run.out" 2>&1 <<'PY' &
+import os, socket, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import frame, hello, recv
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=30)
+hello(s)
+s.sendall(frame(16, {"kind": "bw", "delay_us": 0,
+                     "targets": [{"host": "127.0.0.1", "port": int(sys.argv[2])}],
+                     "bw": {"path": "tcp", "msg_size": 131072, "streams": 1, "mode": 0,
+                            "duration": 20, "warmup": 0, "interval": 0, "bytes": 0,
+                            "rate": 0, "window": 0, "congestion": ""}}))
+t, b = recv(s)
+print(t, b)
+PY
+coord=$!
+IX_PIDS+=("$coord")
+sleep 2
+start=$(date +%s.%N)
+kill -TERM "$rpid"
+wait "$rpid"
+rc=$?
+took=$(echo "$(date +%s.%N) - $start" | bc)
+check "an agent stopped mid-RUN exits 0 ($rc) within 10 s (${took} s)" test "$rc" = 0 -a "$(echo "$took < 10" | bc)" = 1
+check "the RUN ran until the stop ($(cat "$J/run.out"))" grep -q "stopped: the agent is shutting down" "$J/run.out"
+check "the log names the RUN's target" grep -q "RUN bandwidth test towards a peer towards 127.0.0.1:$tport" "$J/runner.err" ||
+	cat "$J/runner.err"
+wait "$coord"
+
+ix_done

@@ -1,0 +1,148 @@
+/* Unit tests for probes/net/engine.c: a stream end's summary figures from
+ * what its thread recorded (retransmits and loss in the measured window,
+ * never below zero; the socket buffer the kernel kept). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/net/net.h"
+#include "probes/net/transport.h"
+
+static uint64_t fake_total; /* retransmits since the connection opened */
+
+static void fake_info(struct ix_stream *s, struct ix_stream_end *e)
+{
+	(void)s;
+	e->retransmits = ix_u64(fake_total);
+}
+
+static const struct ix_transport fake_tcp = {
+	.name = "fake",
+	.caps = IX_CAP_RETRANS,
+	.sender_info = fake_info,
+};
+
+static const struct ix_transport fake_udp = {
+	.name = "fake",
+	.caps = IX_CAP_DATAGRAM,
+};
+
+Test(end_fill, retransmits_since_the_warmup_mark)
+{
+	struct ix_stream s;
+	struct ix_stream_end e;
+
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, true);
+	s.tp = &fake_tcp;
+	s.warm_retrans = 4;
+	fake_total = 10;
+	ix_stream_end_fill(&s, &e);
+	cr_assert(e.retransmits.valid);
+	cr_assert_eq(e.retransmits.v, 6);
+
+	s.warm_retrans = 12; /* a baseline above the total shows 0 */
+	ix_stream_end_fill(&s, &e);
+	cr_assert_eq(e.retransmits.v, 0);
+}
+
+/* A baseline above the current count (a late warm-up datagram lowered
+ * it) gives 0, not 2^64 - 1. */
+Test(end_fill, loss_never_below_zero)
+{
+	struct ix_stream s;
+	struct ix_stream_end e;
+
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, false);
+	s.tp = &fake_udp;
+	atomic_store(&s.c.gaps, 2);
+	s.warm_gaps = 5;
+	atomic_store(&s.c.out_of_order, 1);
+	s.warm_ooo = 3;
+	ix_stream_end_fill(&s, &e);
+	cr_assert(e.lost.valid && e.out_of_order.valid);
+	cr_assert_eq(e.lost.v, 0, "lost %llu", (unsigned long long)e.lost.v);
+	cr_assert_eq(e.out_of_order.v, 0);
+
+	atomic_store(&s.c.gaps, 7);
+	ix_stream_end_fill(&s, &e);
+	cr_assert_eq(e.lost.v, 2);
+}
+
+Test(end_fill, socket_buffer_as_granted)
+{
+	struct ix_stream s;
+	struct ix_stream_end e;
+	uint64_t granted = 0;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ix_net_set_buffers(fd, 65536, &granted, NULL), 0);
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, false);
+	s.tp = &fake_udp;
+	s.fd = fd;
+	ix_stream_end_fill(&s, &e);
+	cr_assert(e.sock_buffer.valid);
+	cr_assert_eq(e.sock_buffer.v, ix_net_buffer_size(fd, false));
+	cr_assert_geq(e.sock_buffer.v, granted);
+	close(fd);
+
+	s.fd = -1; /* no socket: not measured */
+	ix_stream_end_fill(&s, &e);
+	cr_assert_not(e.sock_buffer.valid);
+}
+
+/* Streams that only wait for the stop flag. */
+static int parked(struct ix_stream *s)
+{
+	while (!atomic_load(s->stop))
+		usleep(1000);
+	return 0;
+}
+
+static const struct ix_transport fake_parked = {
+	.name = "parked",
+	.send = parked,
+	.recv = parked,
+};
+
+Test(streams, a_thread_that_cannot_start_leaves_none_running)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	cr_skip_test("an address-space limit and a sanitizer's shadow memory do not mix");
+#else
+	static struct ix_stream s[64];
+	atomic_int stop = 0;
+	struct ix_err err = { 0 };
+	struct rlimit old, tight;
+	long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	int rc;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%ld", &pages), 1);
+	fclose(f);
+	for (uint32_t i = 0; i < 64; i++) {
+		ix_stream_init(&s[i], i, IX_DIR_FORWARD, false);
+		s[i].tp = &fake_parked;
+		s[i].stop = &stop;
+	}
+	/* Room for a few 8 MiB thread stacks, not 64: thread creation fails
+	 * part way, as under a thread or memory limit. */
+	cr_assert_eq(getrlimit(RLIMIT_AS, &old), 0);
+	tight = old;
+	tight.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + (48u << 20);
+	cr_assert_eq(setrlimit(RLIMIT_AS, &tight), 0);
+	rc = ix_streams_start(s, 64, &err);
+	setrlimit(RLIMIT_AS, &old);
+	cr_assert_eq(rc, -1, "64 threads started under the limit");
+	cr_assert(strstr(err.msg, "cannot start stream thread"), "%s", err.msg);
+	for (uint32_t i = 0; i < 64; i++)
+		cr_assert_not(s[i].running, "stream %u still running after the failed start", i);
+#endif
+}

@@ -1,0 +1,191 @@
+/* Unit tests for probes/net/net.c: datagram sequence accounting (loss,
+ * late arrivals, duplicates, the warm-up boundary) and socket buffer sizes
+ * as the kernel grants them. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/net/net.h"
+
+static void feed(struct ix_net_seq *q, const uint64_t *seqs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		ix_net_seq_add(q, seqs[i]);
+}
+
+static void assert_count(const struct ix_net_seq_count *c, uint64_t lost, uint64_t ooo,
+			 uint64_t dup)
+{
+	cr_assert_eq(c->lost, lost, "lost %llu, want %llu", (unsigned long long)c->lost,
+		     (unsigned long long)lost);
+	cr_assert_eq(c->out_of_order, ooo, "out of order %llu, want %llu",
+		     (unsigned long long)c->out_of_order, (unsigned long long)ooo);
+	cr_assert_eq(c->duplicates, dup, "duplicates %llu, want %llu",
+		     (unsigned long long)c->duplicates, (unsigned long long)dup);
+}
+
+/* ---- sequence accounting ------------------------------------------------ */
+
+Test(seq, in_order_counts_nothing)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	ix_net_seq_open(&q);
+	for (uint64_t s = 0; s < 10; s++)
+		cr_assert_eq(ix_net_seq_add(&q, s), IX_NET_SEQ_NEW);
+	ix_net_seq_end(&q, 10);
+	assert_count(&q.measured, 0, 0, 0);
+	assert_count(&q.warm, 0, 0, 0);
+}
+
+Test(seq, gap_then_late_fill)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	ix_net_seq_open(&q);
+	feed(&q, (uint64_t[]){ 0, 1, 4 }, 3); /* 2 and 3 missing */
+	assert_count(&q.measured, 2, 0, 0);
+	cr_assert_eq(ix_net_seq_add(&q, 3), IX_NET_SEQ_FILL);
+	assert_count(&q.measured, 1, 1, 0);
+	cr_assert_eq(ix_net_seq_add(&q, 5), IX_NET_SEQ_NEW);
+	ix_net_seq_end(&q, 6);
+	assert_count(&q.measured, 1, 1, 0); /* 2 never came */
+}
+
+/* A copy of a datagram already seen fills no gap and hides no loss. */
+Test(seq, duplicate_is_not_a_fill)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	ix_net_seq_open(&q);
+	feed(&q, (uint64_t[]){ 0, 2 }, 2); /* 1 missing */
+	cr_assert_eq(ix_net_seq_add(&q, 2), IX_NET_SEQ_DUP);
+	cr_assert_eq(ix_net_seq_add(&q, 0), IX_NET_SEQ_DUP);
+	assert_count(&q.measured, 1, 0, 2);
+	cr_assert_eq(ix_net_seq_add(&q, 1), IX_NET_SEQ_FILL);
+	cr_assert_eq(ix_net_seq_add(&q, 1), IX_NET_SEQ_DUP); /* filled once only */
+	ix_net_seq_end(&q, 4);
+	assert_count(&q.measured, 1, 1, 3); /* 3 lost at the tail */
+}
+
+/* Warm-up datagram 1 arrives after the measured window opened at 3: it
+ * fills a warm-up gap and leaves the window's figures alone. */
+Test(seq, late_warmup_datagram_after_window_opens)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	feed(&q, (uint64_t[]){ 0, 2 }, 2);
+	assert_count(&q.warm, 1, 0, 0);
+	ix_net_seq_open(&q);
+	cr_assert_eq(q.base, 3);
+	feed(&q, (uint64_t[]){ 3, 4 }, 2);
+	cr_assert_eq(ix_net_seq_add(&q, 1), IX_NET_SEQ_FILL);
+	ix_net_seq_end(&q, 5);
+	assert_count(&q.warm, 0, 1, 0);
+	assert_count(&q.measured, 0, 0, 0);
+}
+
+/* Gaps that open with the first measured datagram belong to the window. */
+Test(seq, gap_at_the_boundary_is_measured)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	feed(&q, (uint64_t[]){ 0, 1 }, 2);
+	ix_net_seq_open(&q);
+	feed(&q, (uint64_t[]){ 4, 5 }, 2); /* 2 and 3 missing */
+	cr_assert_eq(ix_net_seq_add(&q, 2), IX_NET_SEQ_FILL);
+	ix_net_seq_end(&q, 6);
+	assert_count(&q.measured, 1, 1, 0);
+	assert_count(&q.warm, 0, 0, 0);
+}
+
+/* Older than the window: cannot be told from a duplicate, stays lost. */
+Test(seq, beyond_the_window_is_stale)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	ix_net_seq_open(&q);
+	feed(&q, (uint64_t[]){ 0, 2 }, 2);
+	cr_assert_eq(ix_net_seq_add(&q, 2 + IX_NET_SEQ_WINDOW), IX_NET_SEQ_NEW);
+	cr_assert_eq(q.measured.lost, IX_NET_SEQ_WINDOW);
+	cr_assert_eq(ix_net_seq_add(&q, 1), IX_NET_SEQ_STALE);
+	assert_count(&q.measured, IX_NET_SEQ_WINDOW, 1, 0);
+	/* The last IX_NET_SEQ_WINDOW - 1 missing numbers are still tracked. */
+	cr_assert_eq(ix_net_seq_add(&q, 3), IX_NET_SEQ_FILL);
+	cr_assert_eq(ix_net_seq_add(&q, 1 + IX_NET_SEQ_WINDOW), IX_NET_SEQ_FILL);
+	assert_count(&q.measured, IX_NET_SEQ_WINDOW - 2, 3, 0);
+}
+
+Test(seq, missing_tail_is_lost_and_fillable)
+{
+	struct ix_net_seq q;
+
+	ix_net_seq_init(&q);
+	ix_net_seq_open(&q);
+	feed(&q, (uint64_t[]){ 0, 1 }, 2);
+	ix_net_seq_end(&q, 5);
+	assert_count(&q.measured, 3, 0, 0);
+	cr_assert_eq(ix_net_seq_add(&q, 3), IX_NET_SEQ_FILL);
+	assert_count(&q.measured, 2, 1, 0);
+}
+
+/* ---- socket buffers ----------------------------------------------------- */
+
+static uint64_t read_sysctl(const char *path)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* A request above net.core.rmem_max is capped without an error: the size
+ * the kernel kept is reported, not the one asked for. */
+Test(buffers, granted_size_above_rmem_max)
+{
+	uint64_t rmax = read_sysctl("/proc/sys/net/core/rmem_max"), want, granted = 0;
+	struct ix_err err = { 0 };
+	int fd;
+
+	if (!rmax || rmax >= INT32_MAX / 8)
+		cr_skip_test("net.core.rmem_max unreadable or too large to exceed");
+	want = rmax * 2 + 4096;
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(ix_net_set_buffers(fd, want, &granted, &err), 0, "%s", err.msg);
+	cr_assert_gt(granted, 0);
+	cr_assert_neq(granted, want);
+	/* Linux: the capped request, doubled. */
+	cr_assert_eq(ix_net_buffer_size(fd, false), 2 * rmax);
+	cr_assert_leq(granted, 2 * rmax);
+	close(fd);
+}
+
+Test(buffers, refused_option_is_named)
+{
+	struct ix_err err = { 0 };
+	int p[2];
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(ix_net_set_buffers(p[0], 65536, NULL, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "SO_SNDBUF"), "message: %s", err.msg);
+	cr_assert_not_null(strstr(err.msg, "65536"), "message: %s", err.msg);
+	close(p[0]);
+	close(p[1]);
+}
