@@ -38,9 +38,10 @@ rdma link add rxe0 type rxe netdev eth0 || exit 3
 # The TSC clock's unit tests where it is on (hpet, rdtscp): this host
 # may have neither. Criterion needs a writable /tmp and /dev/shm.
 cat /sys/devices/system/clocksource/clocksource0/current_clocksource >"$O/clocksource"
-if [ -x "$U" ]; then
+# The binary is copied out first: the build tree may itself be under /tmp.
+if [ -x "$U" ] && cp "$U" /run/tmp/test_tsc; then
 	unshare -m sh -c 'mount -t tmpfs tmp /tmp && mkdir -p /dev/shm &&
-		mount -t tmpfs shm /dev/shm && exec "$0" --verbose' "$U" >"$O/tsc.log" 2>&1
+		mount -t tmpfs shm /dev/shm && exec /run/tmp/test_tsc --verbose' >"$O/tsc.log" 2>&1
 	echo $? >"$O/tsc.rc"
 fi
 up() { for _ in $(seq 200); do (exec 3<>"/dev/tcp/10.77.0.1/$1") 2>/dev/null && return; sleep 0.1; done; }
@@ -138,8 +139,9 @@ if [ "$(cat "$O/clocksource")" != tsc ]; then
 	done
 fi
 if [ -f "$O/tsc.rc" ]; then
+	[ "$(cat "$O/tsc.rc")" = 0 ] || sed 's/^/# /' "$O/tsc.log"
 	check "the TSC clock's unit tests pass in the VM ($(cat "$O/clocksource"))" \
-		test "$(cat "$O/tsc.rc")" = 0 || cat "$O/tsc.log"
+		test "$(cat "$O/tsc.rc")" = 0
 	check "none of them skipped there" bash -c "! grep -qi skip '$O/tsc.log'"
 fi
 for n in write-lat-t send-lat-t; do
