@@ -2,9 +2,7 @@
  * RUN jobs and data connections of one control connection. */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <inttypes.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -593,19 +591,6 @@ static int greet(struct session *ss, json_t *hello)
 	return rc;
 }
 
-static bool is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-	if (ss->ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-		return IN6_IS_ADDR_LOOPBACK(a) ||
-		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-	}
-	return false;
-}
-
 /* Whether this session may send RUN: authenticated with the token; or, on
  * an agent without one, from loopback or an --allow-run address. Else
  * err says why. */
@@ -621,7 +606,7 @@ static int may_run(struct session *ss)
 	if (c->allow_run_any)
 		return 0;
 	if (ix_net_peer_addr(ss->fd, &from) == 0) {
-		if (is_loopback(&from))
+		if (ix_net_is_loopback(&from))
 			return 0;
 		for (uint32_t i = 0; i < c->n_allow_run; i++)
 			if (ix_net_same_host(&from, &c->allow_run[i]))

@@ -341,6 +341,16 @@ static bool as_v4(const struct sockaddr_storage *a, struct in_addr *out)
 	return false;
 }
 
+bool ix_net_is_loopback(const struct sockaddr_storage *a)
+{
+	struct in_addr x;
+
+	if (as_v4(a, &x))
+		return (ntohl(x.s_addr) >> 24) == 127;
+	return a->ss_family == AF_INET6 &&
+	       IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+}
+
 bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
 	struct in_addr x, y;

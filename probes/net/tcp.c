@@ -277,8 +277,21 @@ out:
 	return rc;
 }
 
+/* A ping's send or receive found nothing to do (EAGAIN, EINTR): -1 with
+ * the stream's error once the test stopped or the deadline passed. */
+static int ping_wait(struct ix_stream *s, int64_t deadline, const char *late)
+{
+	if (ix_stream_stopped(s))
+		return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
+	if (ix_now_ns() > deadline)
+		return ix_fail(&s->err, IX_EXIT_FAIL, "%s", late);
+	return 0;
+}
+
 static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t timeout_ns)
 {
+	char late[96];
+
 	int64_t t0 = ix_now_ns(), deadline = t0 + timeout_ns;
 	size_t len = s->msg_size, off = 0;
 	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
@@ -291,13 +304,11 @@ static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 			if (errno != EAGAIN && errno != EINTR)
 				return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s",
 					       strerror(errno));
-			if (ix_stream_stopped(s))
-				return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
-			if (ix_now_ns() > deadline)
-				return ix_fail(&s->err, IX_EXIT_FAIL,
-					       "server not reading: %zu of %zu bytes sent within "
-					       "%.1f s",
-					       off, len, timeout_ns / 1e9);
+			snprintf(late, sizeof(late),
+				 "server not reading: %zu of %zu bytes sent within %.1f s", off,
+				 len, timeout_ns / 1e9);
+			if (ping_wait(s, deadline, late) < 0)
+				return -1;
 			continue;
 		}
 		off += (size_t)n;
@@ -314,11 +325,10 @@ static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 		if (errno != EAGAIN && errno != EINTR)
 			return ix_fail(&s->err, IX_EXIT_FAIL, "receive failed: %s",
 				       strerror(errno));
-		if (ix_stream_stopped(s))
-			return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");
-		if (ix_now_ns() > deadline)
-			return ix_fail(&s->err, IX_EXIT_FAIL,
-				       "no echo from the server within %.1f s", timeout_ns / 1e9);
+		snprintf(late, sizeof(late), "no echo from the server within %.1f s",
+			 timeout_ns / 1e9);
+		if (ping_wait(s, deadline, late) < 0)
+			return -1;
 	}
 	(void)seq;
 	return ix_now_ns() - t0;

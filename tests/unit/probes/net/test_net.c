@@ -3,6 +3,7 @@
  * as the kernel grants them. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -188,4 +189,35 @@ Test(buffers, refused_option_is_named)
 	cr_assert_not_null(strstr(err.msg, "65536"), "message: %s", err.msg);
 	close(p[0]);
 	close(p[1]);
+}
+
+static struct sockaddr_storage addr_of(const char *text)
+{
+	struct sockaddr_storage ss;
+
+	memset(&ss, 0, sizeof(ss));
+	if (inet_pton(AF_INET, text, &((struct sockaddr_in *)&ss)->sin_addr) == 1)
+		ss.ss_family = AF_INET;
+	else if (inet_pton(AF_INET6, text, &((struct sockaddr_in6 *)&ss)->sin6_addr) == 1)
+		ss.ss_family = AF_INET6;
+	else
+		cr_assert_fail("not an address: %s", text);
+	return ss;
+}
+
+Test(addr, loopback_in_both_families)
+{
+	const char *yes[] = { "127.0.0.1", "127.9.8.7", "::1", "::ffff:127.0.0.2" };
+	const char *no[] = { "128.0.0.1", "10.0.0.1", "::2", "::ffff:10.0.0.1", "fe80::1" };
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		struct sockaddr_storage a = addr_of(yes[i]);
+
+		cr_assert(ix_net_is_loopback(&a), "%s is loopback", yes[i]);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		struct sockaddr_storage a = addr_of(no[i]);
+
+		cr_assert_not(ix_net_is_loopback(&a), "%s is not loopback", no[i]);
+	}
 }
