@@ -1,6 +1,7 @@
 /* ixperf server: the agent other hosts' clients and coordinators talk to. */
 #include "config.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,7 +17,7 @@ struct server_opts {
 	uint64_t port;
 	const char *bind;
 	bool one_shot;
-	uint64_t max_tests;
+	uint64_t max_tests, max_tests_per_host;
 	uint64_t max_streams;
 	double max_duration_s;
 	uint64_t max_rate;
@@ -40,6 +41,9 @@ static const struct ix_option server_options[] = {
 	  "serve one client session, then exit", 0, 0 },
 	{ 0, "max-tests", IX_OPT_UINT, offsetof(struct server_opts, max_tests), "N",
 	  "tests running at once; more are refused (default 16)", 1, 4096 },
+	{ 0, "max-tests-per-host", IX_OPT_UINT, offsetof(struct server_opts, max_tests_per_host),
+	  "N", "tests one client address may run at once; loopback is not capped (default 8)", 1,
+	  4096 },
 	{ 0, "max-streams", IX_OPT_UINT, offsetof(struct server_opts, max_streams), "N",
 	  "streams per direction a test may ask for (default 128)", 1, 128 },
 	{ 0, "max-duration", IX_OPT_SECONDS, offsetof(struct server_opts, max_duration_s),
@@ -109,6 +113,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 {
 	struct server_opts o = { .port = IX_DEFAULT_PORT,
 				 .max_tests = 16,
+				 .max_tests_per_host = 8,
 				 .max_streams = 128,
 				 .max_duration_s = 3600,
 				 .max_mem = 2ull << 30,
@@ -139,6 +144,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.port = (uint16_t)o.port;
 	cfg.one_shot = o.one_shot;
 	cfg.max_tests = (uint32_t)o.max_tests;
+	cfg.max_tests_per_addr = (uint32_t)o.max_tests_per_host;
 	cfg.max_conns = 1024;
 	cfg.max_sessions_per_addr = (uint32_t)o.max_sessions;
 	/* Room for a whole test's data connections arriving at once. */
@@ -167,6 +173,9 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A thread per connection: with an allocator arena each, a burst of
+	 * large messages would leave its memory in every one of them. */
+	mallopt(M_ARENA_MAX, 4);
 	if (ix_agent_open(&agent, &cfg, &stop_flag, &err) < 0)
 		return ix_report_error("server", &err);
 	if (!token.set)

@@ -20,6 +20,9 @@
 #include "probes/net/seal.h"
 
 #define STOP_WAIT_S 30.0
+/* A connection's first message, HELLO or ATTACH, takes a few hundred
+ * bytes: a stranger gets no more before it says what it is. */
+#define FIRST_FRAME_MAX 4096
 
 /* A connection being served, on the agent's list (a->conns). */
 struct ix_agent_conn {
@@ -136,8 +139,8 @@ static void *conn_main(void *arg)
 	json_t *body;
 	int fd = c->fd;
 
-	if (ix_frame_recv(fd, &type, &body, ix_now_ns() + ix_seconds_to_ns(a->cfg.handshake_s),
-			  &err) < 0) {
+	if (ix_frame_recv_upto(fd, FIRST_FRAME_MAX, &type, &body,
+			       ix_now_ns() + ix_seconds_to_ns(a->cfg.handshake_s), &err) < 0) {
 		ix_agent_logf(a, "%s: refused: %s", c->peer, err.msg);
 		ix_agent_send_error(fd, IX_EXIT_FAIL, err.msg);
 		drop_fd(a, c, fd);
@@ -159,7 +162,6 @@ static void *conn_main(void *arg)
 		ix_agent_logf(a, "%s: client connected (%.64s, ixperf %.16s)", c->peer,
 			      host ? host : "?", ver ? ver : "?");
 		ix_agent_serve_control(a, fd, body, c->peer);
-		json_decref(body);
 		drop_fd(a, c, fd);
 		ix_agent_logf(a, "%s: session ended", c->peer);
 		if (a->cfg.one_shot)

@@ -16,6 +16,7 @@
 #include <openssl/crypto.h>
 
 #include "probes/agent/session.h"
+#include "probes/agent/slots.h"
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/auth.h"
@@ -157,50 +158,24 @@ struct session {
 	struct ix_err err;
 };
 
-/* A test slot and mem bytes of buffers for it, or -1 with err saying which
- * limit refused it. */
-static int claim_test_slot(struct ix_agent *a, uint64_t mem, struct ix_err *err)
+/* A test slot with mem bytes of buffers for this session's client. */
+static int claim_slot(struct session *ss, struct ix_agent_slot *slot, uint64_t mem)
 {
-	const struct ix_agent_config *c = &a->cfg;
-	int rc = 0;
+	struct sockaddr_storage from;
 
-	if (c->max_test_mem && mem > c->max_test_mem)
-		return ix_fail(err, IX_EXIT_FAIL,
-			       "test needs %" PRIu64 " MiB of buffers, over this server's limit "
-			       "of %" PRIu64 " MiB per test (fewer streams or smaller messages)",
-			       mem >> 20, c->max_test_mem >> 20);
-	pthread_mutex_lock(&a->lock);
-	if (c->max_tests && a->active_tests >= c->max_tests)
-		rc = ix_fail(err, IX_EXIT_FAIL, "server busy: %u tests already running",
-			     c->max_tests);
-	else if (c->max_mem && a->mem_in_use + mem > c->max_mem)
-		rc = ix_fail(err, IX_EXIT_FAIL,
-			     "server busy: the running tests hold %" PRIu64 " MiB of buffers "
-			     "and this one needs %" PRIu64 " MiB (limit %" PRIu64 " MiB)",
-			     a->mem_in_use >> 20, mem >> 20, c->max_mem >> 20);
-	if (rc == 0) {
-		a->active_tests++;
-		a->mem_in_use += mem;
-	} else {
-		a->refused++;
-	}
-	pthread_mutex_unlock(&a->lock);
-	return rc;
+	if (ix_net_peer_addr(ss->fd, &from) < 0)
+		return ix_fail(&ss->err, IX_EXIT_FAIL, "the client's address is unknown");
+	return ix_agent_slot_claim(ss->a, slot, &from, mem, &ss->err);
 }
 
-static void release_test(struct ix_agent *a, struct ix_agent_test *t, bool registered, uint64_t mem)
+static void unregister_test(struct ix_agent *a, struct ix_agent_test *t)
 {
 	pthread_mutex_lock(&a->lock);
-	if (registered && t) {
-		struct ix_agent_test **pp = &a->tests;
-		while (*pp && *pp != t)
-			pp = &(*pp)->next;
-		if (*pp)
+	for (struct ix_agent_test **pp = &a->tests; *pp; pp = &(*pp)->next)
+		if (*pp == t) {
 			*pp = t->next;
-	}
-	a->active_tests--;
-	a->mem_in_use -= mem;
-	a->tests_run++;
+			break;
+		}
 	pthread_mutex_unlock(&a->lock);
 }
 
@@ -413,19 +388,36 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 	return rc;
 }
 
+struct rdma_claim {
+	struct ix_agent *a;
+	struct ix_agent_slot *slot;
+};
+
+/* The buffer an RDMA test registers counts in the memory limits. */
+static int rdma_claim(void *arg, uint64_t bytes, struct ix_err *err)
+{
+	struct rdma_claim *c = arg;
+
+	return ix_agent_slot_grow(c->a, c->slot, bytes, err);
+}
+
 /* An RDMA test: the exchange and both engines live in probes/rdma/session.c. */
 static int serve_rdma(struct session *ss, json_t *req)
 {
 	struct ix_agent *a = ss->a;
+	struct ix_agent_slot slot;
+	struct rdma_claim claim = { a, &slot };
 	struct ix_rdma_dev dev;
 	struct ix_rdma_serve_cfg cfg = { .dev = &dev,
 					 .devname = a->cfg.rdma_dev,
 					 .limits = { .max_qps = a->cfg.limits.max_streams,
 						     .max_duration_s =
-							     a->cfg.limits.max_duration_s } };
+							     a->cfg.limits.max_duration_s },
+					 .claim = rdma_claim,
+					 .claim_arg = &claim };
 	int rc;
 
-	if (claim_test_slot(a, 0, &ss->err) < 0)
+	if (claim_slot(ss, &slot, 0) < 0)
 		return -1;
 	ix_agent_logf(a, "%s: rdma test", ss->peer);
 	rc = ix_rdma_hw_dev_new(&dev, NULL, a->cfg.rdma_gpu, &ss->err);
@@ -433,7 +425,7 @@ static int serve_rdma(struct session *ss, json_t *req)
 		rc = ix_rdma_serve(ss->fd, req, &cfg, &ss->err);
 		ix_rdma_hw_dev_free(&dev);
 	}
-	release_test(a, NULL, false, 0);
+	ix_agent_slot_release(a, &slot);
 	return rc;
 }
 
@@ -452,6 +444,7 @@ static int serve_test(struct session *ss, json_t *req)
 	int64_t t0, hard;
 	double interval = 0, total_s;
 	char cc[IX_CC_NAME_MAX] = "";
+	struct ix_agent_slot slot;
 	uint64_t mem = 0;
 	json_t *ready;
 	int rc = -1;
@@ -496,7 +489,7 @@ static int serve_test(struct session *ss, json_t *req)
 	}
 	for (uint32_t i = 0; i < t.n; i++)
 		mem += streams[i].msg_size > STREAM_BUF_MIN ? streams[i].msg_size : STREAM_BUF_MIN;
-	if (claim_test_slot(a, mem, &ss->err) < 0)
+	if (claim_slot(ss, &slot, mem) < 0)
 		return -1;
 	t.streams = streams;
 	ix_agent_logf(a, "%s: %s test over %s, %u stream(s)", ss->peer, kind, tp->name, t.n);
@@ -529,7 +522,9 @@ out:
 	for (uint32_t i = 0; i < t.n; i++)
 		if (streams[i].failed && rc == 0)
 			ix_agent_logf(a, "%s: stream %u: %s", ss->peer, i, streams[i].err.msg);
-	release_test(a, &t, registered, mem);
+	if (registered)
+		unregister_test(a, &t);
+	ix_agent_slot_release(a, &slot);
 	ix_streams_close(streams, t.n);
 	return rc;
 }
@@ -626,10 +621,11 @@ static int serve_run(struct session *ss, json_t *req)
 				     .stop = a->stop };
 	json_t *report, *tg;
 	char targets[256] = "";
+	struct ix_agent_slot slot;
 	size_t i, used = 0;
 	int rc;
 
-	if (claim_test_slot(a, 0, &ss->err) < 0)
+	if (claim_slot(ss, &slot, 0) < 0)
 		return -1;
 	/* Which hosts this agent is asked to send to, in the log. */
 	json_array_foreach(json_object_get(req, "targets"), i, tg)
@@ -646,7 +642,7 @@ static int serve_run(struct session *ss, json_t *req)
 	ix_agent_logf(a, "%s: RUN %s towards %s", ss->peer, ix_runner_describe(req),
 		      used ? targets : "(no targets)");
 	report = ix_runner_run(&ctx, req, &ss->err);
-	release_test(a, NULL, false, 0);
+	ix_agent_slot_release(a, &slot);
 	if (!report) {
 		/* A refused job is reported, and the session goes on. */
 		ix_agent_logf(a, "%s: RUN refused: %s", ss->peer, ss->err.msg);
@@ -661,9 +657,10 @@ static int serve_run(struct session *ss, json_t *req)
 void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
 {
 	struct session ss = { .a = a, .fd = fd, .peer = peer };
-	int rc;
+	int rc = greet(&ss, hello);
 
-	if (greet(&ss, hello) < 0) {
+	json_decref(hello);
+	if (rc < 0) {
 		ix_agent_logf(a, "%s: refused: %s", peer, ss.err.msg);
 		ix_agent_send_error(fd, IX_EXIT_FAIL, ss.err.msg);
 		return;
@@ -686,6 +683,9 @@ void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const cha
 		if (type == IX_MSG_TEST) {
 			rc = serve_test(&ss, body);
 		} else if (type == IX_MSG_PING) {
+			/* Answered empty: what a PING carries is not kept. */
+			json_decref(body);
+			body = json_object();
 			rc = ix_frame_send(fd, IX_MSG_PONG, body, ix_now_ns() + IX_NSEC_PER_SEC,
 					   &ss.err);
 		} else if (type == IX_MSG_RUN) {

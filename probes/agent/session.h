@@ -16,7 +16,9 @@ void ix_agent_send_error(int fd, int code, const char *msg);
 /* A data connection's ATTACH: fd goes to its test, or is refused and
  * closed. */
 void ix_agent_attach(struct ix_agent *a, int fd, json_t *body, const char *peer);
-/* A control session after its HELLO, until it ends (the caller closes fd). */
+/* A control session after its HELLO, until it ends (the caller closes fd).
+ * Takes the reference to hello, and drops it once answered: a session
+ * holds no more than the message it is handling. */
 void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer);
 
 #endif

@@ -19,6 +19,8 @@ struct ix_agent_config {
 	uint16_t port;
 	bool one_shot;      /* exit after the first client's session */
 	uint32_t max_tests; /* concurrent tests */
+	/* Concurrent tests from one address; loopback is not capped. 0 = none. */
+	uint32_t max_tests_per_addr;
 	uint32_t max_conns; /* connections being served at once */
 	/* Connections from one address: control sessions (after HELLO), and
 	 * connections that have not said what they are yet. 0 = no cap. */
@@ -47,6 +49,7 @@ struct ix_agent_config {
 
 struct ix_agent_test;
 struct ix_agent_conn;
+struct ix_agent_slot;
 
 struct ix_agent {
 	struct ix_agent_config cfg;
@@ -58,6 +61,7 @@ struct ix_agent {
 	uint32_t active_tests;
 	uint32_t active_conns;
 	uint64_t mem_in_use;         /* buffer memory of the running tests */
+	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
 	/* Refusals are logged at most once a second, with the count between. */

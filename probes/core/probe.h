@@ -135,6 +135,7 @@ struct ix_stream_end {
 	struct ix_opt_u64 packets;      /* datagrams sent or received */
 	struct ix_opt_u64 lost;         /* receiver: datagrams never seen */
 	struct ix_opt_u64 out_of_order; /* receiver */
+	struct ix_opt_u64 duplicates;   /* receiver: a sequence number seen again */
 	struct ix_opt_f64 jitter_ns;    /* receiver, RFC 3550 */
 	struct ix_opt_u64 retransmits;  /* sender, TCP_INFO */
 	struct ix_opt_u64 rtt_us;       /* sender, TCP_INFO smoothed RTT */
@@ -219,6 +220,7 @@ struct ix_dir_summary {
 	struct ix_opt_u64 lost;
 	struct ix_opt_f64 loss_percent;
 	struct ix_opt_u64 out_of_order;
+	struct ix_opt_u64 duplicates;
 	struct ix_opt_f64 jitter_ns;
 	double sender_bits_per_second;
 };

@@ -73,8 +73,9 @@ struct ix_interval *ix_bw_result_interval(struct ix_bw_result *r, size_t k)
 
 void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_dir_summary *s)
 {
-	uint64_t sent_pk = 0, recv_pk = 0, lost = 0, ooo = 0, retr = 0;
-	bool have_pk = false, have_retr = false, have_lost = false, have_ooo = false;
+	uint64_t sent_pk = 0, recv_pk = 0, lost = 0, ooo = 0, dup = 0, retr = 0;
+	bool have_pk = false, have_retr = false, have_lost = false, have_ooo = false,
+	     have_dup = false;
 	double jitter = 0, tx_bps = 0;
 	unsigned njit = 0;
 
@@ -103,6 +104,10 @@ void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_di
 			if (rx->out_of_order.valid) {
 				ooo += rx->out_of_order.v;
 				have_ooo = true;
+			}
+			if (rx->duplicates.valid) {
+				dup += rx->duplicates.v;
+				have_dup = true;
 			}
 			if (rx->jitter_ns.valid) {
 				jitter += rx->jitter_ns.v;
@@ -134,6 +139,8 @@ void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_di
 	}
 	if (have_ooo)
 		s->out_of_order = ix_u64(ooo);
+	if (have_dup)
+		s->duplicates = ix_u64(dup);
 	if (njit)
 		s->jitter_ns = ix_f64(jitter / njit);
 }

@@ -267,12 +267,14 @@ json_t *ix_wire_stream_end(const struct ix_stream_end *e)
 	set_opt_u64(o, "packets", e->packets);
 	set_opt_u64(o, "lost", e->lost);
 	set_opt_u64(o, "out_of_order", e->out_of_order);
+	set_opt_u64(o, "duplicates", e->duplicates);
 	if (e->jitter_ns.valid)
 		json_object_set_new(o, "jitter_ns", json_real(e->jitter_ns.v));
 	set_opt_u64(o, "retransmits", e->retransmits);
 	set_opt_u64(o, "rtt_us", e->rtt_us);
 	set_opt_u64(o, "rttvar_us", e->rttvar_us);
 	set_opt_u64(o, "cwnd_bytes", e->cwnd_bytes);
+	set_opt_u64(o, "sock_buffer", e->sock_buffer);
 	return o;
 }
 
@@ -290,6 +292,7 @@ int ix_wire_parse_stream_end(json_t *j, struct ix_stream_end *e)
 	get_opt_u64(j, "packets", &e->packets);
 	get_opt_u64(j, "lost", &e->lost);
 	get_opt_u64(j, "out_of_order", &e->out_of_order);
+	get_opt_u64(j, "duplicates", &e->duplicates);
 	x = json_object_get(j, "jitter_ns");
 	if (json_is_number(x) && isfinite(json_number_value(x)))
 		e->jitter_ns = ix_f64(json_number_value(x));
@@ -297,6 +300,7 @@ int ix_wire_parse_stream_end(json_t *j, struct ix_stream_end *e)
 	get_opt_u64(j, "rtt_us", &e->rtt_us);
 	get_opt_u64(j, "rttvar_us", &e->rttvar_us);
 	get_opt_u64(j, "cwnd_bytes", &e->cwnd_bytes);
+	get_opt_u64(j, "sock_buffer", &e->sock_buffer);
 	return 0;
 }
 

@@ -136,6 +136,7 @@ void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
 		if (!s->sending) {
 			e->out_of_order =
 				ix_u64(since(atomic_load(&s->c.out_of_order), s->warm_ooo));
+			e->duplicates = ix_u64(since(atomic_load(&s->c.duplicates), s->warm_dup));
 			e->jitter_ns = ix_f64((double)atomic_load(&s->c.jitter_ns));
 			e->lost = ix_u64(since(atomic_load(&s->c.gaps), s->warm_gaps));
 		}

@@ -62,12 +62,18 @@ int ix_frame_parse_header(const uint8_t *buf, size_t len, struct ix_frame_hdr *h
 			  struct ix_err *err);
 /* Parse a body: it must be one JSON object. */
 json_t *ix_frame_parse_body(const uint8_t *buf, size_t len, struct ix_err *err);
+/* The most large bodies parsed at once in this process so far. */
+unsigned ix_frame_parse_peak(void);
 
 /* Blocking I/O on a socket, bounded by an absolute monotonic deadline. */
 int ix_frame_send(int fd, uint16_t type, json_t *body, int64_t deadline_ns, struct ix_err *err);
 /* Receive one frame; *body is a new reference. Returns 0, or -1 with err
  * (err->code IX_EXIT_FAIL; msg says EOF, timeout or the protocol fault). */
 int ix_frame_recv(int fd, uint16_t *type, json_t **body, int64_t deadline_ns, struct ix_err *err);
+/* The same, refusing a body over max_len bytes before reading it (where
+ * only small messages are expected, such as a connection's first). */
+int ix_frame_recv_upto(int fd, uint32_t max_len, uint16_t *type, json_t **body, int64_t deadline_ns,
+		       struct ix_err *err);
 /* Incremental receive for event loops: feed it when the socket is
  * readable; it never blocks. Returns 1 with a frame, 0 when more bytes are
  * needed, -1 on EOF, a protocol fault or a socket error. */

@@ -35,6 +35,7 @@ struct ix_counters {
 	_Atomic uint64_t packets;
 	_Atomic uint64_t gaps; /* datagrams missing from the sequence so far */
 	_Atomic uint64_t out_of_order;
+	_Atomic uint64_t duplicates; /* datagrams whose sequence number was seen before */
 	_Atomic uint64_t jitter_ns;
 };
 
@@ -57,7 +58,7 @@ struct ix_stream {
 
 	struct ix_counters c;
 	/* Filled by the data thread at the warm-up boundary and at the end. */
-	uint64_t warm_bytes, warm_packets, warm_retrans, warm_gaps, warm_ooo;
+	uint64_t warm_bytes, warm_packets, warm_retrans, warm_gaps, warm_ooo, warm_dup;
 	int64_t warm_t;        /* when the measured window opened */
 	int64_t last_t;        /* sender: last send; receiver: last byte */
 	uint64_t peer_packets; /* UDP: datagrams the peer says it sent */

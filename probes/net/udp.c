@@ -214,8 +214,11 @@ static void publish_seq(struct ix_stream *s, const struct ix_net_seq *q)
 {
 	s->warm_gaps = q->warm.lost;
 	s->warm_ooo = q->warm.out_of_order;
+	s->warm_dup = q->warm.duplicates;
 	atomic_store_explicit(&s->c.gaps, q->warm.lost + q->measured.lost, memory_order_relaxed);
 	atomic_store_explicit(&s->c.out_of_order, q->warm.out_of_order + q->measured.out_of_order,
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->c.duplicates, q->warm.duplicates + q->measured.duplicates,
 			      memory_order_relaxed);
 }
 

@@ -210,7 +210,7 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 					.rx_depth = p->rx_depth,
 					.inline_max =
 						(uint32_t)(p->inline_size > 0 ? p->inline_size : 0),
-					.buf_size = write_lat(p) ? 2 * p->msg_size : p->msg_size,
+					.buf_size = ix_rdma_buffer_bytes(p),
 					.numa_node = info->numa_node };
 	struct ix_verbs_local l;
 

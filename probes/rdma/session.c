@@ -444,6 +444,8 @@ static int serve_setup(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg,
 	if (ix_rdma_setup_parse(json_object_get(req, "rdma"), &cfg->limits, &peer, err) < 0)
 		return -1;
 	*p = asked = peer.params;
+	if (cfg->claim && cfg->claim(cfg->claim_arg, ix_rdma_buffer_bytes(p), err) < 0)
+		return -1;
 	if (prepare(cfg->dev, cfg->devname, cfg->port, fd, p, info, &self, err) < 0)
 		return -1;
 	if (same_params(&asked, p, err) < 0)

@@ -149,6 +149,11 @@ struct ix_rdma_serve_cfg {
 	const char *devname; /* the agent's --rdma-dev, NULL: choose */
 	unsigned port;
 	struct ix_rdma_limits limits;
+	/* Once the request is parsed, before anything is allocated: the bytes
+	 * of buffer this end will register (ix_rdma_buffer_bytes). Nonzero
+	 * refuses the test with err. NULL: no budget. */
+	int (*claim)(void *arg, uint64_t bytes, struct ix_err *err);
+	void *claim_arg;
 };
 int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, struct ix_err *err);
 

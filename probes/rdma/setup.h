@@ -188,6 +188,8 @@ void ix_rdma_params_init(struct ix_rdma_params *p, enum ix_rdma_kind kind, enum 
  * answer never waits for the completion of the one before it, which comes
  * with the peer's ACK. */
 uint32_t ix_rdma_sq_depth(const struct ix_rdma_params *p);
+/* Bytes of buffer one end registers for p (write latency keeps two). */
+uint64_t ix_rdma_buffer_bytes(const struct ix_rdma_params *p);
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *caps,
 			 struct ix_err *err);
 const char *ix_rdma_op_name(enum ix_rdma_op op);

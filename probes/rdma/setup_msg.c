@@ -154,6 +154,13 @@ uint32_t ix_rdma_sq_depth(const struct ix_rdma_params *p)
 	return p->kind == IX_RDMA_LAT ? max_u32(p->tx_depth, IX_RDMA_LAT_SQ) : p->tx_depth;
 }
 
+uint64_t ix_rdma_buffer_bytes(const struct ix_rdma_params *p)
+{
+	bool two = p->kind == IX_RDMA_LAT && p->op == IX_RDMA_OP_WRITE;
+
+	return two ? 2 * p->msg_size : p->msg_size;
+}
+
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *c, struct ix_err *err)
 {
 	bool read = p->op == IX_RDMA_OP_READ;

@@ -59,15 +59,15 @@ static json_t *end_json(const struct ix_stream_end *e)
 {
 	if (!e->valid)
 		return json_null();
-	return json_pack("{s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
+	return json_pack("{s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
 			 (json_int_t)e->bytes, "seconds", e->seconds, "bits_per_second",
 			 e->seconds > 0 ? (double)e->bytes * 8.0 / e->seconds : 0.0, "packets",
 			 ix_json_opt_u64(e->packets), "lost", ix_json_opt_u64(e->lost),
-			 "out_of_order", ix_json_opt_u64(e->out_of_order), "jitter_ns",
-			 ix_json_opt_f64(e->jitter_ns), "retransmits",
-			 ix_json_opt_u64(e->retransmits), "rtt_us", ix_json_opt_u64(e->rtt_us),
-			 "rttvar_us", ix_json_opt_u64(e->rttvar_us), "cwnd_bytes",
-			 ix_json_opt_u64(e->cwnd_bytes));
+			 "out_of_order", ix_json_opt_u64(e->out_of_order), "duplicates",
+			 ix_json_opt_u64(e->duplicates), "jitter_ns", ix_json_opt_f64(e->jitter_ns),
+			 "retransmits", ix_json_opt_u64(e->retransmits), "rtt_us",
+			 ix_json_opt_u64(e->rtt_us), "rttvar_us", ix_json_opt_u64(e->rttvar_us),
+			 "cwnd_bytes", ix_json_opt_u64(e->cwnd_bytes));
 }
 
 static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
@@ -78,15 +78,16 @@ static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 	if (!s.present)
 		return json_null();
 	return json_pack(
-		"{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes", (json_int_t)s.bytes,
-		"seconds", s.seconds, "bits_per_second", s.bits_per_second, "percent_of_link",
+		"{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
+		(json_int_t)s.bytes, "seconds", s.seconds, "bits_per_second", s.bits_per_second,
+		"percent_of_link",
 		r->link.bps > 0 ? json_real(100.0 * s.bits_per_second / r->link.bps) : json_null(),
 		"sender_bits_per_second", s.sender_bits_per_second, "retransmits",
 		ix_json_opt_u64(s.retransmits), "packets_sent", ix_json_opt_u64(s.packets_sent),
 		"packets_received", ix_json_opt_u64(s.packets_received), "lost",
 		ix_json_opt_u64(s.lost), "loss_percent", ix_json_opt_f64(s.loss_percent),
-		"out_of_order", ix_json_opt_u64(s.out_of_order), "jitter_ns",
-		ix_json_opt_f64(s.jitter_ns));
+		"out_of_order", ix_json_opt_u64(s.out_of_order), "duplicates",
+		ix_json_opt_u64(s.duplicates), "jitter_ns", ix_json_opt_f64(s.jitter_ns));
 }
 
 /* The local interface toward the server and its rate; null when no

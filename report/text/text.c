@@ -99,6 +99,9 @@ static void summary_line(FILE *f, const char *label, const struct ix_dir_summary
 			 s->loss_percent.valid ? s->loss_percent.v : 0.0,
 			 s->jitter_ns.valid ? s->jitter_ns.v / 1e6 : 0.0,
 			 (unsigned long long)(s->out_of_order.valid ? s->out_of_order.v : 0));
+	if (s->lost.valid && s->duplicates.valid && s->duplicates.v)
+		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), ", %llu duplicates",
+			 (unsigned long long)s->duplicates.v);
 	link_share(l, s->bits_per_second, true, u, share, sizeof(share));
 	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s%s%s%s%s\n", label, s->seconds, amount, rate,
 		srate, extra, share[0] && extra[0] ? "  " : "", share[0] ? "(" : "", share,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The agent under pressure: forged log lines, keep-alives, one address
-# holding every session, silent tests, tests that ask for too much memory,
+# holding every session, floods of large bodies, silent tests, tests that ask for too much memory,
 # running out of descriptors, and a stop while a RUN job sends traffic.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -45,6 +45,32 @@ elif case == "keepalive":
             break
         time.sleep(0.3)
     print("closed after %.1f s" % (time.monotonic() - t0))
+elif case == "flood":
+    # N sessions from ten addresses at once, each sending one large PING of
+    # small values and containers, as many as the agent's bounds let
+    # through; before HELLO a stranger may not send it at all.
+    body = b'{"a":[' + b"{}," * 4000 + b"1," * 12000 + b"1]}"
+    s = connect()
+    s.sendall(frame(HELLO, body))
+    t, b = recv(s)
+    print("first frame: %s" % (b or {}).get("error"))
+    s.close()
+    conns = []
+    for i in range(int(sys.argv[3])):
+        s = connect("127.0.0.%d" % (2 + i % 10))
+        hello(s)
+        conns.append(s)
+    for s in conns:
+        s.sendall(frame(PING, body))
+    answered = 0
+    for s in conns:
+        try:
+            t, _ = recv(s)
+            answered += t == PONG
+        except (OSError, ValueError):
+            pass
+        s.close()
+    print("answered %d" % answered)
 elif case == "sessions":
     # Six sessions from one address against --max-sessions 4: two refused.
     held, refused = [], 0
@@ -102,6 +128,21 @@ peer keepalive "$IX_PORT" >"$J/keepalive.out"
 echo "# keepalive: $(cat "$J/keepalive.out")"
 check "a session that only PINGs is closed at --idle-timeout 2 s (before 8 s)" \
 	awk '/closed after/ { exit !($3 < 7) }' "$J/keepalive.out"
+
+# --- Large bodies from many connections at once: parsing is bounded. -------
+ix_server flood || exit 99
+hwm() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status"; }
+"$IXPERF" lat -n 100 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1
+before=$(hwm "$IX_SPID")
+peer flood "$IX_PORT" 300 >"$J/flood.out"
+after=$(hwm "$IX_SPID")
+echo "# 300 sessions x one 36 KiB PING of 16,000 values: peak RSS $before -> $after KiB ($(tr '\n' ' ' <"$J/flood.out"))"
+check "a large first frame is refused before HELLO" grep -q "first frame: HELLO frame of 36009 bytes exceeds the 4096-byte limit" "$J/flood.out"
+check "each session got its PONG" grep -q "answered 300" "$J/flood.out"
+check "the agent's peak memory grew by less than 48 MiB ($(((after - before) / 1024)) MiB)" \
+	test $((after - before)) -lt 49152
+"$IXPERF" lat -n 100 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/flood-after.err"
+check "and it still serves a test" test "$?" = 0
 
 # --- One address cannot hold every session. ---------------------------------
 ix_server sessions --max-sessions 4 || exit 99

@@ -48,6 +48,20 @@ run bidir bw -t 1 -w 0 --bidir -P 2
 check "bidir: 4 streams, both directions measured" jq_true "$J/bidir.json" \
 	'(.results[0].streams | length) == 4 and .results[0].summary.forward.bytes > 0 and .results[0].summary.reverse.bytes > 0'
 
+# --window: window_granted is the smallest buffer either end of a stream
+# was granted. 1024 bytes is below the kernel's minimums, which are larger
+# for SO_SNDBUF than for SO_RCVBUF: a forward test (the server receives)
+# reaches the receive buffer's figure only through the server's end, and a
+# reverse test (the server sends) gets it from the client's own end.
+run winf bw -t 1 -w 0 --window 1024
+run winr bw -t 1 -w 0 --window 1024 -R
+granted() { jq '.results[0].params.window_granted' "$J/$1.json"; }
+echo "  --window 1024: granted $(granted winf) forward, $(granted winr) reverse"
+check "--window -R: the granted window is reported" jq_true "$J/winr.json" \
+	'.results[0].params.window == 1024 and .results[0].params.window_granted >= 1024'
+check "--window forward: the server's receive buffer counts (same as -R)" \
+	test "$(granted winf)" = "$(granted winr)"
+
 # Byte count: exactly that many bytes arrive.
 run bytes bw -n 50Mi -w 0
 check "bytes mode delivers exactly 50 MiB" jq_eq "$J/bytes.json" '.results[0].summary.forward.bytes' 52428800
@@ -59,6 +73,8 @@ check "udp goodput within 5% of 200 Mbit/s" jq_true "$J/udp.json" \
 	'(.results[0].summary.forward.bits_per_second - 2e8 | fabs) / 2e8 < 0.05'
 check "udp reports loss, jitter, reordering" jq_true "$J/udp.json" \
 	'.results[0].summary.forward.lost != null and .results[0].summary.forward.jitter_ns != null and .results[0].summary.forward.out_of_order != null'
+check "udp reports duplicates (none on loopback), from the server's receiving end" jq_true "$J/udp.json" \
+	'.results[0].summary.forward.duplicates == 0 and .results[0].streams[0].receiver.duplicates == 0'
 run udprev bw --path udp -b 100M -t 1 -w 0 -R
 check "udp reverse receives at the rate" jq_true "$J/udprev.json" \
 	'(.results[0].summary.reverse.bits_per_second - 1e8 | fabs) / 1e8 < 0.05'

@@ -96,7 +96,12 @@ if command -v python3 >/dev/null; then
 		-t 3 -w 0 -J -p "$P" 198.18.0.2 >"$J/udp.json" 2>"$J/udp.err" &
 	lpid=$!
 	IX_PIDS+=("$lpid")
-	sleep 1 # the capture runs from before the latency test connects
+	# The capture runs from before the latency test connects: once its
+	# control connection is up, every datagram is seen.
+	for _ in $(seq 1 100); do
+		ip netns exec "$H1" ss -Htn state established dst "198.18.0.2:$P" | grep -q . && break
+		sleep 0.1
+	done
 	ip netns exec "$H1" python3 -c '
 import socket, sys
 n, size, port = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

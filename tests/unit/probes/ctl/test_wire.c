@@ -488,6 +488,8 @@ Test(stream_end, round_trip_with_some_optional_fields)
 	cr_assert_null(json_object_get(j, "retransmits"));
 	cr_assert_null(json_object_get(j, "out_of_order"));
 	cr_assert_null(json_object_get(j, "rttvar_us"));
+	cr_assert_null(json_object_get(j, "duplicates"));
+	cr_assert_null(json_object_get(j, "sock_buffer"));
 	cr_assert_not_null(json_object_get(j, "lost"));
 
 	memset(&f, 0xa5, sizeof(f));
@@ -508,9 +510,13 @@ Test(stream_end, round_trip_with_some_optional_fields)
 	cr_assert_not(f.retransmits.valid);
 	cr_assert_not(f.out_of_order.valid);
 	cr_assert_not(f.rttvar_us.valid);
+	cr_assert_not(f.duplicates.valid, "absent (an older peer) is not valid, not 0");
+	cr_assert_not(f.sock_buffer.valid);
 	json_decref(j);
 }
 
+/* Among them the UDP receiver's duplicates and the socket buffer the
+ * kernel granted (--window), so the agent's end reaches the client. */
 Test(stream_end, the_other_optional_fields)
 {
 	struct ix_stream_end e = {
@@ -518,6 +524,8 @@ Test(stream_end, the_other_optional_fields)
 		.bytes = 0,
 		.seconds = 0,
 		.out_of_order = ix_u64(3),
+		.duplicates = ix_u64(2),
+		.sock_buffer = ix_u64(425984),
 		.retransmits = ix_u64(17),
 		.rttvar_us = ix_u64(40),
 	}, f;
@@ -527,6 +535,10 @@ Test(stream_end, the_other_optional_fields)
 	cr_assert_eq(f.bytes, 0);
 	cr_assert(f.out_of_order.valid);
 	cr_assert_eq(f.out_of_order.v, 3);
+	cr_assert(f.duplicates.valid);
+	cr_assert_eq(f.duplicates.v, 2);
+	cr_assert(f.sock_buffer.valid);
+	cr_assert_eq(f.sock_buffer.v, 425984);
 	cr_assert(f.retransmits.valid);
 	cr_assert_eq(f.retransmits.v, 17);
 	cr_assert(f.rttvar_us.valid);

@@ -64,14 +64,19 @@ Test(end_fill, loss_never_below_zero)
 	s.warm_gaps = 5;
 	atomic_store(&s.c.out_of_order, 1);
 	s.warm_ooo = 3;
+	atomic_store(&s.c.duplicates, 1);
+	s.warm_dup = 4;
 	ix_stream_end_fill(&s, &e);
-	cr_assert(e.lost.valid && e.out_of_order.valid);
+	cr_assert(e.lost.valid && e.out_of_order.valid && e.duplicates.valid);
 	cr_assert_eq(e.lost.v, 0, "lost %llu", (unsigned long long)e.lost.v);
 	cr_assert_eq(e.out_of_order.v, 0);
+	cr_assert_eq(e.duplicates.v, 0, "duplicates %llu", (unsigned long long)e.duplicates.v);
 
 	atomic_store(&s.c.gaps, 7);
+	atomic_store(&s.c.duplicates, 6);
 	ix_stream_end_fill(&s, &e);
 	cr_assert_eq(e.lost.v, 2);
+	cr_assert_eq(e.duplicates.v, 2);
 }
 
 Test(end_fill, socket_buffer_as_granted)

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -624,5 +625,107 @@ Test(body, many_containers_are_refused_and_strings_do_not_count)
 	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
 	cr_assert_not_null(j, "%s", err.msg);
 	json_decref(j);
+	free(b);
+}
+
+Test(body, many_small_values_are_refused_before_parsing)
+{
+	size_t cap = IX_FRAME_MAX, n = 0;
+	char *b = malloc(cap);
+	struct ix_err err = { 0 };
+	json_t *j;
+
+	cr_assert_not_null(b);
+	/* {"a":[1,1,...]}: a node of about 40 bytes for every two. */
+	n += (size_t)snprintf(b + n, cap - n, "{\"a\":[");
+	for (int i = 0; i < 30000; i++)
+		n += (size_t)snprintf(b + n, cap - n, "%s1", i ? "," : "");
+	n += (size_t)snprintf(b + n, cap - n, "]}");
+	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
+	cr_assert_null(j);
+	assert_msg_has(&err, "more than 16384 keys and values");
+	/* Keys count too: [{"a":0,...,"z":0},...], 53 per object. */
+	n = (size_t)snprintf(b, cap, "{\"a\":[");
+	for (int i = 0; i < 320; i++) {
+		n += (size_t)snprintf(b + n, cap - n, "%s{", i ? "," : "");
+		for (char k = 'a'; k <= 'z'; k++)
+			n += (size_t)snprintf(b + n, cap - n, "%s\"%c\":0", k > 'a' ? "," : "", k);
+		n += (size_t)snprintf(b + n, cap - n, "}");
+	}
+	n += (size_t)snprintf(b + n, cap - n, "]}");
+	cr_assert_lt(n, cap);
+	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
+	cr_assert_null(j);
+	assert_msg_has(&err, "keys and values");
+	free(b);
+}
+
+/* A message of the protocol's shape (names and figures) that fills most of
+ * a frame is far within the bound. */
+Test(body, a_large_message_of_names_and_figures_passes)
+{
+	size_t cap = IX_FRAME_MAX, n = 0;
+	char *b = malloc(cap);
+	struct ix_err err = { 0 };
+	json_t *j;
+	int i;
+
+	cr_assert_not_null(b);
+	n += (size_t)snprintf(b + n, cap - n, "{\"pairs\":[");
+	for (i = 0; n < cap - 200; i++)
+		n += (size_t)snprintf(b + n, cap - n,
+				      "%s{\"src\":%d,\"dst\":%d,\"bps\":%.1f,\"ok\":true}",
+				      i ? "," : "", i % 64, i / 64, 9.4e9 + i);
+	n += (size_t)snprintf(b + n, cap - n, "]}");
+	j = ix_frame_parse_body((const uint8_t *)b, n, &err);
+	cr_assert_not_null(j, "%s", err.msg);
+	cr_assert_eq(json_array_size(json_object_get(j, "pairs")), (size_t)i);
+	json_decref(j);
+	free(b);
+}
+
+struct parse_job {
+	const char *body;
+	size_t len;
+	int ok;
+};
+
+static void *parse_many(void *arg)
+{
+	struct parse_job *p = arg;
+	struct ix_err err = { 0 };
+
+	for (int k = 0; k < 20; k++) {
+		json_t *j = ix_frame_parse_body((const uint8_t *)p->body, p->len, &err);
+
+		p->ok += j != NULL;
+		json_decref(j);
+	}
+	return NULL;
+}
+
+/* Many connections parsing large bodies at once: a few at a time. */
+Test(body, large_bodies_are_parsed_a_few_at_a_time)
+{
+	size_t cap = IX_FRAME_MAX, n = 0;
+	char *b = malloc(cap);
+	struct parse_job jobs[16];
+	pthread_t th[16];
+
+	cr_assert_not_null(b);
+	n += (size_t)snprintf(b + n, cap - n, "{\"a\":[");
+	for (int i = 0; i < 4000; i++)
+		n += (size_t)snprintf(b + n, cap - n, "%s{\"x\":%d}", i ? "," : "", i);
+	n += (size_t)snprintf(b + n, cap - n, "]}");
+	for (int i = 0; i < 16; i++) {
+		jobs[i] = (struct parse_job){ b, n, 0 };
+		cr_assert_eq(pthread_create(&th[i], NULL, parse_many, &jobs[i]), 0);
+	}
+	for (int i = 0; i < 16; i++) {
+		pthread_join(th[i], NULL);
+		cr_assert_eq(jobs[i].ok, 20);
+	}
+	cr_assert_geq(ix_frame_parse_peak(), 1);
+	cr_assert_leq(ix_frame_parse_peak(), 4, "%u parsed at once", ix_frame_parse_peak());
 	free(b);
 }

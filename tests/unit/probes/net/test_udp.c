@@ -1,5 +1,5 @@
 /* Unit tests for probes/net/udp.c: the receiver's loss and reordering
- * figures for hand-made datagram sequences, and the latency responder's
+ * figures (loss, reordering, duplicates) for hand-made datagram sequences, and the latency responder's
  * handling of repeated HELLOs. Datagrams travel over a local socketpair. */
 #include "config.h"
 
@@ -82,7 +82,7 @@ static struct ix_stream_end receive(const uint32_t *flags, const uint64_t *seqs,
 	cr_assert_eq(ix_udp_transport.recv(&r.s), 0, "%s", r.s.err.msg);
 	ix_stream_end_fill(&r.s, &e);
 	rig_close(&r);
-	cr_assert(e.lost.valid && e.out_of_order.valid);
+	cr_assert(e.lost.valid && e.out_of_order.valid && e.duplicates.valid);
 	return e;
 }
 
@@ -108,6 +108,31 @@ Test(udp_recv, duplicate_does_not_hide_loss)
 
 	cr_assert_eq(e.lost.v, 2, "lost %llu, want 2 (1 and 3)", (unsigned long long)e.lost.v);
 	cr_assert_eq(e.out_of_order.v, 0);
+	cr_assert_eq(e.duplicates.v, 1);
+}
+
+/* The network delivers datagram 1 twice: one duplicate, nothing lost. */
+Test(udp_recv, datagram_delivered_twice)
+{
+	const uint64_t seqs[] = { 0, 1, 1, 2, 3 };
+	const uint32_t fl[] = { F_MEASURED, F_MEASURED, F_MEASURED, F_MEASURED, F_END };
+	struct ix_stream_end e = receive(fl, seqs, 5);
+
+	cr_assert_eq(e.duplicates.v, 1, "duplicates %llu", (unsigned long long)e.duplicates.v);
+	cr_assert_eq(e.lost.v, 0, "lost %llu", (unsigned long long)e.lost.v);
+	cr_assert_eq(e.out_of_order.v, 0);
+	cr_assert_eq(e.packets.v, 4);
+}
+
+/* A duplicate of a warm-up datagram stays out of the measured figures. */
+Test(udp_recv, warmup_duplicate_is_not_measured)
+{
+	const uint64_t seqs[] = { 0, 0, 1, 1, 2 };
+	const uint32_t fl[] = { 0, 0, F_MEASURED, F_MEASURED, F_END };
+	struct ix_stream_end e = receive(fl, seqs, 5);
+
+	cr_assert_eq(e.duplicates.v, 1, "duplicates %llu", (unsigned long long)e.duplicates.v);
+	cr_assert_eq(e.lost.v, 0);
 }
 
 Test(udp_recv, late_fill_in_the_window)

@@ -338,3 +338,46 @@ Test(rdma_session, figures_round_trip_and_are_recomputed)
 	json_decref(j);
 	ix_rdma_result_free(&r);
 }
+
+static int refuse_over_1k(void *arg, uint64_t bytes, struct ix_err *err)
+{
+	*(uint64_t *)arg = bytes;
+	return bytes > 1024 ? ix_fail(err, IX_EXIT_FAIL, "over budget: %llu bytes",
+				      (unsigned long long)bytes)
+			    : 0;
+}
+
+Test(rdma_session, the_buffer_is_claimed_before_anything_is_created)
+{
+	struct sim_dev d = sim_dev("sim_a", 0x200, IX_RDMA_MTU_4096);
+	struct ix_rdma_dev dev = { &sim_dev_ops, &d };
+	uint64_t asked = 0;
+	struct ix_rdma_serve_cfg cfg = { .dev = &dev,
+					 .limits = { .max_duration_s = 60 },
+					 .claim = refuse_over_1k,
+					 .claim_arg = &asked };
+	struct ix_err err = { 0 };
+	json_t *req = json_pack("{s:s,s:o}", "kind", "rdma", "rdma", good_setup());
+	int sv[2];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(ix_rdma_serve(sv[1], req, &cfg, &err), -1);
+	cr_assert_eq(asked, 4096, "the buffer of a 4096-byte write test");
+	cr_assert(strstr(err.msg, "over budget: 4096 bytes"), "%s", err.msg);
+	cr_assert_eq(d.setups, 0, "nothing was allocated for a refused test");
+	close(sv[0]);
+	close(sv[1]);
+	json_decref(req);
+}
+
+Test(rdma_session, write_latency_claims_both_halves)
+{
+	struct ix_rdma_params p;
+
+	ix_rdma_params_init(&p, IX_RDMA_LAT, IX_RDMA_OP_WRITE);
+	p.msg_size = 1 << 20;
+	cr_assert_eq(ix_rdma_buffer_bytes(&p), 2u << 20);
+	ix_rdma_params_init(&p, IX_RDMA_LAT, IX_RDMA_OP_SEND);
+	p.msg_size = 1 << 20;
+	cr_assert_eq(ix_rdma_buffer_bytes(&p), 1u << 20);
+}

@@ -186,6 +186,7 @@ Test(bw, summary_forward_and_reverse)
 	null_at(j, "summary.forward.lost");
 	null_at(j, "summary.forward.loss_percent");
 	null_at(j, "summary.forward.out_of_order");
+	null_at(j, "summary.forward.duplicates");
 	null_at(j, "summary.forward.jitter_ns");
 
 	cr_assert_eq(int_at(j, "summary.reverse.bytes"), 500000);
@@ -312,7 +313,7 @@ Test(bw, incomplete_carries_error)
 	ix_bw_result_free(&r);
 }
 
-/* A forward UDP test: packets, loss and jitter on the receiver side. */
+/* A forward UDP test: packets, loss, duplicates and jitter on the receiver side. */
 Test(bw, udp_forward_loss_and_jitter)
 {
 	struct ix_bw_params p = { .path = "udp",
@@ -340,6 +341,7 @@ Test(bw, udp_forward_loss_and_jitter)
 						.packets = ix_u64(990),
 						.lost = ix_u64(10),
 						.out_of_order = ix_u64(i),
+						.duplicates = ix_u64(i + 1),
 						.jitter_ns = ix_f64(1000.0 * (i + 1)) };
 	}
 	j = ix_test_json_roundtrip(ix_json_bw(&r));
@@ -356,9 +358,12 @@ Test(bw, udp_forward_loss_and_jitter)
 	cr_assert_eq(int_at(j, "summary.forward.lost"), 20);
 	cr_assert_float_eq(num_at(j, "summary.forward.loss_percent"), 1.0, 1e-9);
 	cr_assert_eq(int_at(j, "summary.forward.out_of_order"), 1);
+	cr_assert_eq(int_at(j, "summary.forward.duplicates"), 3, "duplicates are summed");
 	cr_assert_float_eq(num_at(j, "summary.forward.jitter_ns"), 1500.0, 1e-9);
 	null_at(j, "summary.forward.retransmits");
 	cr_assert_eq(int_at(j, "streams.1.receiver.lost"), 10);
+	cr_assert_eq(int_at(j, "streams.1.receiver.duplicates"), 2);
+	null_at(j, "streams.1.sender.duplicates");
 	cr_assert_float_eq(num_at(j, "streams.1.receiver.jitter_ns"), 2000.0, 1e-9);
 	cr_assert_eq(json_array_size(at(j, "intervals")), 0);
 	json_decref(j);
