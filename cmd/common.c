@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/common.h"
+#include "cmd/launch.h"
 #include "probes/capture/capture.h"
 #include "probes/cluster/coord.h"
 #include "probes/ctl/auth.h"
@@ -325,13 +326,29 @@ void ix_post_warn_stderr(void *cmd, enum ix_post_warning w, const char *msg)
 int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
 			 const char *spec, struct ix_err *err)
 {
+	struct ix_token file;
+	int rc;
+
 	memset(c, 0, sizeof(*c));
 	c->name = name;
 	if (ix_parse_units(k->units ? k->units : "bits", &c->units, err) < 0 ||
-	    ix_hostlist_parse(spec, k->port ? (uint16_t)k->port : IX_DEFAULT_PORT, &c->hosts, err) <
-		    0)
+	    ix_token_from_opt(k->token_file, &file, err) < 0)
 		return -1;
-	return ix_token_from_opt(k->token_file, &c->token, err);
+	if (!spec) {
+		c->spmd = calloc(1, sizeof(*c->spmd));
+		if (!c->spmd)
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		rc = ix_spmd_begin(c->spmd, name, &file, &c->hosts, &c->token, &c->spmd_exit, err);
+		if (rc == 1)
+			return 0;
+		free(c->spmd);
+		c->spmd = NULL;
+		if (rc != 0)
+			return rc == 2 ? 1 : -1;
+	}
+	c->token = file;
+	return ix_hostlist_parse(spec, k->port ? (uint16_t)k->port : IX_DEFAULT_PORT, &c->hosts,
+				 err);
 }
 
 int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, struct ix_err *err)
@@ -341,8 +358,11 @@ int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, 
 	if (ix_sink_open(&c->sink, k->output, err) < 0)
 		return -1;
 	c->sink_open = true;
-	ix_coord_open(&c->co, &c->hosts, &c->token,
-		      k->connect_timeout_s > 0 ? k->connect_timeout_s : 10, err);
+	/* Launched tasks may still be starting: a refused connect is retried. */
+	ix_coord_open_patient(&c->co, &c->hosts, &c->token,
+			      (k->connect_timeout_s > 0 ? k->connect_timeout_s : 10) +
+				      (c->spmd ? IX_SPMD_STARTUP_S : 0),
+			      c->spmd ? IX_SPMD_STARTUP_S : 0, err);
 	c->coord_open = true;
 	for (uint32_t i = 0; i < c->co.n; i++) {
 		char name[IX_HOST_NAME_MAX + 16];
@@ -381,6 +401,11 @@ void ix_coord_cmd_free(struct ix_coord_cmd *c)
 {
 	if (c->coord_open)
 		ix_coord_close(&c->co);
+	if (c->spmd) {
+		/* The coordinator's sessions are closed: the other tasks end. */
+		ix_spmd_end(c->spmd);
+		free(c->spmd);
+	}
 	if (c->sink_open && c->sink.path) {
 		fclose(c->sink.f);
 		free(c->sink.buf);

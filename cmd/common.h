@@ -16,6 +16,8 @@
 #include "report/fmt/units.h"
 #include "report/post/post.h"
 
+struct ix_spmd;
+
 enum ix_opt_type {
 	IX_OPT_FLAG,    /* bool */
 	IX_OPT_UINT,    /* uint64_t, plain integer */
@@ -252,9 +254,15 @@ struct ix_coord_cmd {
 	struct ix_sink sink;
 	struct ix_coord co;
 	bool sink_open, coord_open;
+	struct ix_spmd *spmd; /* one task of a launch: rank 0's agent and launch */
+	int spmd_exit;        /* prepare returned 1: the task's exit status */
 };
 
-/* Units, the host list (spec NULL = $SLURM_JOB_NODELIST) and the token. */
+/* Units, the host list and the token. Without hosts (spec NULL): when this
+ * process is one task of a launch (srun, mpirun), every task's agent
+ * (cmd/launch.h) and the job's token, or on ranks other than 0, serve and
+ * return 1 with spmd_exit set (the caller exits with it); else
+ * $SLURM_JOB_NODELIST. */
 int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
 			 const char *spec, struct ix_err *err);
 /* The output and the agents; which failed to join and which run without a

@@ -215,9 +215,11 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 	if (pos + 1 < argc)
 		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
-	if (err.code ||
-	    ix_coord_cmd_prepare(&c, "incast", &o.k, pos < argc ? argv[pos] : NULL, &err) < 0)
+	if (err.code || (rc = ix_coord_cmd_prepare(&c, "incast", &o.k,
+						   pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
+	if (rc > 0) /* one task of a launch, done serving */
+		return c.spmd_exit;
 	if (c.hosts.n < 2 || c.hosts.n - 1 > IX_MAX_FANIN) {
 		ix_fail(&err, IX_EXIT_USAGE,
 			"incast needs a receiver and 1 to %d senders; %zu hosts given",

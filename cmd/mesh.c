@@ -406,8 +406,10 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
 	if (err.code || check(&o, &p, &err) < 0 ||
-	    ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err) < 0)
+	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
+	if (rc > 0) /* one task of a launch, done serving */
+		return c.spmd_exit;
 	if (c.hosts.n < 2) {
 		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
 		goto fail;

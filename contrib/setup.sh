@@ -15,7 +15,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	libinih-dev libcriterion-dev libssl-dev
 	iproute2 jq bc clang-format procps python3-jsonschema
 	chromium prometheus-pushgateway curl python3 tmux tshark
-	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev)
+	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev
+	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge)
 
 deps() {
 	local missing=() p sudo=

@@ -155,6 +155,7 @@ struct session {
 	int fd;
 	const char *peer;
 	bool authenticated;
+	bool coordinator; /* a coordinator's session (after greet) */
 	struct ix_err err;
 };
 
@@ -654,12 +655,24 @@ static int serve_run(struct session *ss, json_t *req)
 	return rc;
 }
 
-void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
+static void serve_session(struct session *ss_, json_t *hello)
 {
-	struct session ss = { .a = a, .fd = fd, .peer = peer };
+	struct session ss = *ss_;
+	struct ix_agent *a = ss.a;
+	int fd = ss.fd;
+	const char *peer = ss.peer;
+	const char *role = json_string_value(json_object_get(hello, "role"));
+	bool coordinator = role && strcmp(role, "coordinator") == 0;
 	int rc = greet(&ss, hello);
 
 	json_decref(hello);
+	/* A coordinator that proved the token (or any, on an agent without). */
+	ss_->coordinator = rc == 0 && coordinator;
+	if (ss_->coordinator) {
+		pthread_mutex_lock(&a->lock);
+		a->coordinator_seen = true;
+		pthread_mutex_unlock(&a->lock);
+	}
 	if (rc < 0) {
 		ix_agent_logf(a, "%s: refused: %s", peer, ss.err.msg);
 		ix_agent_send_error(fd, IX_EXIT_FAIL, ss.err.msg);
@@ -704,5 +717,16 @@ void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const cha
 		}
 		if (idle_end == INT64_MAX)
 			idle_end = ix_now_ns() + ix_seconds_to_ns(a->cfg.idle_s);
+	}
+}
+
+void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
+{
+	struct session ss = { .a = a, .fd = fd, .peer = peer };
+
+	serve_session(&ss, hello);
+	if (ss.coordinator && a->cfg.exit_after_coordinator) {
+		ix_agent_logf(a, "%s: the coordinator is done: stopping", peer);
+		atomic_store(a->stop, 1);
 	}
 }

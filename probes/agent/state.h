@@ -17,7 +17,10 @@
 struct ix_agent_config {
 	const char *bind_addr; /* NULL = any */
 	uint16_t port;
-	bool one_shot;      /* exit after the first client's session */
+	bool one_shot; /* exit after the first client's session */
+	/* Stop when a coordinator's session ends (one task of a launch: the
+	 * job is over, or its coordinator died). */
+	bool exit_after_coordinator;
 	uint32_t max_tests; /* concurrent tests */
 	/* Concurrent tests from one address; loopback is not capped. 0 = none. */
 	uint32_t max_tests_per_addr;
@@ -64,6 +67,7 @@ struct ix_agent {
 	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
+	bool coordinator_seen; /* a coordinator has been greeted */
 	/* Refusals are logged at most once a second, with the count between. */
 	int64_t refusal_logged_ns;
 	uint64_t refusals_unlogged;

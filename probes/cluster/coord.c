@@ -20,6 +20,7 @@
 #define PINGS           3
 #define START_MARGIN_NS (20 * 1000000LL) /* on top of the slowest round trip */
 #define SEND_TIMEOUT_NS (2 * IX_NSEC_PER_SEC)
+#define RETRY_NS        (100 * 1000000LL) /* between connects to a starting agent */
 
 enum peer_state {
 	P_CONNECTING,
@@ -118,6 +119,11 @@ static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadl
 		}
 		snprintf(last, sizeof(last), "%s", strerror(errno));
 		close(fd);
+	}
+	if (ix_now_ns() + RETRY_NS < p->retry_end && p->addrs) {
+		/* Not listening yet (a task still starting): again shortly. */
+		p->retry_at = ix_now_ns() + RETRY_NS;
+		return;
 	}
 	snprintf(prefix, sizeof(prefix), "cannot connect to %s port %u", p->host.name,
 		 p->host.port);
@@ -219,8 +225,16 @@ static void on_handshake_frame(struct ix_coord *co, struct ix_coord_peer *p, uin
 int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 		  const struct ix_token *token, double timeout_s, struct ix_err *err)
 {
+	return ix_coord_open_patient(co, hosts, token, timeout_s, 0, err);
+}
+
+int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
+			  const struct ix_token *token, double timeout_s, double startup_s,
+			  struct ix_err *err)
+{
 	struct pollfd *pfd;
-	int64_t deadline = ix_now_ns() + ix_seconds_to_ns(timeout_s);
+	int64_t now = ix_now_ns(), deadline = now + ix_seconds_to_ns(timeout_s);
+	int64_t retry_end = startup_s > 0 ? now + ix_seconds_to_ns(startup_s) : 0;
 	uint32_t ready = 0;
 
 	memset(co, 0, sizeof(*co));
@@ -239,6 +253,7 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 
 		p->host = hosts->v[i];
 		p->state = P_CONNECTING;
+		p->retry_end = retry_end;
 		connect_start(p, deadline);
 	}
 	for (;;) {
@@ -256,6 +271,8 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 			busy += waiting;
 			if (p->state == P_CONNECTING && p->next_addr && p->attempt_end < wake)
 				wake = p->attempt_end;
+			if (p->state == P_CONNECTING && p->fd < 0 && p->retry_at < wake)
+				wake = p->retry_at;
 		}
 		if (!busy || ix_now_ns() >= deadline)
 			break;
@@ -269,6 +286,11 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 			if (p->state == P_CONNECTING && !pfd[i].revents && p->next_addr &&
 			    ix_now_ns() >= p->attempt_end)
 				connect_next(p, "timed out", deadline);
+			else if (p->state == P_CONNECTING && p->fd < 0 &&
+				 ix_now_ns() >= p->retry_at) {
+				p->next_addr = p->addrs;
+				connect_next(p, "no address", deadline);
+			}
 		}
 		for (uint32_t i = 0; i < co->n && rc > 0; i++) {
 			struct ix_coord_peer *p = &co->peers[i];

@@ -26,6 +26,8 @@ struct ix_coord_peer {
 	struct addrinfo *addrs;     /* private: the host's addresses, */
 	struct addrinfo *next_addr; /* the next one to try while connecting */
 	int64_t attempt_end;        /* when the address tried now is given up */
+	int64_t retry_end;          /* connects refused until then are retried */
+	int64_t retry_at;           /* the next retry, while fd < 0 */
 	struct ix_frame_reader rd;
 	char nonce[IX_AUTH_HEX];
 	char challenge[IX_AUTH_HEX]; /* the agent's, from HELLO_ACK */
@@ -49,6 +51,11 @@ struct ix_coord {
  * Returns the number of peers ready; failed peers keep their reason. */
 int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 		  const struct ix_token *token, double timeout_s, struct ix_err *err);
+/* The same for agents that may still be starting (tasks of one launch):
+ * a refused connect is retried every 100 ms for startup_s. */
+int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
+			  const struct ix_token *token, double timeout_s, double startup_s,
+			  struct ix_err *err);
 bool ix_coord_ready(const struct ix_coord *co, uint32_t peer);
 void ix_coord_close(struct ix_coord *co);
 

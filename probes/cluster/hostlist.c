@@ -190,6 +190,7 @@ static int add_host(struct parse *p, const struct tok *t, const char *name, uint
 	}
 	snprintf(l->v[l->n].name, sizeof(l->v[l->n].name), "%s", name);
 	l->v[l->n].port = port;
+	l->v[l->n].task = 0;
 	l->n++;
 	p->set[i] = (uint32_t)l->n;
 	p->set_used++;
@@ -596,8 +597,12 @@ void ix_host_format(const struct ix_host *h, char *buf, size_t len)
 {
 	if (!buf || len == 0)
 		return;
+	char rank[16] = "";
+
+	if (h->task)
+		snprintf(rank, sizeof(rank), "r%u@", h->task - 1);
 	if (strchr(h->name, ':'))
-		snprintf(buf, len, "[%s]:%u", h->name, (unsigned)h->port);
+		snprintf(buf, len, "%s[%s]:%u", rank, h->name, (unsigned)h->port);
 	else
-		snprintf(buf, len, "%s:%u", h->name, (unsigned)h->port);
+		snprintf(buf, len, "%s%s:%u", rank, h->name, (unsigned)h->port);
 }

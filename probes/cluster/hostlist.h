@@ -20,6 +20,7 @@
 struct ix_host {
 	char name[IX_HOST_NAME_MAX]; /* without brackets for IPv6 literals */
 	uint16_t port;               /* the default port when none was given */
+	uint32_t task;               /* launched agents: task (rank) + 1; 0: none */
 };
 
 struct ix_hostlist {
@@ -32,7 +33,8 @@ struct ix_hostlist {
 int ix_hostlist_parse(const char *spec, uint16_t default_port, struct ix_hostlist *out,
 		      struct ix_err *err);
 void ix_hostlist_free(struct ix_hostlist *l);
-/* "name:port", with brackets for IPv6 literals. */
+/* "name:port", with brackets for IPv6 literals; "rN@name:port" for the
+ * agent of launched task N. */
 void ix_host_format(const struct ix_host *h, char *buf, size_t len);
 
 #endif

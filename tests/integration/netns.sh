@@ -100,6 +100,7 @@ echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
 check "udp reports the loss (about 33%)" jq_true "$J/udp.json" \
 	'.results[0].summary.forward.loss_percent > 25 and .results[0].summary.forward.loss_percent < 40'
 client udpok bw --path udp -s 8000 -b 150M -t 3 -w 0.5
+echo "  udp offered 150 Mbit/s into ${RATE_MBIT} Mbit/s: $(jq -r '.results[0].summary.forward | "\(.bits_per_second) bit/s, loss \(.loss_percent)%"' "$J/udpok.json")"
 check "udp below the rate loses (next to) nothing" jq_true "$J/udpok.json" \
 	'.results[0].summary.forward.loss_percent < 0.1 and ((.results[0].summary.forward.bits_per_second - 1.5e8) | fabs) / 1.5e8 < 0.05'
 
