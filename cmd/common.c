@@ -358,11 +358,14 @@ int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, 
 	if (ix_sink_open(&c->sink, k->output, err) < 0)
 		return -1;
 	c->sink_open = true;
-	/* Launched tasks may still be starting: a refused connect is retried. */
-	ix_coord_open_patient(&c->co, &c->hosts, &c->token,
-			      (k->connect_timeout_s > 0 ? k->connect_timeout_s : 10) +
-				      (c->spmd ? IX_SPMD_STARTUP_S : 0),
-			      c->spmd ? IX_SPMD_STARTUP_S : 0, err);
+	/* Launched tasks may still be starting: a refused connect is retried
+	 * for the connect timeout (default then the startup bound). */
+	double ct = k->connect_timeout_s > 0 ? k->connect_timeout_s
+		    : c->spmd                ? IX_SPMD_STARTUP_S
+					     : 10;
+
+	ix_coord_open_patient(&c->co, &c->hosts, &c->token, c->spmd ? ct + 10 : ct,
+			      c->spmd ? ct : 0, err);
 	c->coord_open = true;
 	for (uint32_t i = 0; i < c->co.n; i++) {
 		char name[IX_HOST_NAME_MAX + 16];

@@ -198,7 +198,8 @@ struct ix_coord_opts {
 	{ 0, "units", IX_OPT_STRING, offsetof(type, k.units), "UNIT",                   \
 	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 }, \
 	{ 0, "connect-timeout", IX_OPT_SECONDS, offsetof(type, k.connect_timeout_s),    \
-	  "SECONDS", "time to reach and authenticate every agent (default 10)", 0.1, 600 }, \
+	  "SECONDS", "time to reach and authenticate every agent (default 10; launched: 60)", \
+	  0.1, 600 },                                                                     \
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, k.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
 

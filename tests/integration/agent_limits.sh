@@ -139,8 +139,14 @@ after=$(hwm "$IX_SPID")
 echo "# 300 sessions x one 36 KiB PING of 16,000 values: peak RSS $before -> $after KiB ($(tr '\n' ' ' <"$J/flood.out"))"
 check "a large first frame is refused before HELLO" grep -q "first frame: HELLO frame of 36009 bytes exceeds the 4096-byte limit" "$J/flood.out"
 check "each session got its PONG" grep -q "answered 300" "$J/flood.out"
-check "the agent's peak memory grew by less than 48 MiB ($(((after - before) / 1024)) MiB)" \
-	test $((after - before)) -lt 49152
+if ldd "$IXPERF" | grep -Eq "lib(a|t)san"; then
+	# A sanitizer's allocator keeps freed memory in quarantine: the bound
+	# is judged in the plain build only.
+	echo "# peak memory not judged under a sanitizer"
+else
+	check "the agent's peak memory grew by less than 48 MiB ($(((after - before) / 1024)) MiB)" \
+		test $((after - before)) -lt 49152
+fi
 "$IXPERF" lat -n 100 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/flood-after.err"
 check "and it still serves a test" test "$?" = 0
 

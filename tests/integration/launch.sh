@@ -152,6 +152,24 @@ else
 			      (.results[0].nodes[] | select(.error != null) | .host)]
 			     | map(test("^r2@")) | any' "$J/kill.json"
 
+		# A task that never starts its agent: a failed host once rank 0
+		# has retried it for --connect-timeout.
+		start=$(date +%s)
+		# shellcheck disable=SC2016
+		IXPERF_TOKEN=$(head -c 32 /dev/urandom | base64) "${SRUN[@]}" -K0 --mpi=none \
+			bash -c '[ "$SLURM_PROCID" = 3 ] && exit 0; exec "$0" "$@"' "$IXPERF" mesh \
+			--test lat -n 50 --lat-factor 1000 --connect-timeout 5 -J -o "$J/never.json" \
+			>"$J/never.out" 2>&1
+		rc=$?
+		took=$(($(date +%s) - start))
+		check "a task that never starts: exit 1 after the 5 s retry (${took} s, bound 30 s)" \
+			test "$rc" = 1 -a "$took" -ge 5 -a "$took" -lt 30
+		check "it is the failed host, by rank ($(jq -c '.results[0].failures | length' "$J/never.json") failed pairs)" \
+			jqt '[(.results[0].failures[] | .from, .to),
+			      (.results[0].nodes[] | select(.error != null) | .host)]
+			     | map(test("^r3@")) | any' "$J/never.json"
+		check "named in rank 0's diagnostics" grep -q "r3@.*cannot connect" "$J/never.out"
+
 		# The coordinator killed: every agent gone within seconds.
 		"${SRUN[@]}" --mpi=pmix "$IXPERF" mesh --test bw -t 2 -w 0.2 >"$J/coord.out" 2>&1 &
 		job=$!
