@@ -1,60 +1,89 @@
 #!/usr/bin/env bash
-# Scale benchmark of the mesh coordinator: N agents on loopback, a latency
-# mesh with small counts, the coordinator's wall time and peak RSS, and a
-# projection to 1024 and 4096 hosts. Loopback only; every agent is stopped
-# by PID on exit.
+# Scale benchmark of the mesh coordinator: for each N, N agents on
+# loopback (distinct ports), a latency mesh of ITERS round trips per pair,
+# and what the coordinator spends: wall time per round outside the tests,
+# peak memory and peak descriptors; then a projection to 4096 hosts.
+# Loopback only; every agent is stopped by PID.
 #
-#   contrib/bench-mesh.sh PATH/TO/ixperf [N]     (N defaults to 64)
+#   contrib/bench-mesh.sh PATH/TO/ixperf [N...]     (N defaults to 32 128 512)
 set -euo pipefail
 
-IXPERF=${1:?usage: bench-mesh.sh PATH/TO/ixperf [N]}
-N=${2:-64}
-ITERS=${BENCH_ITERS:-50}
+IXPERF=${1:?usage: bench-mesh.sh PATH/TO/ixperf [N...]}
+shift
+SIZES=("${@:-32 128 512}")
+read -r -a SIZES <<<"${SIZES[*]}"
+ITERS=${BENCH_ITERS:-20}
 WORK=$(mktemp -d)
 PIDS=()
-cleanup() {
+stop_agents() {
+	local p
 	for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
 	for p in "${PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$WORK"
+	PIDS=()
 }
-trap cleanup EXIT
+trap 'stop_agents; rm -rf "$WORK"' EXIT
 command -v /usr/bin/time >/dev/null || { echo "bench-mesh: needs GNU time (apt-get install time)" >&2; exit 1; }
+ulimit -n 65536 2>/dev/null || true
 
-hosts=
-for ((i = 1; i <= N; i++)); do
-	"$IXPERF" server -B 127.0.0.1 -p 0 -q --max-tests 64 >"$WORK/a$i.out" 2>/dev/null &
-	PIDS+=($!)
-done
-for ((i = 1; i <= N; i++)); do
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$WORK/a$i.out")
-		[ -n "$port" ] && break
+printf '%-6s %7s %9s %10s %10s %12s %14s %10s %9s\n' agents rounds "wall s" "round ms" "test ms" "overhead ms" "coord CPU ms" "peak MiB" "peak fds"
+for N in "${SIZES[@]}"; do
+	hosts=
+	for ((i = 1; i <= N; i++)); do
+		"$IXPERF" server -B 127.0.0.1 -p 0 -q --idle-timeout 3600 >"$WORK/a$i.out" 2>/dev/null &
+		PIDS+=($!)
+	done
+	for ((i = 1; i <= N; i++)); do
+		port=
+		for _ in $(seq 1 200); do
+			port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$WORK/a$i.out")
+			[ -n "$port" ] && break
+			sleep 0.05
+		done
+		[ -n "$port" ] || { echo "bench-mesh: agent $i did not start" >&2; exit 1; }
+		hosts="${hosts:+$hosts,}127.0.0.1:$port"
+	done
+	echo "$hosts" | tr ',' '\n' >"$WORK/hosts"
+	/usr/bin/time -f '%e %M %U %S' -o "$WORK/time" "$IXPERF" mesh --test lat -n "$ITERS" -w 0 \
+		--no-retest --connect-timeout 60 -J -o "$WORK/mesh.json" "@$WORK/hosts" \
+		2>"$WORK/mesh.err" &
+	tpid=$!
+	# The coordinator's descriptors, sampled every 50 ms.
+	peak_fds=0
+	while kill -0 "$tpid" 2>/dev/null; do
+		c=$(pgrep -P "$tpid" -x ixperf | head -1 || true)
+		if [ -n "$c" ]; then
+			n=$(find "/proc/$c/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l || true)
+			[ "$n" -gt "$peak_fds" ] && peak_fds=$n
+		fi
 		sleep 0.05
 	done
-	[ -n "$port" ] || { echo "bench-mesh: agent $i did not start" >&2; exit 1; }
-	hosts="${hosts:+$hosts,}127.0.0.1:$port"
+	wait "$tpid" || true
+	read -r wall rss user sys < <(tail -n 1 "$WORK/time")
+	rounds=$(jq -r '.results[0].rounds' "$WORK/mesh.json")
+	measured=$(jq -r '.results[0].pairs.measured' "$WORK/mesh.json")
+	planned=$(jq -r '.results[0].pairs.planned' "$WORK/mesh.json")
+	# The tests themselves: ITERS round trips at the pairs' median latency
+	# (the overhead is what a round takes beyond them); the coordinator's
+	# own CPU time per round besides.
+	test_ms=$(jq -r --argjson n "$ITERS" \
+		'[.results[0].matrix.lat_p50_ns[][] | select(. != null)] | sort | .[length / 2 | floor] // 0 | . * 2 * $n / 1e6' \
+		"$WORK/mesh.json")
+	cpu_ms=$(echo "scale=2; 1000 * ($user + $sys) / $rounds" | bc)
+	round_ms=$(echo "scale=2; 1000 * $wall / $rounds" | bc)
+	over_ms=$(echo "scale=2; $round_ms - $test_ms" | bc)
+	printf '%-6s %7s %9s %10s %10.2f %12.1f %14s %10s %9s\n' "$N" "$rounds" "$wall" "$round_ms" \
+		"$test_ms" "$over_ms" "$cpu_ms" "$((rss / 1024))" "$peak_fds"
+	[ "$measured" = "$planned" ] || echo "       ($measured of $planned pairs measured: $(head -c 300 "$WORK/mesh.err"))"
+	echo "$N $rounds $wall $round_ms $test_ms $over_ms $rss $peak_fds" >>"$WORK/rows"
+	stop_agents
 done
 
-echo "== mesh over $N agents on loopback: latency, $ITERS round trips per pair"
-/usr/bin/time -f '%e %M' -o "$WORK/time" "$IXPERF" mesh --test lat -n "$ITERS" -w 0 --no-retest \
-	-J -o "$WORK/mesh.json" "$hosts" 2>"$WORK/mesh.err" || true
-read -r wall rss < <(tail -n 1 "$WORK/time")
-rounds=$(jq -r '.results[0].rounds' "$WORK/mesh.json")
-measured=$(jq -r '.results[0].pairs.measured' "$WORK/mesh.json")
-planned=$(jq -r '.results[0].pairs.planned' "$WORK/mesh.json")
-echo "pairs measured:      $measured of $planned"
-echo "rounds:              $rounds"
-echo "coordinator wall:    $wall s ($(echo "scale=3; $wall / $rounds" | bc) s per round)"
-echo "coordinator peak RSS: $rss KiB"
 echo
-echo "== projection (one thread, one connection per agent, O(N^2) matrix of 16-byte cells)"
-per_round=$(echo "scale=6; $wall / $rounds" | bc)
-for n in 1024 4096; do
-	r=$((n - 1))
-	cells_mib=$(echo "scale=1; $n * $n * 16 / 1048576" | bc)
-	# A bandwidth mesh at the defaults: -t 2 -w 0.5 per pair, plus the
-	# per-round cost measured above.
-	echo "N=$n: $r rounds; latency mesh as above $(echo "scale=0; $r * $per_round / 1" | bc) s;" \
-		"bw mesh at -t 2 -w 0.5 $(echo "scale=0; $r * (2.5 + $per_round) / 60" | bc) min;" \
-		"matrix $cells_mib MiB"
-done
+echo "== projection to 4096 hosts (4095 rounds), from the largest run"
+read -r n rounds wall round_ms test_ms over_ms rss fds < <(tail -n 1 "$WORK/rows")
+echo "per-round overhead at $n agents: $over_ms ms; at 4096, if it grows with the pairs of a round:" \
+	"$(echo "scale=1; $over_ms * 4096 / $n" | bc) ms per round," \
+	"$(echo "scale=0; 4095 * $over_ms * 4096 / $n / 60000" | bc) min of overhead for a whole mesh"
+echo "memory at $n agents: $((rss / 1024)) MiB; a 4096x4096 matrix of cells alone:" \
+	"$(echo "scale=0; 4096 * 4096 * 16 / 1048576" | bc) MiB at 16 bytes a cell"
+echo "descriptors at $n agents: $fds; at 4096: one per agent plus a few ($((4096 + fds - n)))"
