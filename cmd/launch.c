@@ -8,7 +8,6 @@
 
 #include "cmd/launch.h"
 #include "probes/core/clock.h"
-#include "probes/core/probe.h"
 
 #define STOP_GRACE_S 3
 
@@ -31,21 +30,15 @@ static void *agent_main(void *arg)
 
 static int start_agent(struct ix_spmd *s, struct ix_err *err)
 {
-	struct ix_agent_config cfg = { 0 };
+	struct ix_agent_config cfg;
 
+	ix_agent_config_defaults(&cfg);
 	cfg.port = s->launch.be->port(&s->launch);
-	cfg.max_tests = 16;
-	cfg.max_conns = 1024;
-	cfg.max_sessions_per_addr = 4 * IX_LAUNCH_MAX_TASKS;
-	cfg.max_pending_per_addr = 2 * IX_MAX_STREAMS + 64;
-	cfg.max_mem = 2ull << 30;
-	cfg.max_test_mem = 512ull << 20;
-	cfg.silence_s = 10;
-	cfg.limits.max_duration_s = 3600;
-	cfg.limits.max_streams = IX_MAX_STREAMS;
-	cfg.handshake_s = 5;
+	/* Every peer holds the job's token, and tasks sharing a node share
+	 * its address: no caps per address, sessions kept while the job runs. */
+	cfg.max_tests_per_addr = 0;
+	cfg.max_sessions_per_addr = 0;
 	cfg.idle_s = 3600;
-	cfg.rdma_gpu = -1;
 	cfg.token = &s->token; /* filled by the exchange, before run */
 	cfg.exit_after_coordinator = s->launch.rank != 0;
 	cfg.log = agent_log;
@@ -62,6 +55,25 @@ static void self_endpoint(const struct ix_spmd *s, struct ix_launch_ep *self)
 	if (gethostname(self->addr, sizeof(self->addr) - 1) < 0 || !self->addr[0])
 		snprintf(self->addr, sizeof(self->addr), "%s", s->launch.node);
 	snprintf(self->node, sizeof(self->node), "%s", s->launch.node);
+}
+
+/* Stop this task's agent and wait for it: grace_s at most (0: as long
+ * as it takes); -1 when it is still running then. */
+static int stop_agent(struct ix_spmd *s, int grace_s)
+{
+	struct timespec until;
+
+	if (!s->running)
+		return 0;
+	atomic_store(&s->stop, 1);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += grace_s;
+	if (grace_s ? pthread_timedjoin_np(s->thread, NULL, &until) != 0
+		    : pthread_join(s->thread, NULL) != 0)
+		return -1;
+	ix_agent_close(&s->agent);
+	s->running = false;
+	return 0;
 }
 
 /* Rank != 0: serve until the coordinator's session ends, or fail when no
@@ -88,22 +100,13 @@ static int serve(struct ix_spmd *s, struct ix_err *err)
 	/* The coordinator is done (or dead): what the agent still runs is
 	 * for nobody. A few seconds for its sessions to end, then the task
 	 * leaves without them, so a dead coordinator leaves no process. */
-	atomic_store(&s->stop, 1);
-	{
-		struct timespec until;
-
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += STOP_GRACE_S;
-		if (pthread_timedjoin_np(s->thread, NULL, &until) != 0) {
-			fprintf(stderr,
-				"ixperf %s[r%u]: agent sessions still running %d s after the "
-				"coordinator: leaving them\n",
-				s->name, s->launch.rank, STOP_GRACE_S);
-			fflush(NULL);
-			_exit(err->code ? err->code : IX_EXIT_OK);
-		}
-		s->running = false;
-		ix_agent_close(&s->agent);
+	if (stop_agent(s, STOP_GRACE_S) < 0) {
+		fprintf(stderr,
+			"ixperf %s[r%u]: agent sessions still running %d s after the "
+			"coordinator: leaving them\n",
+			s->name, s->launch.rank, STOP_GRACE_S);
+		fflush(NULL);
+		_exit(err->code ? err->code : IX_EXIT_OK);
 	}
 	ix_spmd_end(s);
 	if (err->code)
@@ -179,11 +182,6 @@ int ix_spmd_begin(struct ix_spmd *s, const char *name, const struct ix_token *to
 
 void ix_spmd_end(struct ix_spmd *s)
 {
-	if (s->running) {
-		atomic_store(&s->stop, 1);
-		pthread_join(s->thread, NULL);
-		ix_agent_close(&s->agent);
-		s->running = false;
-	}
+	stop_agent(s, 0);
 	ix_launch_finish(&s->launch);
 }

@@ -111,17 +111,8 @@ static void log_line(void *arg, const char *msg)
 
 int cmd_server(int argc, char **argv, const struct ix_env *env)
 {
-	struct server_opts o = { .port = IX_DEFAULT_PORT,
-				 .max_tests = 16,
-				 .max_tests_per_host = 8,
-				 .max_streams = 128,
-				 .max_duration_s = 3600,
-				 .max_mem = 2ull << 30,
-				 .max_test_mem = 512ull << 20,
-				 .max_sessions = 32,
-				 .idle_s = 60,
-				 .silence_s = 10 };
-	struct ix_agent_config cfg = { 0 };
+	struct server_opts o = { .port = IX_DEFAULT_PORT };
+	struct ix_agent_config cfg;
 	struct ix_agent agent;
 	struct ix_token token;
 	struct ix_err err = { 0 };
@@ -130,6 +121,17 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	int pos;
 
 	(void)env;
+	/* The options start from the agent's own defaults. */
+	ix_agent_config_defaults(&cfg);
+	o.max_tests = cfg.max_tests;
+	o.max_tests_per_host = cfg.max_tests_per_addr;
+	o.max_streams = cfg.limits.max_streams;
+	o.max_duration_s = cfg.limits.max_duration_s;
+	o.max_mem = cfg.max_mem;
+	o.max_test_mem = cfg.max_test_mem;
+	o.max_sessions = cfg.max_sessions_per_addr;
+	o.idle_s = cfg.idle_s;
+	o.silence_s = cfg.silence_s;
 	if (ix_opts_parse(&ix_server_spec, argc, argv, &o, &pos, &help, &err) < 0)
 		return ix_report_error("server", &err);
 	if (help) {
@@ -145,10 +147,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.one_shot = o.one_shot;
 	cfg.max_tests = (uint32_t)o.max_tests;
 	cfg.max_tests_per_addr = (uint32_t)o.max_tests_per_host;
-	cfg.max_conns = 1024;
 	cfg.max_sessions_per_addr = (uint32_t)o.max_sessions;
-	/* Room for a whole test's data connections arriving at once. */
-	cfg.max_pending_per_addr = 2 * IX_MAX_STREAMS + 64;
 	cfg.max_mem = o.max_mem;
 	cfg.max_test_mem = o.max_test_mem;
 	cfg.silence_s = o.silence_s;
@@ -157,10 +156,8 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.limits.max_duration_s = o.max_duration_s;
 	cfg.limits.max_streams = (uint32_t)o.max_streams;
 	cfg.limits.max_rate_bps = o.max_rate;
-	cfg.handshake_s = 5;
 	cfg.idle_s = o.idle_s;
 	cfg.rdma_dev = o.rdma_dev;
-	cfg.rdma_gpu = -1;
 	if (o.rdma_gpu && ix_parse_gpu_index(o.rdma_gpu, "--rdma-gpu", &cfg.rdma_gpu, &err) < 0)
 		return ix_report_error("server", &err);
 	cfg.log = log_line;

@@ -15,6 +15,7 @@
 #include "probes/agent/agent.h"
 #include "probes/agent/session.h"
 #include "probes/core/clock.h"
+#include "probes/core/probe.h"
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/seal.h"
@@ -33,6 +34,25 @@ struct ix_agent_conn {
 	struct sockaddr_storage addr;
 	char peer[64];
 };
+
+void ix_agent_config_defaults(struct ix_agent_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->max_tests = 16;
+	cfg->max_tests_per_addr = 8;
+	cfg->max_conns = 1024;
+	cfg->max_sessions_per_addr = 32;
+	/* Room for a whole test's data connections arriving at once. */
+	cfg->max_pending_per_addr = 2 * IX_MAX_STREAMS + 64;
+	cfg->max_mem = 2ull << 30;
+	cfg->max_test_mem = 512ull << 20;
+	cfg->silence_s = 10;
+	cfg->limits.max_duration_s = 3600;
+	cfg->limits.max_streams = IX_MAX_STREAMS;
+	cfg->handshake_s = 5;
+	cfg->idle_s = 60;
+	cfg->rdma_gpu = -1;
+}
 
 int ix_agent_parse_allow(const char *list, struct ix_agent_config *cfg, struct ix_err *err)
 {

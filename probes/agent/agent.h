@@ -12,6 +12,10 @@
 #include "probes/core/err.h"
 #include "probes/ctl/wire.h"
 
+/* The agent's defaults (those of 'ixperf server' without options): every
+ * limit set, no token, no port (cfg->port 0: a free one). */
+void ix_agent_config_defaults(struct ix_agent_config *cfg);
+
 /* --allow-run: comma-separated IPv4 or IPv6 addresses, or "any", into
  * cfg. -1 with err naming the entry that is neither. */
 int ix_agent_parse_allow(const char *list, struct ix_agent_config *cfg, struct ix_err *err);

@@ -147,7 +147,7 @@ else
 			test "$rc" = 137 -a "$took" -lt 60
 		check "rank 0 wrote the result, marked incomplete" jqt '.results[0].complete | not' \
 			"$J/kill.json"
-		check "the result names the failed task by rank ($(jq -c '.results[0].failures' "$J/kill.json"))" \
+		check "the result names the failed task by rank ($(jq -c '[.results[0].nodes[] | select(.error != null) | .host]' "$J/kill.json") failed)" \
 			jqt '[(.results[0].failures[] | .from, .to),
 			      (.results[0].nodes[] | select(.error != null) | .host)]
 			     | map(test("^r2@")) | any' "$J/kill.json"
