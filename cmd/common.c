@@ -201,10 +201,29 @@ int ix_sink_open(struct ix_sink *s, const char *path, struct ix_err *err)
 	return 0;
 }
 
+/* The stashed lazy document, into the temporary file. */
+static int write_lazy_doc(FILE *f, void *arg)
+{
+	const struct ix_sink *s = arg;
+
+	return ix_json_write(f, s->doc, s->lazy, s->nlazy);
+}
+
 int ix_sink_commit(struct ix_sink *s, struct ix_err *err)
 {
 	int rc;
 
+	if (s->doc) {
+		/* Written into the file itself, not through the buffer. */
+		fclose(s->f);
+		free(s->buf);
+		s->f = NULL;
+		s->buf = NULL;
+		rc = ix_output_atomic_stream(s->path, write_lazy_doc, s, err);
+		json_decref(s->doc);
+		s->doc = NULL;
+		return rc;
+	}
 	if (!s->path)
 		return fflush(stdout) == 0 ? 0
 					   : ix_fail(err, IX_EXIT_FAIL, "cannot write to stdout");
@@ -272,6 +291,27 @@ void ix_sink_put_json(struct ix_sink *s, json_t *doc)
 	json_decref(doc);
 }
 
+int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_lazy *lazy, size_t n,
+			  struct ix_err *err)
+{
+	int rc = 0;
+
+	if (n > IX_SINK_MAX_LAZY) {
+		json_decref(doc);
+		return ix_fail(err, IX_EXIT_FAIL, "too many lazy values in one document");
+	}
+	if (s->path && !s->doc) {
+		s->doc = doc;
+		memcpy(s->lazy, lazy, n * sizeof(*lazy));
+		s->nlazy = n;
+		return 0;
+	}
+	if (ix_json_write(s->f, doc, lazy, n) < 0)
+		rc = ix_fail(err, IX_EXIT_FAIL, "cannot write the JSON document");
+	json_decref(doc);
+	return rc;
+}
+
 int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err)
 {
 	static const char *const elsewhere[] = { "pcie", "gpu", NULL };
@@ -335,10 +375,16 @@ int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct 
 	    ix_token_from_opt(k->token_file, &file, err) < 0)
 		return -1;
 	if (!spec) {
+		struct ix_spmd_opts so = { .token_file = &file,
+					   .bind = k->task_bind,
+					   .rdma_dev = k->task_rdma_dev,
+					   .startup_s = k->connect_timeout_s,
+					   .allow_missing = true };
+
 		c->spmd = calloc(1, sizeof(*c->spmd));
 		if (!c->spmd)
 			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-		rc = ix_spmd_begin(c->spmd, name, &file, &c->hosts, &c->token, &c->spmd_exit, err);
+		rc = ix_spmd_start(c->spmd, name, &so, &c->hosts, &c->token, &c->spmd_exit, err);
 		if (rc == 1)
 			return 0;
 		free(c->spmd);
@@ -346,6 +392,10 @@ int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct 
 		if (rc != 0)
 			return rc == 2 ? 1 : -1;
 	}
+	if (k->task_bind || k->task_rdma_dev)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--%s is for the tasks of a launch (srun, mpirun, without HOSTS)",
+			       k->task_bind ? "task-bind" : "task-rdma-dev");
 	c->token = file;
 	return ix_hostlist_parse(spec, k->port ? (uint16_t)k->port : IX_DEFAULT_PORT, &c->hosts,
 				 err);
@@ -367,6 +417,8 @@ int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, 
 	ix_coord_open_patient(&c->co, &c->hosts, &c->token, c->spmd ? ct + 10 : ct,
 			      c->spmd ? ct : 0, err);
 	c->coord_open = true;
+	if (c->spmd)
+		ix_spmd_fail_missing(c->spmd, &c->co);
 	for (uint32_t i = 0; i < c->co.n; i++) {
 		char name[IX_HOST_NAME_MAX + 16];
 
@@ -394,6 +446,24 @@ int ix_coord_cmd_json(struct ix_coord_cmd *c, const struct ix_env *env, json_t *
 	return ix_coord_cmd_commit(c, err);
 }
 
+int ix_coord_cmd_json_lazy(struct ix_coord_cmd *c, const struct ix_env *env, json_t *result,
+			   const struct ix_json_lazy *lazy, size_t n, const char *error,
+			   struct ix_err *err)
+{
+	json_t *arr = json_array();
+
+	json_array_append_new(arr, result);
+	if (ix_sink_put_json_lazy(&c->sink,
+				  ix_json_document(c->name, env->argc, env->argv, arr, error), lazy,
+				  n, err) < 0) {
+		struct ix_err ignored = { 0 };
+
+		ix_coord_cmd_commit(c, &ignored);
+		return -1;
+	}
+	return ix_coord_cmd_commit(c, err);
+}
+
 int ix_coord_cmd_commit(struct ix_coord_cmd *c, struct ix_err *err)
 {
 	c->sink_open = false;
@@ -412,6 +482,7 @@ void ix_coord_cmd_free(struct ix_coord_cmd *c)
 	if (c->sink_open && c->sink.path) {
 		fclose(c->sink.f);
 		free(c->sink.buf);
+		json_decref(c->sink.doc);
 	}
 	ix_hostlist_free(&c->hosts);
 	memset(c, 0, sizeof(*c));

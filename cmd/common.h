@@ -14,6 +14,7 @@
 #include "probes/core/err.h"
 #include "probes/ctl/auth.h"
 #include "report/fmt/units.h"
+#include "report/json/json.h"
 #include "report/post/post.h"
 
 struct ix_spmd;
@@ -182,6 +183,8 @@ struct ix_coord_opts {
 	const char *units;
 	const char *token_file;
 	double connect_timeout_s;
+	const char *task_bind;     /* launched: addresses or interfaces by local rank */
+	const char *task_rdma_dev; /* launched: RDMA devices by local rank */
 	bool help;
 };
 
@@ -200,18 +203,29 @@ struct ix_coord_opts {
 	{ 0, "connect-timeout", IX_OPT_SECONDS, offsetof(type, k.connect_timeout_s),    \
 	  "SECONDS", "time to reach and authenticate every agent (default 10; launched: 60)", \
 	  0.1, 600 },                                                                     \
+	{ 0, "task-bind", IX_OPT_STRING, offsetof(type, k.task_bind), "LIST",           \
+	  "launched: the task of local rank i binds entry i mod n (IP address or interface)", \
+	  0, 0 },                                                                         \
+	{ 0, "task-rdma-dev", IX_OPT_STRING, offsetof(type, k.task_rdma_dev), "LIST",   \
+	  "launched: the task of local rank i runs RDMA tests on device i mod n", 0, 0 }, \
 	{ 'h', "help", IX_OPT_FLAG, offsetof(type, k.help), NULL, "show this help", 0, 0 }
 /* clang-format on */
 
 /* The token of --token-file, or an unset one without it. */
 int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err);
 
-/* A report destination: stdout, or a memory buffer committed atomically. */
+/* A report destination: stdout, or a memory buffer committed atomically;
+ * a document with lazy values is written straight to a temporary file at
+ * commit instead (doc, lazy: nothing of it is held twice). */
+#define IX_SINK_MAX_LAZY 4
 struct ix_sink {
 	FILE *f;
 	const char *path;
 	char *buf;
 	size_t len;
+	json_t *doc;
+	struct ix_json_lazy lazy[IX_SINK_MAX_LAZY];
+	size_t nlazy;
 };
 
 int ix_sink_open(struct ix_sink *s, const char *path, struct ix_err *err);
@@ -232,6 +246,11 @@ int ix_client_capture_begin(const struct ix_client_opts *c, const char *host,
 size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 /* Write a JSON document to the sink (reference stolen). */
 void ix_sink_put_json(struct ix_sink *s, json_t *doc);
+/* The same with lazy values (ix_json_write): written now on stdout, at
+ * commit into a file; what the lazy writers read must last until then.
+ * -1 with err when stdout cannot take it. */
+int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_lazy *lazy, size_t n,
+			  struct ix_err *err);
 
 /* The transport named by --path (NULL = tcp); "rdma" is a descriptor with
  * IX_CAP_RDMA and no socket functions (mesh and incast hand it to their
@@ -263,15 +282,21 @@ struct ix_coord_cmd {
  * process is one task of a launch (srun, mpirun), every task's agent
  * (cmd/launch.h) and the job's token, or on ranks other than 0, serve and
  * return 1 with spmd_exit set (the caller exits with it); else
- * $SLURM_JOB_NODELIST. */
+ * $SLURM_JOB_NODELIST. --task-bind and --task-rdma-dev are usage errors
+ * outside a launch. */
 int ix_coord_cmd_prepare(struct ix_coord_cmd *c, const char *name, const struct ix_coord_opts *k,
 			 const char *spec, struct ix_err *err);
 /* The output and the agents; which failed to join and which run without a
- * token is said on stderr. */
+ * token is said on stderr. Launched tasks that never published an agent
+ * are failed hosts, named by rank and node. */
 int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, struct ix_err *err);
 /* Write the JSON document (result stolen) and commit the output. */
 int ix_coord_cmd_json(struct ix_coord_cmd *c, const struct ix_env *env, json_t *result,
 		      const char *error, struct ix_err *err);
+/* The same for a result with lazy values (ix_json_mesh_lazy). */
+int ix_coord_cmd_json_lazy(struct ix_coord_cmd *c, const struct ix_env *env, json_t *result,
+			   const struct ix_json_lazy *lazy, size_t n, const char *error,
+			   struct ix_err *err);
 int ix_coord_cmd_commit(struct ix_coord_cmd *c, struct ix_err *err);
 void ix_coord_cmd_free(struct ix_coord_cmd *c);
 

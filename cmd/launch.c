@@ -43,18 +43,95 @@ static int start_agent(struct ix_spmd *s, struct ix_err *err)
 	cfg.exit_after_coordinator = s->launch.rank != 0;
 	cfg.log = agent_log;
 	cfg.log_arg = s;
+	/* --task-bind: listen and send from this task's address only. */
+	cfg.bind_addr = s->bind[0] ? s->bind : NULL;
+	cfg.source_addr = cfg.bind_addr;
+	if (s->rdma_dev[0])
+		cfg.rdma_dev = s->rdma_dev;
 	return ix_agent_open(&s->agent, &cfg, &s->stop, err);
 }
 
-/* This task's address as the others reach it: the node's name. */
+/* This task's address as the others reach it: --task-bind's, else the
+ * node's name. */
 static void self_endpoint(const struct ix_spmd *s, struct ix_launch_ep *self)
 {
 	memset(self, 0, sizeof(*self));
 	self->rank = s->launch.rank;
 	self->port = ix_agent_port(&s->agent);
-	if (gethostname(self->addr, sizeof(self->addr) - 1) < 0 || !self->addr[0])
+	if (s->bind[0])
+		snprintf(self->addr, sizeof(self->addr), "%s", s->bind);
+	else if (gethostname(self->addr, sizeof(self->addr) - 1) < 0 || !self->addr[0])
 		snprintf(self->addr, sizeof(self->addr), "%s", s->launch.node);
 	snprintf(self->node, sizeof(self->node), "%s", s->launch.node);
+}
+
+/* --task-bind and --task-rdma-dev: this task's entries, by local rank. */
+static int task_choices(struct ix_spmd *s, const struct ix_spmd_opts *o, struct ix_err *err)
+{
+	char entry[IX_HOST_NAME_MAX];
+
+	if (o->bind && !s->launch.be->publishes_self)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--task-bind: the %s launch cannot hand each task's address round; "
+			       "use PMIx (srun --mpi=pmix, mpirun)",
+			       s->launch.be->name);
+	if (o->bind &&
+	    (ix_launch_list_pick(o->bind, s->launch.local_rank, entry, sizeof(entry), err) < 0 ||
+	     ix_launch_local_addr(entry, s->bind, sizeof(s->bind), err) < 0))
+		return ix_fail_prefix(err, "--task-bind");
+	if (o->rdma_dev && ix_launch_list_pick(o->rdma_dev, s->launch.local_rank, s->rdma_dev,
+					       sizeof(s->rdma_dev), err) < 0)
+		return ix_fail_prefix(err, "--task-rdma-dev");
+	return 0;
+}
+
+/* This task, for messages: "task 2 of 4 (local rank 2 on node1)". */
+static int fail_task(const struct ix_spmd *s, struct ix_err *err)
+{
+	return ix_fail_prefix(err, "task %u of %u (local rank %u on %s)", s->launch.rank,
+			      s->launch.size, s->launch.local_rank, s->launch.node);
+}
+
+/* Rank 0: the tasks that never published, counted; an error naming the
+ * first unless the caller goes on without them. */
+static int count_missing(struct ix_spmd *s, const struct ix_launch_ep *all, bool allow,
+			 struct ix_err *err)
+{
+	for (uint32_t r = 0; r < s->launch.size; r++) {
+		if (!all[r].missing)
+			continue;
+		if (!allow)
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "task %u (on %s) published no agent within %.0f s", r,
+				       all[r].node[0] ? all[r].node : "an unknown node",
+				       s->startup_s);
+		s->missing++;
+	}
+	return 0;
+}
+
+/* Rank 0's hosts: every task's agent, by rank. */
+static int fill_hosts(const struct ix_spmd *s, const struct ix_launch_ep *all,
+		      struct ix_hostlist *hosts, struct ix_err *err)
+{
+	memset(hosts, 0, sizeof(*hosts));
+	hosts->v = calloc(s->launch.size, sizeof(*hosts->v));
+	if (!hosts->v)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (uint32_t r = 0; r < s->launch.size; r++) {
+		struct ix_host *h = &hosts->v[r];
+
+		snprintf(h->name, sizeof(h->name), "%s", all[r].addr);
+		h->port = all[r].port;
+		h->task = r + 1;
+		/* The node alongside an address (or alone, without one); a task
+		 * reached at its node's name is named as before. */
+		if (s->bind[0] || all[r].missing)
+			snprintf(h->node, sizeof(h->node), "%s",
+				 all[r].node[0] ? all[r].node : "unknown");
+	}
+	hosts->n = hosts->cap = s->launch.size;
+	return 0;
 }
 
 /* Stop this task's agent and wait for it: grace_s at most (0: as long
@@ -65,7 +142,7 @@ static int stop_agent(struct ix_spmd *s, int grace_s)
 
 	if (!s->running)
 		return 0;
-	atomic_store(&s->stop, 1);
+	ix_agent_stop(&s->agent);
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += grace_s;
 	if (grace_s ? pthread_timedjoin_np(s->thread, NULL, &until) != 0
@@ -120,33 +197,56 @@ int ix_spmd_begin(struct ix_spmd *s, const char *name, const struct ix_token *to
 		  struct ix_hostlist *hosts, struct ix_token *token, int *exit_rc,
 		  struct ix_err *err)
 {
-	struct ix_launch_ep self, *all;
+	struct ix_spmd_opts o = { .token_file = token_file };
+
+	return ix_spmd_start(s, name, &o, hosts, token, exit_rc, err);
+}
+
+/* Detect, choose this task's address and device, start its agent. */
+static int task_begin(struct ix_spmd *s, const char *name, const struct ix_spmd_opts *o,
+		      struct ix_err *err)
+{
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->startup_s = o->startup_s > 0 ? o->startup_s : IX_SPMD_STARTUP_S;
 	rc = ix_launch_detect(&s->launch, err);
 	if (rc <= 0)
 		return rc;
-	if (token_file && token_file->set)
-		s->token = *token_file;
+	if (!s->launch.node[0] && gethostname(s->launch.node, sizeof(s->launch.node) - 1) < 0)
+		snprintf(s->launch.node, sizeof(s->launch.node), "?");
+	if (o->token_file && o->token_file->set)
+		s->token = *o->token_file;
+	rc = task_choices(s, o, err);
+	if (rc == 0 && start_agent(s, err) < 0)
+		rc = ix_fail_prefix(err, "its agent");
+	if (rc < 0) {
+		ix_launch_finish(&s->launch);
+		return fail_task(s, err);
+	}
+	return 1;
+}
+
+int ix_spmd_start(struct ix_spmd *s, const char *name, const struct ix_spmd_opts *o,
+		  struct ix_hostlist *hosts, struct ix_token *token, int *exit_rc,
+		  struct ix_err *err)
+{
+	struct ix_launch_ep self, *all;
+	int rc = task_begin(s, name, o, err);
+
+	if (rc <= 0)
+		return rc;
 	all = calloc(s->launch.size, sizeof(*all));
-	if (!all) {
-		ix_launch_finish(&s->launch);
-		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	}
-	if (start_agent(s, err) < 0) {
-		ix_launch_finish(&s->launch);
-		free(all);
-		return ix_fail_prefix(err, "task %u: its agent", s->launch.rank);
-	}
 	self_endpoint(s, &self);
-	if (ix_launch_exchange(&s->launch, &self, &s->token, all, IX_SPMD_STARTUP_S, err) < 0 ||
+	if (!all || ix_launch_exchange(&s->launch, &self, &s->token, all, s->startup_s, err) < 0 ||
+	    (s->launch.rank == 0 && count_missing(s, all, o->allow_missing, err) < 0) ||
 	    pthread_create(&s->thread, NULL, agent_main, s) != 0) {
 		const char *be = s->launch.be->name;
 
 		if (!err->code)
-			ix_fail(err, IX_EXIT_FAIL, "cannot start the agent's thread");
+			ix_fail(err, IX_EXIT_FAIL, "%s",
+				all ? "cannot start the agent's thread" : "out of memory");
 		ix_agent_close(&s->agent);
 		ix_launch_finish(&s->launch);
 		free(all);
@@ -162,22 +262,30 @@ int ix_spmd_begin(struct ix_spmd *s, const char *name, const struct ix_token *to
 			fprintf(stderr, "ixperf %s[r%u]: %s\n", name, s->launch.rank, err->msg);
 		return 2;
 	}
-	memset(hosts, 0, sizeof(*hosts));
-	hosts->v = calloc(s->launch.size, sizeof(*hosts->v));
-	if (!hosts->v) {
-		free(all);
-		ix_spmd_end(s);
-		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	}
-	for (uint32_t r = 0; r < s->launch.size; r++) {
-		snprintf(hosts->v[r].name, sizeof(hosts->v[r].name), "%s", all[r].addr);
-		hosts->v[r].port = all[r].port;
-		hosts->v[r].task = r + 1;
-	}
-	hosts->n = hosts->cap = s->launch.size;
-	*token = s->token;
+	rc = fill_hosts(s, all, hosts, err);
 	free(all);
+	if (rc < 0) {
+		ix_spmd_end(s);
+		return -1;
+	}
+	*token = s->token;
 	return 1;
+}
+
+void ix_spmd_fail_missing(const struct ix_spmd *s, struct ix_coord *co)
+{
+	for (uint32_t i = 0; i < co->n && s->missing; i++) {
+		const struct ix_host *h = &co->peers[i].host;
+		char why[IX_ERR_MAX];
+
+		if (!h->task || h->port != 0)
+			continue;
+		snprintf(why, sizeof(why),
+			 "task %u (on %s) published no agent within %.0f s: it never started, or "
+			 "is stuck before ixperf",
+			 h->task - 1, h->node, s->startup_s);
+		ix_coord_fail_peer(co, i, why);
+	}
 }
 
 void ix_spmd_end(struct ix_spmd *s)

@@ -8,16 +8,35 @@
 #ifndef IX_CMD_LAUNCH_H
 #define IX_CMD_LAUNCH_H
 
+#include <net/if.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 #include "probes/agent/agent.h"
+#include "probes/cluster/coord.h"
 #include "probes/cluster/hostlist.h"
 #include "probes/cluster/launch.h"
 #include "probes/ctl/auth.h"
 
 #define IX_SPMD_STARTUP_S 60.0 /* every task must be up within this */
+
+/* How the tasks start (mesh and incast: --token-file, --task-bind,
+ * --task-rdma-dev, --connect-timeout). */
+struct ix_spmd_opts {
+	const struct ix_token *token_file; /* slurm-env's token without IXPERF_TOKEN */
+	/* Comma lists, entry local rank mod n for each task on a node: local
+	 * addresses or interfaces its agent binds, publishes and sends from;
+	 * RDMA devices for its agent's tests. NULL: none. */
+	const char *bind;
+	const char *rdma_dev;
+	double startup_s; /* every task publishes within this; 0: IX_SPMD_STARTUP_S */
+	/* Rank 0 goes on without tasks that never published: their hosts have
+	 * no address (name "", port 0), see ix_spmd_fail_missing. Else it
+	 * fails naming them. */
+	bool allow_missing;
+};
 
 struct ix_spmd {
 	struct ix_launch launch;
@@ -28,7 +47,11 @@ struct ix_spmd {
 	bool running;
 	int agent_rc;
 	struct ix_err agent_err;
-	char name[32]; /* the command, for messages */
+	char name[32];                             /* the command, for messages */
+	char bind[INET6_ADDRSTRLEN + IF_NAMESIZE]; /* --task-bind's address; "" none */
+	char rdma_dev[64];                         /* --task-rdma-dev's device; "" none */
+	double startup_s;
+	uint32_t missing; /* tasks that never published (rank 0) */
 };
 
 /*
@@ -45,6 +68,15 @@ struct ix_spmd {
 int ix_spmd_begin(struct ix_spmd *s, const char *name, const struct ix_token *token_file,
 		  struct ix_hostlist *hosts, struct ix_token *token, int *exit_rc,
 		  struct ix_err *err);
+/* The same with every option (ix_spmd_begin: token_file alone, every task
+ * required). Bad --task-bind or --task-rdma-dev entries are usage errors
+ * naming the task by rank and node. */
+int ix_spmd_start(struct ix_spmd *s, const char *name, const struct ix_spmd_opts *o,
+		  struct ix_hostlist *hosts, struct ix_token *token, int *exit_rc,
+		  struct ix_err *err);
+/* Rank 0, after ix_coord_open on its hosts: the tasks that never published
+ * an agent are failed peers, named by rank and node. */
+void ix_spmd_fail_missing(const struct ix_spmd *s, struct ix_coord *co);
 /* Stop this task's agent and leave the launch. */
 void ix_spmd_end(struct ix_spmd *s);
 

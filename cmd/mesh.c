@@ -143,28 +143,38 @@ static json_t *progress_json(uint32_t batches, uint32_t total, double elapsed_s,
 			 "elapsed_s", elapsed_s, "done", done, "pid", (json_int_t)getpid());
 }
 
-/* The state file: the mesh document so far, with its progress. */
+struct state_doc {
+	json_t *doc;
+	struct ix_json_lazy lazy[2];
+};
+
+static int write_state_doc(FILE *f, void *arg)
+{
+	const struct state_doc *d = arg;
+
+	return ix_json_write(f, d->doc, d->lazy, 2);
+}
+
+/* The state file: the mesh document so far, with its progress; the
+ * matrices written from r as the file is. */
 static void write_state(struct live *l, const struct ix_mesh_result *r, bool force)
 {
 	int64_t now = ix_now_ns();
-	json_t *doc;
-	char *text;
+	struct state_doc d;
 	struct ix_err err = { 0 };
 
 	if (!l->o->state_path || (!force && now - l->state_at < STATE_MIN_INTERVAL_NS))
 		return;
 	l->state_at = now;
-	doc = ix_json_document("mesh", l->o->argc, l->o->argv, json_pack("[o]", ix_json_mesh(r)),
-			       l->done ? NULL : "the mesh is still running");
+	d.doc = ix_json_document("mesh", l->o->argc, l->o->argv,
+				 json_pack("[o]", ix_json_mesh_lazy(r, d.lazy)),
+				 l->done ? NULL : "the mesh is still running");
 	json_object_set_new(
-		doc, "progress",
+		d.doc, "progress",
 		progress_json(l->batches, l->total, (double)(now - l->t0) / 1e9, l->done));
-	text = json_dumps(doc, JSON_COMPACT);
-	json_decref(doc);
 	/* A state file that cannot be written does not stop the mesh. */
-	if (text)
-		ix_output_atomic(l->o->state_path, text, strlen(text), &err);
-	free(text);
+	ix_output_atomic_stream(l->o->state_path, write_state_doc, &d, &err);
+	json_decref(d.doc);
 }
 
 static void on_progress(void *arg, const struct ix_mesh_result *r, uint32_t round)
@@ -419,11 +429,16 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	    live_run(&c.co, &p, &c.hosts, &r, &lo, &err) < 0)
 		goto fail;
 	if (o.k.json) {
-		rc = ix_coord_cmd_json(&c, env, ix_json_mesh(&r),
-				       r.stopped    ? "stopped before every pair was measured"
-				       : r.complete ? NULL
-						    : "some pairs were not measured",
-				       &err);
+		struct ix_json_lazy lazy[2];
+		json_t *res = ix_json_mesh_lazy(&r, lazy);
+
+		/* The matrices are written from r as the file is: a mesh of
+		 * thousands of hosts is not held as a JSON tree. */
+		rc = ix_coord_cmd_json_lazy(&c, env, res, lazy, 2,
+					    r.stopped    ? "stopped before every pair was measured"
+					    : r.complete ? NULL
+							 : "some pairs were not measured",
+					    &err);
 	} else {
 		ix_text_mesh(c.sink.f, &r, &c.units);
 		rc = ix_coord_cmd_commit(&c, &err);

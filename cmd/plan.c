@@ -634,6 +634,66 @@ void ix_plan_free(struct ix_plan *plan)
 	memset(plan, 0, sizeof(*plan));
 }
 
+enum ix_check_source ix_check_source(const struct ix_plan *pl, const struct ix_check *c,
+				     bool launched)
+{
+	const char *spec = c->hosts[0] ? c->hosts : pl->hosts;
+
+	if (!strcmp(spec, IX_PLAN_TASKS))
+		return IX_SRC_TASKS;
+	if (spec[0])
+		return IX_SRC_HOSTS;
+	return launched ? IX_SRC_TASKS : IX_SRC_LOCAL;
+}
+
+uint32_t ix_plan_local_agents(const struct ix_plan *pl, uint32_t max)
+{
+	uint32_t need = 0;
+
+	for (uint32_t i = 0; i < pl->nchecks; i++) {
+		const struct ix_check *c = &pl->checks[i];
+		uint32_t k = c->probe == IX_CHECK_MESH ? 4 : 1;
+
+		if (ix_check_source(pl, c, false) != IX_SRC_LOCAL)
+			continue;
+		for (uint32_t s = 0; c->probe == IX_CHECK_INCAST && s < c->incast.nsweep; s++)
+			if (c->sweep[s] + 1 > k)
+				k = c->sweep[s] + 1;
+		if (k > need)
+			need = k;
+	}
+	return need > max ? max : need;
+}
+
+bool ix_plan_uses_tasks(const struct ix_plan *pl)
+{
+	for (uint32_t i = 0; i < pl->nchecks; i++)
+		if (ix_check_source(pl, &pl->checks[i], true) == IX_SRC_TASKS)
+			return true;
+	return false;
+}
+
+uint32_t ix_check_incast_fit(const struct ix_check *c, size_t nhosts, uint32_t *fit, char *skipped,
+			     size_t len)
+{
+	uint32_t most = nhosts ? (uint32_t)nhosts - 1 : 0, n = 0;
+	size_t k = 0;
+
+	skipped[0] = '\0';
+	if (!c->incast.nsweep) {
+		fit[0] = most;
+		return most ? 1 : 0;
+	}
+	for (uint32_t s = 0; s < c->incast.nsweep; s++) {
+		if (c->sweep[s] <= most)
+			fit[n++] = c->sweep[s];
+		else if (k + 1 < len)
+			k += (size_t)snprintf(skipped + k, len - k, "%s%u", k ? "," : "",
+					      c->sweep[s]);
+	}
+	return n;
+}
+
 const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *baseline,
 			   const char *hosts, json_t *out, char *why, size_t whylen)
 {

@@ -76,6 +76,28 @@ int ix_plan_parse_string(const char *text, const char *name, struct ix_plan *pla
 void ix_plan_free(struct ix_plan *plan);
 const char *ix_check_probe_name(enum ix_check_probe p);
 
+/* Where a check's agents come from: its hosts, else the plan's; neither
+ * means the local agents 'ixperf run' starts, or under a launch the
+ * agents of the job's tasks, which "hosts = tasks" names explicitly. */
+#define IX_PLAN_TASKS "tasks"
+enum ix_check_source {
+	IX_SRC_HOSTS, /* a host list */
+	IX_SRC_LOCAL, /* agents started on loopback */
+	IX_SRC_TASKS, /* the job's tasks' agents */
+};
+enum ix_check_source ix_check_source(const struct ix_plan *pl, const struct ix_check *c,
+				     bool launched);
+/* How many local agents the plan needs (not launched), at most max. */
+uint32_t ix_plan_local_agents(const struct ix_plan *pl, uint32_t max);
+/* Whether a check runs over the job's tasks when launched. */
+bool ix_plan_uses_tasks(const struct ix_plan *pl);
+/* The steps of an incast check's sweep that nhosts agents hold (N senders
+ * need N + 1: one receives) into fit, in order; the others, "8,16", into
+ * skipped: they are not run, never shrunk. Without a sweep, every sender
+ * at once. Returns how many fit. */
+uint32_t ix_check_incast_fit(const struct ix_check *c, size_t nhosts, uint32_t *fit, char *skipped,
+			     size_t len);
+
 /* Judge a check's results (the result objects of its probe) against its
  * expectations: one object per expectation appended to out, and the
  * verdict: FAIL when one does not hold, ERROR when one could not be

@@ -16,8 +16,10 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/launch.h"
 #include "cmd/plan.h"
 #include "probes/agent/agent.h"
+#include "probes/cluster/coord.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
 #include "probes/core/clock.h"
@@ -78,6 +80,8 @@ const struct ix_cmd_spec ix_run_spec = {
 	.nopts = IX_OPTS_END(run_options),
 	.epilog = "Without PLAN, the embedded local acceptance plan runs against agents that\n"
 		  "ixperf starts on loopback and stops afterwards. Plans: see ixperf-plan(5).\n"
+		  "Started as the tasks of a job (srun, mpirun), every task runs an agent and\n"
+		  "rank 0 runs the plan over them (hosts = tasks); see ixperf-launch(7).\n"
 		  "Exit status: 0 every check passed, 4 a threshold failed, 1 a probe errored\n"
 		  "(its partial figures are kept), 2 a bad plan or command line.\n",
 };
@@ -92,11 +96,15 @@ struct local_agents {
 };
 
 static atomic_int child_stop;
+static struct ix_agent *child_agent; /* once open, for the handler */
 
 static void on_term(int sig)
 {
 	(void)sig;
-	atomic_store(&child_stop, 1);
+	if (child_agent)
+		ix_agent_stop(child_agent);
+	else
+		atomic_store(&child_stop, 1);
 }
 
 /* The child: an agent on loopback; its port goes up the pipe. */
@@ -115,8 +123,10 @@ static void agent_child(int wfd)
 
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
-	if (ix_agent_open(&a, &cfg, &child_stop, &err) == 0)
+	if (ix_agent_open(&a, &cfg, &child_stop, &err) == 0) {
 		port = ix_agent_port(&a);
+		child_agent = &a;
+	}
 	if (write(wfd, &port, sizeof(port)) != (ssize_t)sizeof(port) || !port)
 		_exit(1);
 	close(wfd);
@@ -179,28 +189,81 @@ static int start_agents(struct local_agents *la, uint32_t n, struct ix_err *err)
 	return 0;
 }
 
-/* How many local agents the plan's host-less checks need. */
-static uint32_t agents_needed(const struct ix_plan *pl)
+/* ---- launched as the tasks of a job (srun, mpirun) -------------------------------- */
+
+/* Rank 0's side of a launch: every task's agent, and one coordinator
+ * session with each held from the start of the plan to its end. A
+ * launched agent stops when a coordinator's session with it ends
+ * (cmd/launch.h), so every mesh and incast over the tasks goes through
+ * these sessions, and closing them at the end releases the tasks. */
+struct job {
+	struct ix_spmd spmd;
+	struct ix_hostlist hosts; /* by rank: hosts.v[r] is task r's agent */
+	struct ix_token token;    /* the job's */
+	struct ix_coord co;
+	bool co_open;
+};
+
+/* The agents that failed, for messages: "failed agents: r3@node07:40211
+ * (reason), ..." or "". */
+static void failed_tasks(const struct ix_coord *co, char *buf, size_t len)
 {
-	uint32_t need = 0;
+	size_t n = 0;
 
-	if (pl->hosts[0])
-		return 0;
-	for (uint32_t i = 0; i < pl->nchecks; i++) {
-		const struct ix_check *c = &pl->checks[i];
-		uint32_t k = 1;
+	buf[0] = '\0';
+	for (uint32_t i = 0; i < co->n && n + 1 < len; i++) {
+		char name[IX_HOST_NAME_MAX + 16];
 
-		if (c->hosts[0])
+		if (ix_coord_ready(co, i))
 			continue;
-		if (c->probe == IX_CHECK_MESH)
-			k = 4;
-		for (uint32_t s = 0; c->probe == IX_CHECK_INCAST && s < c->incast.nsweep; s++)
-			if (c->sweep[s] + 1 > k)
-				k = c->sweep[s] + 1;
-		if (k > need)
-			need = k;
+		ix_host_format(&co->peers[i].host, name, sizeof(name));
+		n += (size_t)snprintf(buf + n, len - n, "%s%s (%.120s)",
+				      n ? ", " : "failed agents: ", name,
+				      co->peers[i].error[0] ? co->peers[i].error : "not ready");
 	}
-	return need > MAX_LOCAL_AGENTS ? MAX_LOCAL_AGENTS : need;
+}
+
+/* 0: go on (*out NULL when this process is no task of a launch, else rank
+ * 0's job); 1: this task served the job, exit with *exit_rc; -1 with err. */
+static int job_begin(struct job **out, const struct ix_token *file, int *exit_rc,
+		     struct ix_err *err)
+{
+	struct ix_spmd_opts so = { .token_file = file, .allow_missing = true };
+	struct job *j = calloc(1, sizeof(*j));
+	char why[1024];
+	int rc;
+
+	*out = NULL;
+	if (!j)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	rc = ix_spmd_start(&j->spmd, "run", &so, &j->hosts, &j->token, exit_rc, err);
+	if (rc != 1) {
+		free(j);
+		return rc == 2 ? 1 : rc;
+	}
+	/* Agents may still be starting: refused connects are retried. */
+	ix_coord_open_patient(&j->co, &j->hosts, &j->token, IX_SPMD_STARTUP_S + 10,
+			      IX_SPMD_STARTUP_S, err);
+	j->co_open = true;
+	ix_spmd_fail_missing(&j->spmd, &j->co); /* never started: failed hosts */
+	failed_tasks(&j->co, why, sizeof(why));
+	if (why[0])
+		fprintf(stderr, "ixperf run: %s\n", why);
+	*out = j;
+	return 0;
+}
+
+/* Close the sessions (the other tasks' agents stop, and they exit 0),
+ * then stop this task's agent and leave the launch. */
+static void job_end(struct job *j)
+{
+	if (!j)
+		return;
+	if (j->co_open)
+		ix_coord_close(&j->co);
+	ix_spmd_end(&j->spmd);
+	ix_hostlist_free(&j->hosts);
+	free(j);
 }
 
 /* ---- running checks ---------------------------------------------------------- */
@@ -208,28 +271,76 @@ static uint32_t agents_needed(const struct ix_plan *pl)
 struct ctx {
 	const struct ix_plan *plan;
 	const struct local_agents *la;
-	const struct ix_token *token;
+	const struct ix_token *token; /* the plan's or --token-file's */
+	struct job *job;              /* NULL when not launched */
 };
 
-static const char *hosts_of(const struct ctx *x, const struct ix_check *c)
+/* The agents one check runs over. */
+struct target {
+	struct ix_hostlist own;       /* parsed here (not the job's) */
+	const struct ix_hostlist *hl; /* the check's hosts */
+	struct ix_coord *co;          /* the job's sessions; NULL: one per check */
+	const struct ix_token *token; /* for its agents */
+	char first[IX_HOST_NAME_MAX]; /* the host %line limits take the link rate towards */
+	char count[64];               /* "the job has 4 tasks", for messages */
+};
+
+static int target_of(const struct ctx *x, const struct ix_check *c, struct target *t,
+		     struct ix_err *err)
 {
-	return c->hosts[0] ? c->hosts : x->plan->hosts[0] ? x->plan->hosts : x->la->hosts;
+	const char *spec = c->hosts[0] ? c->hosts : x->plan->hosts;
+	enum ix_check_source src = ix_check_source(x->plan, c, x->job != NULL);
+	int rc = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->token = x->token;
+	t->hl = &t->own;
+	if (src == IX_SRC_TASKS && !x->job)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "hosts = " IX_PLAN_TASKS " names the agents of the job's tasks, and "
+			       "this run was not started as tasks of a job (srun -n N, mpirun "
+			       "-np N; ixperf-launch(7))");
+	if (src == IX_SRC_TASKS) {
+		const struct ix_hostlist *job = &x->job->hosts;
+
+		t->token = &x->job->token;
+		snprintf(t->count, sizeof(t->count), "the job has %zu tasks", job->n);
+		if (c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT) {
+			/* Rank 0 is the client: it measures towards rank 1. */
+			if (!ix_coord_ready(&x->job->co, 1))
+				rc = ix_fail(err, IX_EXIT_FAIL, "rank 1's agent failed: %s",
+					     x->job->co.peers[1].error);
+			t->own.v = malloc(sizeof(*t->own.v));
+			if (!t->own.v)
+				return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+			t->own.v[0] = job->v[1];
+			t->own.n = t->own.cap = 1;
+		} else {
+			t->hl = job;
+			t->co = &x->job->co;
+		}
+	} else {
+		rc = ix_hostlist_parse(src == IX_SRC_LOCAL ? x->la->hosts : spec, IX_DEFAULT_PORT,
+				       &t->own, err);
+		if (rc < 0) /* nothing half parsed */
+			ix_hostlist_free(&t->own);
+		snprintf(t->count, sizeof(t->count), "the check has %zu hosts", t->own.n);
+	}
+	if (rc == 0 && t->hl->n) /* over the tasks: the link towards rank 1 */
+		snprintf(t->first, sizeof(t->first), "%s",
+			 t->hl->v[t->co && t->hl->n > 1 ? 1 : 0].name);
+	return rc;
 }
 
 /* bw and lat: one client towards the first host, one result per size. */
-static int run_pair(const struct ctx *x, const struct ix_check *c, json_t *results,
+static int run_pair(const struct target *t, const struct ix_check *c, json_t *results,
 		    struct ix_err *err)
 {
-	struct ix_hostlist hl = { 0 };
-	struct ix_client cl;
-	int rc = ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, err);
-
-	if (rc < 0)
-		return -1;
-	cl = (struct ix_client){
-		.host = hl.v[0].name, .port = hl.v[0].port, .token = x->token, .fd = -1
+	struct ix_client cl = {
+		.host = t->hl->v[0].name, .port = t->hl->v[0].port, .token = t->token, .fd = -1
 	};
-	rc = ix_client_connect(&cl, err);
+	int rc = ix_client_connect(&cl, err);
+
 	for (uint32_t i = 0; rc == 0 && i < c->nsizes; i++) {
 		if (c->probe == IX_CHECK_BW) {
 			struct ix_bw_params p = c->bw;
@@ -250,21 +361,21 @@ static int run_pair(const struct ctx *x, const struct ix_check *c, json_t *resul
 		}
 	}
 	ix_client_close(&cl);
-	ix_hostlist_free(&hl);
 	return rc;
 }
 
 /* mesh and incast: the coordinator over the check's hosts. */
-static int run_multi(const struct ctx *x, const struct ix_check *c, json_t *results,
+static int run_multi(const struct target *t, const struct ix_check *c, json_t *results,
 		     struct ix_err *err)
 {
-	struct ix_hostlist hl = { 0 };
-	struct ix_coord co;
-	int rc = ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, err);
+	struct ix_coord own, *co = t->co;
+	char failed[512] = "";
+	int rc;
 
-	if (rc < 0)
-		return -1;
-	ix_coord_open(&co, &hl, x->token, 10, err);
+	if (!co) {
+		co = &own;
+		ix_coord_open(co, t->hl, t->token, 10, err);
+	}
 	if (c->probe == IX_CHECK_MESH) {
 		struct ix_mesh_result r;
 		struct ix_mesh_params p = c->mesh;
@@ -273,35 +384,49 @@ static int run_multi(const struct ctx *x, const struct ix_check *c, json_t *resu
 			p.rules.bw_fraction = 0.7;
 		if (!p.rules.lat_factor)
 			p.rules.lat_factor = 2.0;
-		rc = ix_mesh_run(&co, &p, &hl, &r, NULL, err);
+		rc = ix_mesh_run(co, &p, t->hl, &r, NULL, err);
 		if (rc == 0) {
 			json_array_append_new(results, ix_json_mesh(&r));
-			if (!r.complete)
+			if (!r.complete) {
+				failed_tasks(co, failed, sizeof(failed));
 				rc = ix_fail(
-					err, IX_EXIT_FAIL, "%llu of %llu pairs not measured",
+					err, IX_EXIT_FAIL, "%llu of %llu pairs not measured%s%s",
 					(unsigned long long)(r.pairs_planned - r.pairs_measured),
-					(unsigned long long)r.pairs_planned);
+					(unsigned long long)r.pairs_planned, failed[0] ? ": " : "",
+					failed);
+			}
 			ix_mesh_result_free(&r);
 		}
 	} else {
 		struct ix_incast_result r;
 		struct ix_incast_params p = c->incast;
-		uint32_t all = (uint32_t)hl.n - 1;
+		uint32_t fit[64];
+		char skipped[160], notrun[IX_ERR_MAX] = "";
 
-		if (!p.nsweep) { /* every sender at once */
-			p.sweep = &all;
-			p.nsweep = 1;
-		}
-		rc = ix_incast_run(&co, &p, &hl, &r, err);
+		p.sweep = fit;
+		p.nsweep = ix_check_incast_fit(c, t->hl->n, fit, skipped, sizeof(skipped));
+		if (skipped[0] || !p.nsweep)
+			snprintf(notrun, sizeof(notrun),
+				 "not run: the steps of %s senders (N senders need N + 1 agents, "
+				 "and %s)%s",
+				 skipped[0] ? skipped : "all", t->count,
+				 p.nsweep ? "; the steps that fit ran and are kept" : "");
+		rc = p.nsweep ? ix_incast_run(co, &p, t->hl, &r, err)
+			      : ix_fail(err, IX_EXIT_FAIL, "%s", notrun);
 		if (rc == 0) {
 			json_array_append_new(results, ix_json_incast(&r));
 			if (!r.complete)
-				rc = ix_fail(err, IX_EXIT_FAIL, "a step of the sweep failed");
+				failed_tasks(co, failed, sizeof(failed));
+			if (!r.complete || notrun[0])
+				rc = ix_fail(err, IX_EXIT_FAIL, "%s%s%s%s%s",
+					     r.complete ? "" : "a step of the sweep failed",
+					     failed[0] ? ": " : "", failed,
+					     !r.complete && notrun[0] ? "; " : "", notrun);
 			ix_incast_result_free(&r);
 		}
 	}
-	ix_coord_close(&co);
-	ix_hostlist_free(&hl);
+	if (co == &own)
+		ix_coord_close(co);
 	return rc;
 }
 
@@ -311,24 +436,26 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	json_t *results = json_array(), *exps = json_array(), *hosts = json_array();
 	struct ix_err err = { 0 };
 	struct ix_headline h;
+	struct target t;
 	char why[IX_ERR_MAX] = "";
-	struct ix_hostlist hl = { 0 };
-	int rc;
+	int rc = target_of(x, c, &t, &err);
 
-	if (ix_hostlist_parse(hosts_of(x, c), IX_DEFAULT_PORT, &hl, &err) == 0)
-		for (size_t i = 0; i < hl.n; i++) {
-			char b[IX_HOST_NAME_MAX + 16];
-			ix_host_format(&hl.v[i], b, sizeof(b));
-			json_array_append_new(hosts, json_string(b));
-		}
-	ix_hostlist_free(&hl);
-	rc = c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT ? run_pair(x, c, results, &err)
-								 : run_multi(x, c, results, &err);
-	verdict = ix_check_judge(c, results, baseline, hosts_of(x, c), exps, why, sizeof(why));
+	for (size_t i = 0; i < t.hl->n; i++) {
+		char b[IX_HOST_NAME_MAX + 16];
+
+		ix_host_format(&t.hl->v[i], b, sizeof(b));
+		json_array_append_new(hosts, json_string(b));
+	}
+	if (rc == 0)
+		rc = c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT
+			     ? run_pair(&t, c, results, &err)
+			     : run_multi(&t, c, results, &err);
+	verdict = ix_check_judge(c, results, baseline, t.first, exps, why, sizeof(why));
 	if (rc < 0) {
 		verdict = "ERROR";
 		snprintf(why, sizeof(why), "%s", err.msg);
 	}
+	ix_hostlist_free(&t.own);
 	ix_headline_of(probe, results, &h);
 	return json_pack("{s:s,s:s,s:s,s:o,s:s,s:o,s:o,s:{s:s,s:o,s:s},s:o}", "name", c->name,
 			 "probe", probe, "path", c->bw.path, "hosts", hosts, "verdict", verdict,
@@ -533,17 +660,19 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	struct run_opts o = { 0 };
 	struct ix_plan plan;
 	struct local_agents la = { 0 };
+	struct job *job = NULL;
 	struct ix_token token;
 	struct ix_unit_choice units;
 	struct ix_err err = { 0 };
 	json_t *checks = NULL, *baseline = NULL, *doc, *run;
 	const char *dir, *verdict = "INFO"; /* until a check passes */
 	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
+	char tasks_line[96] = "";
 	struct ix_err perr = { 0 };
 	time_t t0 = time(NULL);
 	int64_t w0 = ix_now_ns();
 	bool help;
-	int pos, rc = IX_EXIT_OK;
+	int pos, rc = IX_EXIT_OK, task_rc = IX_EXIT_OK;
 
 	if (ix_opts_parse(&ix_run_spec, argc, argv, &o, &pos, &help, &err) < 0)
 		return ix_report_error("run", &err);
@@ -568,6 +697,23 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 					   : home_path(plan.token_file, tokpath, sizeof(tokpath)),
 			      &token, &err) < 0)
 		goto fail;
+	/* One task of a job: every task starts its agent; rank 0 goes on and
+	 * runs the plan, the others serve it and leave here. */
+	rc = job_begin(&job, &token, &task_rc, &err);
+	if (rc < 0)
+		goto fail;
+	if (rc == 1) {
+		ix_plan_free(&plan);
+		return task_rc;
+	}
+	if (job && !plan.file[0]) /* the embedded plan, not on loopback */
+		snprintf(plan.name, sizeof(plan.name), "acceptance over %u tasks (%s)",
+			 job->spmd.launch.size, job->spmd.launch.be->name);
+	if (job && !ix_plan_uses_tasks(&plan))
+		fprintf(stderr,
+			"ixperf run: WARNING: started as %u tasks, but every check names its "
+			"hosts: the tasks' agents stay idle\n",
+			job->spmd.launch.size);
 	if ((o.baseline || plan.baseline[0]) &&
 	    !(baseline = load_json(o.baseline ? o.baseline : plan.baseline, &err)))
 		goto fail;
@@ -576,11 +722,11 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		ix_fail(&err, IX_EXIT_FAIL, "cannot create %s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (start_agents(&la, agents_needed(&plan), &err) < 0)
+	if (!job && start_agents(&la, ix_plan_local_agents(&plan, MAX_LOCAL_AGENTS), &err) < 0)
 		goto fail;
 	checks = json_array();
 	{
-		struct ctx x = { &plan, &la, &token };
+		struct ctx x = { &plan, &la, &token, job };
 		for (uint32_t i = 0; i < plan.nchecks; i++) {
 			json_t *c = run_check(&x, &plan.checks[i], baseline);
 			const char *v = json_string_value(json_object_get(c, "verdict"));
@@ -595,6 +741,12 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		}
 	}
 	stop_agents(&la);
+	/* The other tasks end now, while this one writes the outputs. */
+	if (job)
+		snprintf(tasks_line, sizeof(tasks_line), "Tasks: %u (%s), hosts named by rank",
+			 job->spmd.launch.size, job->spmd.launch.be->name);
+	job_end(job);
+	job = NULL;
 	iso_now(started, sizeof(started), t0, false);
 	iso_now(finished, sizeof(finished), time(NULL), false);
 	iso_now(stamp, sizeof(stamp), t0, true);
@@ -619,6 +771,8 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		fputc('\n', stdout);
 	} else {
 		summary(stdout, run, &units);
+		if (tasks_line[0])
+			printf("%s\n", tasks_line);
 		printf("Result: %s\n", path);
 		if (hpath[0])
 			printf("Report: %s\n", hpath);
@@ -635,6 +789,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	return rc;
 fail:
 	stop_agents(&la);
+	job_end(job);
 	json_decref(checks);
 	json_decref(baseline);
 	ix_plan_free(&plan);

@@ -88,11 +88,15 @@ const struct ix_cmd_spec ix_server_spec = {
 };
 
 static atomic_int stop_flag;
+static struct ix_agent *running_agent; /* set once open, for the handler */
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	atomic_store(&stop_flag, 1);
+	if (running_agent)
+		ix_agent_stop(running_agent);
+	else
+		atomic_store(&stop_flag, 1);
 }
 
 static void log_line(void *arg, const char *msg)
@@ -170,11 +174,14 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	/* A thread per connection: with an allocator arena each, a burst of
-	 * large messages would leave its memory in every one of them. */
+	/* A thread serves each connection: with an allocator arena each, a
+	 * burst of large messages would leave its memory in every one. */
 	mallopt(M_ARENA_MAX, 4);
 	if (ix_agent_open(&agent, &cfg, &stop_flag, &err) < 0)
 		return ix_report_error("server", &err);
+	running_agent = &agent;
+	if (atomic_load(&stop_flag))
+		ix_agent_stop(&agent);
 	if (!token.set)
 		fprintf(stderr,
 			"ixperf server: WARNING: no --token-file: anyone who can reach port "
@@ -188,6 +195,7 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 		fflush(NULL);
 		_exit(IX_EXIT_FAIL);
 	}
+	running_agent = NULL;
 	ix_agent_close(&agent);
 	if (!o.quiet)
 		fprintf(stderr, "ixperf server: stopped after %llu test(s), %llu refused\n",

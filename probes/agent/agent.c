@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probes/agent/agent.h"
@@ -20,7 +22,10 @@
 #include "probes/net/proto.h"
 #include "probes/net/seal.h"
 
-#define STOP_WAIT_S 30.0
+#define STOP_WAIT_S      30.0
+#define WORKER_IDLE_S    10 /* a worker without a connection for this long ends */
+#define MAX_IDLE_WORKERS 32
+#define STOP_CHECK_MS    1000 /* the stop flag without ix_agent_stop, at the latest */
 /* A connection's first message, HELLO or ATTACH, takes a few hundred
  * bytes: a stranger gets no more before it says what it is. */
 #define FIRST_FRAME_MAX 4096
@@ -28,6 +33,7 @@
 /* A connection being served, on the agent's list (a->conns). */
 struct ix_agent_conn {
 	struct ix_agent_conn *next;
+	struct ix_agent_conn *qnext; /* on a->queue */
 	struct ix_agent *a;
 	int fd;
 	bool session; /* said HELLO: a control session */
@@ -150,9 +156,8 @@ static void drop_fd(struct ix_agent *a, struct ix_agent_conn *c, int fd)
 	}
 }
 
-static void *conn_main(void *arg)
+static void serve_conn(struct ix_agent_conn *c)
 {
-	struct ix_agent_conn *c = arg;
 	struct ix_agent *a = c->a;
 	struct ix_err err = { 0 };
 	uint16_t type;
@@ -185,7 +190,7 @@ static void *conn_main(void *arg)
 		drop_fd(a, c, fd);
 		ix_agent_logf(a, "%s: session ended", c->peer);
 		if (a->cfg.one_shot)
-			atomic_store(a->stop, 1);
+			ix_agent_stop(a);
 	} else {
 		ix_agent_logf(a, "%s: refused: %s before HELLO", c->peer, ix_msg_name(type));
 		ix_agent_send_error(fd, IX_EXIT_FAIL, "expected HELLO or ATTACH");
@@ -193,7 +198,70 @@ static void *conn_main(void *arg)
 		drop_fd(a, c, fd);
 	}
 	conn_end(a, c);
-	return NULL;
+}
+
+/* A worker: serves its connection, then the ones the accept loop queues,
+ * until none came for WORKER_IDLE_S, or the agent stops. */
+static void *worker_main(void *arg)
+{
+	struct ix_agent_conn *c = arg;
+	struct ix_agent *a = c->a;
+
+	for (;;) {
+		struct timespec until;
+
+		serve_conn(c);
+		c = NULL;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += WORKER_IDLE_S;
+		pthread_mutex_lock(&a->lock);
+		if (a->idle_workers >= MAX_IDLE_WORKERS) {
+			a->workers--;
+			pthread_cond_broadcast(&a->cond);
+			pthread_mutex_unlock(&a->lock);
+			return NULL;
+		}
+		a->idle_workers++;
+		while (!a->queue && !atomic_load(a->stop))
+			if (pthread_cond_timedwait(&a->work, &a->lock, &until) != 0)
+				break;
+		if (a->queue) {
+			/* the accept loop counted this worker busy already */
+			c = a->queue;
+			a->queue = c->qnext;
+		} else {
+			a->idle_workers--;
+			a->workers--;
+			pthread_cond_broadcast(&a->cond);
+		}
+		pthread_mutex_unlock(&a->lock);
+		if (!c)
+			return NULL;
+	}
+}
+
+/* c to an idle worker, or to a new one; 0, or -1 when no thread starts. */
+static int hand_over(struct ix_agent *a, struct ix_agent_conn *c, pthread_attr_t *attr)
+{
+	pthread_t th;
+	int rc = 0;
+
+	pthread_mutex_lock(&a->lock);
+	if (a->idle_workers > 0) {
+		a->idle_workers--;
+		c->qnext = NULL;
+		struct ix_agent_conn **pp = &a->queue;
+		while (*pp)
+			pp = &(*pp)->qnext;
+		*pp = c;
+		pthread_cond_signal(&a->work);
+	} else if (pthread_create(&th, attr, worker_main, c) == 0) {
+		a->workers++;
+	} else {
+		rc = -1;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return rc;
 }
 
 /* As many descriptors as the hard limit allows; the connection cap then
@@ -217,11 +285,34 @@ int ix_agent_open(struct ix_agent *a, const struct ix_agent_config *cfg, atomic_
 	memset(a, 0, sizeof(*a));
 	a->cfg = *cfg;
 	a->stop = stop;
+	a->wake[0] = a->wake[1] = -1;
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
+	pthread_cond_init(&a->work, NULL);
 	fit_descriptors(a);
+	if (pipe2(a->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
+		a->listen_fd = -1;
+		return ix_fail(err, IX_EXIT_FAIL, "cannot create a pipe: %s", strerror(errno));
+	}
 	a->listen_fd = ix_net_listen(cfg->bind_addr, cfg->port, 128, err);
-	return a->listen_fd < 0 ? -1 : 0;
+	if (a->listen_fd < 0) {
+		close(a->wake[0]);
+		close(a->wake[1]);
+		a->wake[0] = a->wake[1] = -1;
+		return -1;
+	}
+	return 0;
+}
+
+void ix_agent_stop(struct ix_agent *a)
+{
+	int saved = errno;
+
+	atomic_store(a->stop, 1);
+	if (a->wake[1] >= 0 && write(a->wake[1], "x", 1) < 0) {
+		/* full: the loop is awake already */
+	}
+	errno = saved;
 }
 
 uint16_t ix_agent_port(const struct ix_agent *a)
@@ -257,7 +348,6 @@ static void accept_one(struct ix_agent *a, pthread_attr_t *attr)
 	socklen_t alen = sizeof(struct sockaddr_storage);
 	char busy[96];
 	const char *why;
-	pthread_t th;
 	int fd;
 
 	if (!c) {
@@ -290,7 +380,7 @@ static void accept_one(struct ix_agent *a, pthread_attr_t *attr)
 		free(c);
 		return;
 	}
-	if (pthread_create(&th, attr, conn_main, c) != 0) {
+	if (hand_over(a, c, attr) < 0) {
 		ix_agent_log_refusal(a, c->peer, "cannot start a thread for the connection");
 		ix_agent_send_error(fd, IX_EXIT_FAIL, "server busy: cannot start a thread");
 		drop_fd(a, c, fd);
@@ -307,9 +397,14 @@ int ix_agent_run(struct ix_agent *a, struct ix_err *err)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	while (!atomic_load(a->stop)) {
-		struct pollfd pfd = { .fd = a->listen_fd, .events = POLLIN };
+		struct pollfd pfd[2] = { { .fd = a->listen_fd, .events = POLLIN },
+					 { .fd = a->wake[0], .events = POLLIN } };
 
-		if (poll(&pfd, 1, 200) > 0)
+		/* Asleep until a connection or ix_agent_stop: idle agents
+		 * cost nothing (many share a node under a launcher). */
+		if (poll(pfd, 2, a->cfg.stop_check_ms ? (int)a->cfg.stop_check_ms : STOP_CHECK_MS) >
+			    0 &&
+		    (pfd[0].revents & POLLIN))
 			accept_one(a, &attr);
 	}
 	pthread_attr_destroy(&attr);
@@ -320,12 +415,13 @@ int ix_agent_run(struct ix_agent *a, struct ix_err *err)
 	for (struct ix_agent_conn *c = a->conns; c; c = c->next)
 		if (c->fd >= 0)
 			shutdown(c->fd, SHUT_RD);
+	pthread_cond_broadcast(&a->work); /* idle workers end */
 	deadline = ix_now_ns() + ix_seconds_to_ns(STOP_WAIT_S);
-	while (a->active_conns > 0 && ix_now_ns() < deadline) {
+	while ((a->active_conns > 0 || a->workers > 0) && ix_now_ns() < deadline) {
 		struct timespec ts = { time(NULL) + 1, 0 };
 		pthread_cond_timedwait(&a->cond, &a->lock, &ts);
 	}
-	if (a->active_conns > 0)
+	if (a->active_conns > 0 || a->workers > 0)
 		rc = ix_fail(err, IX_EXIT_FAIL, "%u session(s) still running %.0f s after the stop",
 			     a->active_conns, STOP_WAIT_S);
 	pthread_mutex_unlock(&a->lock);
@@ -337,4 +433,9 @@ void ix_agent_close(struct ix_agent *a)
 	if (a->listen_fd >= 0)
 		close(a->listen_fd);
 	a->listen_fd = -1;
+	for (int i = 0; i < 2; i++) {
+		if (a->wake[i] >= 0)
+			close(a->wake[i]);
+		a->wake[i] = -1;
+	}
 }

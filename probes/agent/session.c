@@ -619,7 +619,9 @@ static int serve_run(struct session *ss, json_t *req)
 	struct ix_agent *a = ss->a;
 	struct ix_runner_ctx ctx = { .token = a->cfg.token,
 				     .limits = &a->cfg.limits,
-				     .stop = a->stop };
+				     .stop = a->stop,
+				     .bind_addr = a->cfg.source_addr,
+				     .rdma_dev = a->cfg.rdma_dev };
 	json_t *report, *tg;
 	char targets[256] = "";
 	struct ix_agent_slot slot;
@@ -727,6 +729,6 @@ void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const cha
 	serve_session(&ss, hello);
 	if (ss.coordinator && a->cfg.exit_after_coordinator) {
 		ix_agent_logf(a, "%s: the coordinator is done: stopping", peer);
-		atomic_store(a->stop, 1);
+		ix_agent_stop(a);
 	}
 }

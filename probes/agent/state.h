@@ -43,7 +43,10 @@ struct ix_agent_config {
 	const struct ix_token *token; /* shared token; NULL or unset = none */
 	double handshake_s;           /* first frame must arrive within this */
 	double idle_s;                /* a control session idle this long is closed */
+	uint32_t stop_check_ms;       /* the stop flag set without ix_agent_stop is seen
+				   this often (0: every second) */
 	const char *rdma_dev;         /* RDMA device for --path rdma tests, NULL: choose */
+	const char *source_addr;      /* RUN jobs' tests send from it, NULL: any */
 	int rdma_gpu;                 /* their buffers in this GPU's memory, -1: host */
 	/* Log sink (the command prints; the agent never does). */
 	void (*log)(void *arg, const char *msg);
@@ -68,9 +71,19 @@ struct ix_agent {
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
 	bool coordinator_seen; /* a coordinator has been greeted */
+	int wake[2];           /* written by ix_agent_stop: the accept loop ends */
+	/* Threads that served a connection wait a while for the next one
+	 * (agent.c): a mesh's tests do not each start and end threads. */
+	pthread_cond_t work;
+	struct ix_agent_conn *queue; /* accepted, for an idle worker */
+	uint32_t workers, idle_workers;
 	/* Refusals are logged at most once a second, with the count between. */
 	int64_t refusal_logged_ns;
 	uint64_t refusals_unlogged;
 };
+
+/* Set the stop flag and wake the accept loop (agent.c): async-signal-safe
+ * (a signal handler may call it once ix_agent_open has succeeded). */
+void ix_agent_stop(struct ix_agent *a);
 
 #endif

@@ -18,7 +18,7 @@
 #include "probes/net/seal.h"
 
 #define PINGS           3
-#define START_MARGIN_NS (20 * 1000000LL) /* on top of the slowest round trip */
+#define START_MARGIN_NS (5 * 1000000LL) /* on top of the slowest round trip */
 #define SEND_TIMEOUT_NS (2 * IX_NSEC_PER_SEC)
 #define RETRY_NS        (100 * 1000000LL) /* between connects to a starting agent */
 
@@ -434,4 +434,10 @@ void ix_coord_close(struct ix_coord *co)
 	}
 	free(co->peers);
 	memset(co, 0, sizeof(*co));
+}
+
+void ix_coord_fail_peer(struct ix_coord *co, uint32_t peer, const char *why)
+{
+	if (peer < co->n)
+		peer_fail(&co->peers[peer], "", why);
 }

@@ -73,4 +73,9 @@ struct ix_coord_job {
 uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
 			   double timeout_s);
 
+/* Mark a peer failed for why (its connection, if any, closed): a host known
+ * to be absent before it is reached, such as a launched task that never
+ * published its agent. */
+void ix_coord_fail_peer(struct ix_coord *co, uint32_t peer, const char *why);
+
 #endif

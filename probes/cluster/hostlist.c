@@ -191,6 +191,7 @@ static int add_host(struct parse *p, const struct tok *t, const char *name, uint
 	snprintf(l->v[l->n].name, sizeof(l->v[l->n].name), "%s", name);
 	l->v[l->n].port = port;
 	l->v[l->n].task = 0;
+	l->v[l->n].node[0] = '\0';
 	l->n++;
 	p->set[i] = (uint32_t)l->n;
 	p->set_used++;
@@ -601,7 +602,11 @@ void ix_host_format(const struct ix_host *h, char *buf, size_t len)
 
 	if (h->task)
 		snprintf(rank, sizeof(rank), "r%u@", h->task - 1);
-	if (strchr(h->name, ':'))
+	if (h->task && h->node[0] && !h->name[0])
+		snprintf(buf, len, "%s%s:%u", rank, h->node, (unsigned)h->port);
+	else if (h->task && h->node[0] && strcmp(h->node, h->name) != 0)
+		snprintf(buf, len, "%s%s(%s):%u", rank, h->node, h->name, (unsigned)h->port);
+	else if (strchr(h->name, ':'))
 		snprintf(buf, len, "%s[%s]:%u", rank, h->name, (unsigned)h->port);
 	else
 		snprintf(buf, len, "%s%s:%u", rank, h->name, (unsigned)h->port);

@@ -21,6 +21,10 @@ struct ix_host {
 	char name[IX_HOST_NAME_MAX]; /* without brackets for IPv6 literals */
 	uint16_t port;               /* the default port when none was given */
 	uint32_t task;               /* launched agents: task (rank) + 1; 0: none */
+	/* Launched agents: the task's node, named with name where that is an
+	 * address of it (--task-bind), or alone where name is "" (a task that
+	 * never published an agent, port 0). "" otherwise. */
+	char node[IX_HOST_NAME_MAX];
 };
 
 struct ix_hostlist {
@@ -33,8 +37,10 @@ struct ix_hostlist {
 int ix_hostlist_parse(const char *spec, uint16_t default_port, struct ix_hostlist *out,
 		      struct ix_err *err);
 void ix_hostlist_free(struct ix_hostlist *l);
-/* "name:port", with brackets for IPv6 literals; "rN@name:port" for the
- * agent of launched task N. */
+/* "name:port", with brackets for IPv6 literals; for the agent of launched
+ * task N "rN@name:port", "rN@node(addr):port" when it is reached at an
+ * address (addr, brackets left out) other than its node's name, and
+ * "rN@node:0" when it never published one. */
 void ix_host_format(const struct ix_host *h, char *buf, size_t len);
 
 #endif

@@ -1,10 +1,16 @@
 #include "config.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <inttypes.h>
+#include <net/if.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "probes/cluster/launch.h"
 
@@ -215,7 +221,107 @@ const struct ix_launch_backend ix_launch_slurm_env = {
 	.exchange = slurm_exchange,
 	.finish = slurm_finish,
 	.shares_token = false,
+	.publishes_self = false,
 };
+
+/* ---- a task's own address and device ------------------------------------ */
+
+int ix_launch_list_pick(const char *list, uint32_t local_rank, char *out, size_t len,
+			struct ix_err *err)
+{
+	const char *p = list;
+	size_t n = 1, k, w;
+
+	for (const char *q = list; *q; q++)
+		n += *q == ',';
+	for (k = local_rank % n; k > 0; k--)
+		p = strchr(p, ',') + 1;
+	w = strcspn(p, ",");
+	if (w == 0)
+		return ix_fail(err, IX_EXIT_USAGE, "'%s' has an empty entry", list);
+	if (w >= len)
+		return ix_fail(err, IX_EXIT_USAGE, "'%.*s' is too long (at most %zu characters)",
+			       (int)(w > 64 ? 64 : w), p, len - 1);
+	memcpy(out, p, w);
+	out[w] = '\0';
+	return 0;
+}
+
+/* The numeric form of sa, with its scope for a link-local IPv6 address. */
+static int numeric(const struct sockaddr *sa, socklen_t sl, char *addr, size_t len)
+{
+	return getnameinfo(sa, sl, addr, (socklen_t)len, NULL, 0, NI_NUMERICHOST) == 0 ? 0 : -1;
+}
+
+/* An IP literal: 1 when this host can bind it, 0 when entry is no literal,
+ * -1 with err when it is one but not this host's. */
+static int literal_addr(const char *entry, char *addr, size_t len, struct ix_err *err)
+{
+	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	int fd, rc = -1, e = 0;
+
+	if (getaddrinfo(entry, NULL, &hints, &ai) != 0)
+		return 0;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd >= 0 && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0)
+		rc = numeric(ai->ai_addr, ai->ai_addrlen, addr, len);
+	else
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	if (rc == 0)
+		return 1;
+	return ix_fail(err, IX_EXIT_USAGE, "%s is not an address of this host (%s)", entry,
+		       strerror(e ? e : EINVAL));
+}
+
+/* The first address of family fam on interface name, into addr: 1 found,
+ * 0 none; *seen set when the interface exists. */
+static int iface_addr(const struct ifaddrs *all, const char *name, int fam, char *addr, size_t len,
+		      bool *seen)
+{
+	for (const struct ifaddrs *i = all; i; i = i->ifa_next) {
+		if (strcmp(i->ifa_name, name) != 0)
+			continue;
+		*seen = true;
+		if (!i->ifa_addr || i->ifa_addr->sa_family != fam)
+			continue;
+		if (numeric(i->ifa_addr,
+			    fam == AF_INET ? sizeof(struct sockaddr_in)
+					   : sizeof(struct sockaddr_in6),
+			    addr, len) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+int ix_launch_local_addr(const char *entry, char *addr, size_t len, struct ix_err *err)
+{
+	struct ifaddrs *all;
+	bool seen = false;
+	int rc = literal_addr(entry, addr, len, err);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	if (strlen(entry) >= IF_NAMESIZE)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "'%s' is neither an IP address nor an interface name", entry);
+	if (getifaddrs(&all) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot list the interfaces: %s",
+			       strerror(errno));
+	rc = iface_addr(all, entry, AF_INET, addr, len, &seen) ||
+	     iface_addr(all, entry, AF_INET6, addr, len, &seen);
+	freeifaddrs(all);
+	if (rc)
+		return 0;
+	if (seen)
+		return ix_fail(err, IX_EXIT_USAGE, "interface %s has no IPv4 or IPv6 address",
+			       entry);
+	return ix_fail(err, IX_EXIT_USAGE,
+		       "'%s' is neither an IP address nor an interface of this host", entry);
+}
 
 /* ---- dispatch ----------------------------------------------------------- */
 

@@ -14,11 +14,18 @@
  *              place on the node (nothing to exchange). The token must come
  *              from the user: IXPERF_TOKEN in the environment (srun passes
  *              it on) or --token-file.
+ *
+ * Several tasks on one node (a task per GPU or NIC) can each take their own
+ * local address and RDMA device from a list indexed by local rank
+ * (ix_launch_list_pick, ix_launch_local_addr); only an exchange that
+ * carries each task's own address (publishes_self) can hand such addresses
+ * round.
  */
 #ifndef IX_LAUNCH_H
 #define IX_LAUNCH_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "probes/cluster/hostlist.h"
@@ -33,6 +40,10 @@ struct ix_launch_ep {
 	char node[IX_HOST_NAME_MAX]; /* the node's name, as the launcher gives it */
 	char addr[IX_HOST_NAME_MAX]; /* where its agent is reached */
 	uint16_t port;
+	/* Never published within the exchange's bound (its task did not start,
+	 * or is stuck before its agent): addr "" and port 0; node as the
+	 * launcher knows it ("" when it does not). */
+	bool missing;
 };
 
 struct ix_launch;
@@ -46,12 +57,16 @@ struct ix_launch_backend {
 	uint16_t (*port)(const struct ix_launch *l);
 	/* Publish self (and on rank 0 the token, drawn here when the backend
 	 * can share it), then learn every task's endpoint and the token.
-	 * all has l->size entries. Bounded by timeout_s. */
+	 * all has l->size entries. Bounded by timeout_s; when some tasks have
+	 * not published by then, rank 0 asks for each endpoint alone and marks
+	 * those still absent missing, and the other ranks only fetch the token
+	 * (their all entries but their own are then missing). */
 	int (*exchange)(struct ix_launch *l, const struct ix_launch_ep *self,
 			struct ix_token *token, struct ix_launch_ep *all, double timeout_s,
 			struct ix_err *err);
 	void (*finish)(struct ix_launch *l);
-	bool shares_token; /* the exchange carries a token drawn by rank 0 */
+	bool shares_token;   /* the exchange carries a token drawn by rank 0 */
+	bool publishes_self; /* the exchange carries each task's own address (self->addr) */
 };
 
 struct ix_launch {
@@ -81,6 +96,17 @@ int ix_launch_slurm_place(const char *tasks_per_node, uint32_t rank, uint32_t *n
 /* The port of a task under slurm-env: from the job and step ids and its
  * place on the node, within 20000..59999. */
 uint16_t ix_launch_slurm_port(uint64_t job, uint64_t step, uint32_t local);
+
+/* Entry local_rank mod n of a comma-separated list of n (--task-bind,
+ * --task-rdma-dev: one entry per task on a node), into out. -1 with a
+ * usage error naming the list when an entry is empty or too long. */
+int ix_launch_list_pick(const char *list, uint32_t local_rank, char *out, size_t len,
+			struct ix_err *err);
+/* A local address for an agent from entry: an IP literal that this host
+ * can bind, or an interface name, which gives its first IPv4 address, else
+ * its first IPv6 one (numeric, with its scope when link-local). -1 with a
+ * usage error naming entry when it is neither. */
+int ix_launch_local_addr(const char *entry, char *addr, size_t len, struct ix_err *err);
 
 /* The backends (launch.c, launch_pmix.c). */
 extern const struct ix_launch_backend ix_launch_pmix;

@@ -9,10 +9,14 @@
 
 #ifdef HAVE_PMIX
 
+#include <pthread.h>
+#include <time.h>
+
 #include <pmix.h>
 
 #define KEY_EP    "ixperf.agent" /* "PORT ADDR" of each task's agent */
 #define KEY_TOKEN "ixperf.token" /* rank 0's job token, hex */
+#define LOOKUP_S  5              /* one value asked alone, after a failed fence */
 
 struct pmix_priv {
 	pmix_proc_t self;
@@ -26,13 +30,19 @@ static int pmix_fail(struct ix_err *err, const char *what, pmix_status_t st)
 	return ix_fail(err, IX_EXIT_FAIL, "PMIx %s failed: %s", what, PMIx_Error_string(st));
 }
 
-/* A value of proc (rank, or the job's with PMIX_RANK_WILDCARD). */
-static pmix_status_t get(uint32_t rank, const char *key, pmix_value_t **val)
+/* A value of proc (rank, or the job's with PMIX_RANK_WILDCARD), waited
+ * for tmo seconds at most (0: as long as it takes). */
+static pmix_status_t get(uint32_t rank, const char *key, int tmo, pmix_value_t **val)
 {
+	pmix_info_t info;
 	pmix_proc_t p;
+	pmix_status_t st;
 
 	PMIX_LOAD_PROCID(&p, priv.self.nspace, rank);
-	return PMIx_Get(&p, key, NULL, 0, val);
+	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &tmo, PMIX_INT);
+	st = PMIx_Get(&p, key, tmo ? &info : NULL, tmo ? 1 : 0, val);
+	PMIX_INFO_DESTRUCT(&info);
+	return st;
 }
 
 static int pmix_detect(struct ix_launch *l, struct ix_err *err)
@@ -48,7 +58,7 @@ static int pmix_detect(struct ix_launch *l, struct ix_err *err)
 	priv.up = true;
 	l->priv = &priv;
 	l->rank = priv.self.rank;
-	st = get(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, &val);
+	st = get(PMIX_RANK_WILDCARD, PMIX_JOB_SIZE, 0, &val);
 	if (st != PMIX_SUCCESS || val->type != PMIX_UINT32) {
 		PMIx_Finalize(NULL, 0);
 		priv.up = false;
@@ -64,12 +74,12 @@ static int pmix_detect(struct ix_launch *l, struct ix_err *err)
 		return ix_fail(err, IX_EXIT_USAGE, "a job of %u tasks: at most %d", l->size,
 			       IX_LAUNCH_MAX_TASKS);
 	}
-	if (get(priv.self.rank, PMIX_LOCAL_RANK, &val) == PMIX_SUCCESS) {
+	if (get(priv.self.rank, PMIX_LOCAL_RANK, 0, &val) == PMIX_SUCCESS) {
 		if (val->type == PMIX_UINT16)
 			l->local_rank = val->data.uint16;
 		PMIX_VALUE_RELEASE(val);
 	}
-	if (get(priv.self.rank, PMIX_HOSTNAME, &val) == PMIX_SUCCESS) {
+	if (get(priv.self.rank, PMIX_HOSTNAME, 0, &val) == PMIX_SUCCESS) {
 		if (val->type == PMIX_STRING && val->data.string)
 			snprintf(l->node, sizeof(l->node), "%s", val->data.string);
 		PMIX_VALUE_RELEASE(val);
@@ -114,14 +124,10 @@ static int hex_token(const char *hex, struct ix_token *t, struct ix_err *err)
 	return 0;
 }
 
-static int pmix_exchange(struct ix_launch *l, const struct ix_launch_ep *self,
-			 struct ix_token *token, struct ix_launch_ep *all, double timeout_s,
-			 struct ix_err *err)
+/* Publish this task's endpoint, and on rank 0 the job's token. */
+static int publish(const struct ix_launch *l, const struct ix_launch_ep *self, struct ix_err *err)
 {
 	char ep[IX_HOST_NAME_MAX + 16], hex[IX_AUTH_HEX];
-	pmix_info_t info[2];
-	bool collect = true;
-	int tmo = (int)(timeout_s + 0.999);
 	pmix_status_t st;
 
 	snprintf(ep, sizeof(ep), "%u %s", (unsigned)self->port, self->addr);
@@ -133,52 +139,206 @@ static int pmix_exchange(struct ix_launch *l, const struct ix_launch_ep *self,
 			return -1;
 	}
 	st = PMIx_Commit();
-	if (st != PMIX_SUCCESS)
-		return pmix_fail(err, "commit", st);
+	return st == PMIX_SUCCESS ? 0 : pmix_fail(err, "commit", st);
+}
+
+/* Every task's endpoint to every task, within tmo seconds. */
+static pmix_status_t fence(int tmo)
+{
+	pmix_info_t info[2];
+	bool collect = true;
+	pmix_status_t st;
+
 	PMIX_INFO_LOAD(&info[0], PMIX_COLLECT_DATA, &collect, PMIX_BOOL);
 	PMIX_INFO_LOAD(&info[1], PMIX_TIMEOUT, &tmo, PMIX_INT);
 	st = PMIx_Fence(NULL, 0, info, 2);
 	PMIX_INFO_DESTRUCT(&info[0]);
 	PMIX_INFO_DESTRUCT(&info[1]);
-	if (st != PMIX_SUCCESS)
-		return pmix_fail(err, "fence (every task publishing its agent)", st);
+	return st;
+}
+
+/* "PORT ADDR" into ep; -1 when malformed. */
+static int parse_ep(const char *s, struct ix_launch_ep *ep)
+{
+	unsigned port;
+	int used = 0;
+
+	if (!s || sscanf(s, "%u %n", &port, &used) != 1 || port == 0 || port > 65535 || !s[used] ||
+	    strlen(s + used) >= sizeof(ep->addr))
+		return -1;
+	ep->port = (uint16_t)port;
+	snprintf(ep->addr, sizeof(ep->addr), "%s", s + used);
+	return 0;
+}
+
+/* The node of rank r as the launcher knows it, into ep (kept when unknown). */
+static void node_of(uint32_t r, struct ix_launch_ep *ep)
+{
+	pmix_value_t *val = NULL;
+
+	if (get(r, PMIX_HOSTNAME, LOOKUP_S, &val) == PMIX_SUCCESS) {
+		if (val->type == PMIX_STRING && val->data.string)
+			snprintf(ep->node, sizeof(ep->node), "%s", val->data.string);
+		PMIX_VALUE_RELEASE(val);
+	}
+}
+
+/* After a fence: every task has published. */
+static int collect(const struct ix_launch *l, struct ix_launch_ep *all, struct ix_err *err)
+{
 	for (uint32_t r = 0; r < l->size; r++) {
 		pmix_value_t *val = NULL;
-		unsigned port;
-		int used = 0;
+		pmix_status_t st = get(r, KEY_EP, 0, &val);
+		int rc = st == PMIX_SUCCESS && val->type == PMIX_STRING
+				 ? parse_ep(val->data.string, &all[r])
+				 : -1;
 
-		all[r].rank = r;
-		st = get(r, KEY_EP, &val);
-		if (st != PMIX_SUCCESS || val->type != PMIX_STRING ||
-		    sscanf(val->data.string, "%u %n", &port, &used) != 1 || port == 0 ||
-		    port > 65535) {
-			if (val)
-				PMIX_VALUE_RELEASE(val);
-			return ix_fail(err, IX_EXIT_FAIL, "PMIx: task %u published no agent", r);
-		}
-		all[r].port = (uint16_t)port;
-		snprintf(all[r].addr, sizeof(all[r].addr), "%s", val->data.string + used);
-		PMIX_VALUE_RELEASE(val);
-		snprintf(all[r].node, sizeof(all[r].node), "%s", all[r].addr);
-		if (get(r, PMIX_HOSTNAME, &val) == PMIX_SUCCESS) {
-			if (val->type == PMIX_STRING && val->data.string)
-				snprintf(all[r].node, sizeof(all[r].node), "%s", val->data.string);
-			PMIX_VALUE_RELEASE(val);
-		}
-	}
-	{
-		pmix_value_t *val = NULL;
-		int rc;
-
-		st = get(0, KEY_TOKEN, &val);
-		if (st != PMIX_SUCCESS || val->type != PMIX_STRING)
-			rc = pmix_fail(err, "get of the job token", st);
-		else
-			rc = hex_token(val->data.string, token, err);
 		if (val)
 			PMIX_VALUE_RELEASE(val);
-		return rc;
+		if (rc < 0)
+			return ix_fail(err, IX_EXIT_FAIL, "PMIx: task %u published no agent", r);
+		all[r].rank = r;
+		snprintf(all[r].node, sizeof(all[r].node), "%s", all[r].addr);
+		node_of(r, &all[r]);
 	}
+	return 0;
+}
+
+/* ---- without a fence: each endpoint asked alone, all at once ------------ */
+
+struct lookups {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint32_t left; /* answers still to come */
+};
+
+struct lookup {
+	struct lookups *all;
+	bool done, found;
+	char ep[IX_HOST_NAME_MAX + 16];
+};
+
+/* PMIx's thread: the value is the library's, copied here. */
+static void looked_up(pmix_status_t st, pmix_value_t *val, void *arg)
+{
+	struct lookup *k = arg;
+
+	pthread_mutex_lock(&k->all->lock);
+	k->found = st == PMIX_SUCCESS && val && val->type == PMIX_STRING && val->data.string;
+	if (k->found)
+		snprintf(k->ep, sizeof(k->ep), "%s", val->data.string);
+	k->done = true;
+	k->all->left--;
+	pthread_cond_broadcast(&k->all->cond);
+	pthread_mutex_unlock(&k->all->lock);
+}
+
+/* Ask for every endpoint, each bounded by the PMIx servers to tmo seconds,
+ * and wait for the answers (a few seconds more at most). */
+static void lookup_all(const struct ix_launch *l, struct lookup *k, struct lookups *ls, int tmo)
+{
+	struct timespec until;
+	pmix_info_t info;
+
+	PMIX_INFO_LOAD(&info, PMIX_TIMEOUT, &tmo, PMIX_INT);
+	for (uint32_t r = 0; r < l->size; r++) {
+		pmix_proc_t p;
+
+		k[r].all = ls;
+		PMIX_LOAD_PROCID(&p, priv.self.nspace, r);
+		pthread_mutex_lock(&ls->lock);
+		ls->left++;
+		pthread_mutex_unlock(&ls->lock);
+		if (PMIx_Get_nb(&p, KEY_EP, &info, 1, looked_up, &k[r]) != PMIX_SUCCESS) {
+			pthread_mutex_lock(&ls->lock);
+			ls->left--;
+			k[r].done = true;
+			pthread_mutex_unlock(&ls->lock);
+		}
+	}
+	PMIX_INFO_DESTRUCT(&info);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += tmo + 5;
+	pthread_mutex_lock(&ls->lock);
+	while (ls->left > 0 && pthread_cond_timedwait(&ls->cond, &ls->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&ls->lock);
+}
+
+/* Rank 0 after a failed fence: whoever published, and the others missing.
+ * Returns the number that published; the lookups stay allocated while an
+ * answer is outstanding (PMIx would write to them). */
+static int collect_each(const struct ix_launch *l, struct ix_launch_ep *all, struct ix_err *err)
+{
+	static struct lookups ls = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0 };
+	struct lookup *k = calloc(l->size, sizeof(*k));
+	int found = 0;
+
+	if (!k)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	lookup_all(l, k, &ls, LOOKUP_S);
+	pthread_mutex_lock(&ls.lock);
+	for (uint32_t r = 0; r < l->size; r++) {
+		all[r].rank = r;
+		all[r].missing = !k[r].done || !k[r].found || parse_ep(k[r].ep, &all[r]) < 0;
+		if (all[r].missing) {
+			all[r].addr[0] = '\0';
+			all[r].port = 0;
+		} else {
+			snprintf(all[r].node, sizeof(all[r].node), "%s", all[r].addr);
+			found++;
+		}
+	}
+	if (ls.left == 0)
+		free(k);
+	pthread_mutex_unlock(&ls.lock);
+	for (uint32_t r = 0; r < l->size; r++)
+		node_of(r, &all[r]);
+	return found;
+}
+
+/* The job's token, from rank 0. */
+static int job_token(struct ix_token *token, int tmo, struct ix_err *err)
+{
+	pmix_value_t *val = NULL;
+	pmix_status_t st = get(0, KEY_TOKEN, tmo, &val);
+	int rc;
+
+	if (st != PMIX_SUCCESS || val->type != PMIX_STRING)
+		rc = pmix_fail(err, "get of the job token (rank 0's)", st);
+	else
+		rc = hex_token(val->data.string, token, err);
+	if (val)
+		PMIX_VALUE_RELEASE(val);
+	return rc;
+}
+
+static int pmix_exchange(struct ix_launch *l, const struct ix_launch_ep *self,
+			 struct ix_token *token, struct ix_launch_ep *all, double timeout_s,
+			 struct ix_err *err)
+{
+	pmix_status_t st;
+
+	if (publish(l, self, err) < 0)
+		return -1;
+	st = fence((int)(timeout_s + 0.999));
+	if (st == PMIX_SUCCESS)
+		return collect(l, all, err) < 0 ? -1 : job_token(token, LOOKUP_S, err);
+	/* Some task has not published in time (or died): rank 0 goes on with
+	 * those that did, the others serve it. */
+	if (l->rank != 0) {
+		for (uint32_t r = 0; r < l->size; r++) {
+			all[r] = r == l->rank ? *self : (struct ix_launch_ep){ .rank = r };
+			all[r].missing = r != l->rank;
+		}
+		return job_token(token, LOOKUP_S, err) < 0
+			       ? ix_fail_prefix(err, "after the fence failed (%s)",
+						PMIx_Error_string(st))
+			       : 0;
+	}
+	if (collect_each(l, all, err) < 0 || job_token(token, LOOKUP_S, err) < 0)
+		return -1;
+	return 0;
 }
 
 static void pmix_finish(struct ix_launch *l)
@@ -226,4 +386,5 @@ const struct ix_launch_backend ix_launch_pmix = {
 	.exchange = pmix_exchange,
 	.finish = pmix_finish,
 	.shares_token = true,
+	.publishes_self = true,
 };

@@ -139,6 +139,7 @@ static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct
 {
 	return (struct ix_client){ .host = t->name,
 				   .port = t->port,
+				   .bind_addr = ctx->bind_addr,
 				   .token = ctx->token,
 				   .fd = -1,
 				   .stop = ctx->stop,
@@ -264,7 +265,7 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	rc = ix_client_connect(&c, terr);
 	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, -1, terr)) == 0) {
 		ix_rdma_result_free(&r);
-		rc = ix_rdma_client_run(&c, &dev, NULL, 0, &p, &r, terr);
+		rc = ix_rdma_client_run(&c, &dev, ctx->rdma_dev, 0, &p, &r, terr);
 		ix_rdma_hw_dev_free(&dev);
 	}
 	ix_client_close(&c);

@@ -58,6 +58,8 @@ struct ix_runner_ctx {
 	const struct ix_token *token;   /* used towards the peers */
 	const struct ix_limits *limits; /* this agent's limits */
 	atomic_int *stop;               /* the agent's: set, the job ends */
+	const char *bind_addr;          /* tests towards peers send from it; NULL: any */
+	const char *rdma_dev;           /* rdma jobs' local device; NULL: by route */
 };
 
 /* Coordinator: the RUN body of a job. */

@@ -43,10 +43,27 @@ static int create_temp(const char *path, char *tmp, size_t len, struct ix_err *e
 	return ix_fail(err, IX_EXIT_FAIL, "cannot create a temporary file next to %s", path);
 }
 
+/* Hand the written temporary file its place: the permissions of the file
+ * it replaces, on disk, renamed over path. Closes fd. */
+static int install_temp(const char *path, const char *tmp, int fd, struct ix_err *err)
+{
+	struct stat st;
+
+	/* A file replaced keeps its permissions. */
+	if ((stat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 0777) < 0) ||
+	    fsync(fd) < 0) {
+		ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(errno));
+	return 0;
+}
+
 int ix_output_atomic(const char *path, const char *data, size_t len, struct ix_err *err)
 {
 	char tmp[4096];
-	struct stat st;
 	size_t off = 0;
 	int fd;
 
@@ -58,28 +75,52 @@ int ix_output_atomic(const char *path, const char *data, size_t len, struct ix_e
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			goto fail;
+			ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(errno));
+			close(fd);
+			unlink(tmp);
+			return -1;
 		}
 		off += (size_t)w;
 	}
-	/* A file replaced keeps its permissions. */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && fchmod(fd, st.st_mode & 0777) < 0)
-		goto fail;
-	if (fsync(fd) < 0)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path) < 0) {
-		fd = -1;
-		goto fail;
+	if (install_temp(path, tmp, fd, err) < 0) {
+		unlink(tmp);
+		return -1;
 	}
 	return 0;
-fail:
-	ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(errno));
-	if (fd >= 0)
+}
+
+int ix_output_atomic_stream(const char *path, int (*write_fn)(FILE *f, void *arg), void *arg,
+			    struct ix_err *err)
+{
+	char tmp[4096];
+	FILE *f;
+	int fd, rc;
+
+	fd = create_temp(path, tmp, sizeof(tmp), err);
+	if (fd < 0)
+		return -1;
+	f = fdopen(fd, "w");
+	if (!f) {
 		close(fd);
-	unlink(tmp);
-	return -1;
+		unlink(tmp);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	rc = write_fn(f, arg);
+	/* The stream is flushed and left; the descriptor installs the file. */
+	if (rc < 0 || fflush(f) != 0 || ferror(f)) {
+		ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path,
+			rc < 0 ? "the document could not be written" : strerror(errno));
+		fclose(f);
+		unlink(tmp);
+		return -1;
+	}
+	fd = dup(fileno(f));
+	fclose(f);
+	if (fd < 0 || install_temp(path, tmp, fd, err) < 0) {
+		if (fd < 0)
+			ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }

@@ -6,6 +6,8 @@
 #ifndef IX_REPORT_JSON_H
 #define IX_REPORT_JSON_H
 
+#include <stdio.h>
+
 #include <jansson.h>
 
 #include "probes/capture/talkers.h"
@@ -18,6 +20,30 @@
 #include "probes/rdma/session.h"
 
 #define IX_JSON_SCHEMA_VERSION 1
+
+/* ---- write.c: documents written as they are produced ---- */
+
+/* A value too large to hold: where the tree has the placeholder at (the
+ * same json_t, by address), write() puts the value, starting at the
+ * current position; depth is the placeholder's indentation level. */
+struct ix_json_lazy {
+	const json_t *at;
+	int (*write)(FILE *f, int depth, void *arg);
+	void *arg;
+};
+
+/* doc as json_dumpf(JSON_INDENT(2) | JSON_REAL_PRECISION(10)) writes it,
+ * and a newline, with the lazy values in their places. -1 when a value
+ * cannot be written or the stream fails. */
+int ix_json_write(FILE *f, const json_t *doc, const struct ix_json_lazy *lazy, size_t nlazy);
+/* One value at depth, without the newline (for a lazy writer's parts). */
+int ix_json_write_value(FILE *f, const json_t *v, int depth, const struct ix_json_lazy *lazy,
+			size_t nlazy);
+/* The pieces: newline and indentation, a string, a real as jansson writes
+ * them. */
+void ix_json_indent(FILE *f, int depth);
+void ix_json_put_string(FILE *f, const char *s);
+void ix_json_put_real(FILE *f, double v);
 
 /* ---- json.c: documents, bw and lat ---- */
 
@@ -37,6 +63,10 @@ json_t *ix_json_opt_f64(struct ix_opt_f64 v);
 /* ---- multi.c: mesh and incast ---- */
 
 json_t *ix_json_mesh(const struct ix_mesh_result *r);
+/* The same with "matrix" and "bad_pairs" as placeholders that lazy[0] and
+ * lazy[1] write from r (ix_json_write): a mesh of thousands of hosts
+ * without its O(n^2) figures in memory twice. r must outlive the writing. */
+json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy lazy[2]);
 json_t *ix_json_incast(const struct ix_incast_result *r);
 
 /* ---- wire.c ---- */

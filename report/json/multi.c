@@ -49,7 +49,87 @@ static json_t *num_or_null(double v)
 	return v > 0 ? json_real(v) : json_null();
 }
 
-json_t *ix_json_mesh(const struct ix_mesh_result *r)
+/* The matrices written row by row, a row a line: nothing held. */
+static int write_matrices(FILE *f, int depth, void *arg)
+{
+	static const char *const names[] = { "bw_bps", "lat_p50_ns", "lat_p99_ns", "state" };
+	const struct ix_mesh_result *r = arg;
+
+	fputc('{', f);
+	for (int which = 0; which < 4; which++) {
+		fputs(which ? "," : "", f);
+		ix_json_indent(f, depth + 1);
+		fprintf(f, "\"%s\": [", names[which]);
+		for (uint32_t a = 0; a < r->n; a++) {
+			fputs(a ? "," : "", f);
+			ix_json_indent(f, depth + 2);
+			fputc('[', f);
+			for (uint32_t b = 0; b < r->n; b++) {
+				const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+				double v = which == 0   ? c->bw_bps
+					   : which == 1 ? c->lat_p50_ns
+							: c->lat_p99_ns;
+
+				fputs(b ? ", " : "", f);
+				if (which == 3)
+					fprintf(f, "\"%s\"", state_name(c->state));
+				else if (c->state == IX_CELL_OK && v > 0)
+					ix_json_put_real(f, v);
+				else
+					fputs("null", f);
+			}
+			fputc(']', f);
+		}
+		if (r->n)
+			ix_json_indent(f, depth + 1);
+		fputc(']', f);
+	}
+	ix_json_indent(f, depth);
+	fputc('}', f);
+	return ferror(f) ? -1 : 0;
+}
+
+static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
+{
+	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+
+	return json_pack("{s:o,s:o,s:o,s:o,s:b}", "from", host_json(r->hosts, a), "to",
+			 host_json(r->hosts, b), "bw_bps", num_or_null(c->bw_bps), "lat_p50_ns",
+			 num_or_null(c->lat_p50_ns), "retested", c->retested != 0);
+}
+
+/* The bad pairs, one object at a time. */
+static int write_bad_pairs(FILE *f, int depth, void *arg)
+{
+	const struct ix_mesh_result *r = arg;
+	bool any = false;
+
+	fputc('[', f);
+	for (uint32_t a = 0; r->cells && a < r->n; a++)
+		for (uint32_t b = 0; b < r->n; b++) {
+			struct ix_json_lazy none = { 0 };
+			json_t *o;
+			int rc;
+
+			if (!r->cells[(size_t)a * r->n + b].bad)
+				continue;
+			fputs(any ? "," : "", f);
+			any = true;
+			ix_json_indent(f, depth + 1);
+			o = bad_pair_json(r, a, b);
+			/* a one-object document, without its newline */
+			rc = o ? ix_json_write_value(f, o, depth + 1, &none, 0) : -1;
+			json_decref(o);
+			if (rc < 0)
+				return -1;
+		}
+	if (any)
+		ix_json_indent(f, depth);
+	fputc(']', f);
+	return ferror(f) ? -1 : 0;
+}
+
+static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *lazy)
 {
 	const struct ix_mesh_params *p = &r->params;
 	json_t *hosts = json_array(), *nodes = json_array(), *bad = json_array();
@@ -71,18 +151,10 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r)
 				  nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0,
 				  "suspect", nd && nd->suspect));
 	}
-	for (uint32_t a = 0; r->cells && a < r->n; a++)
-		for (uint32_t b = 0; b < r->n; b++) {
-			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
-			if (c->bad)
-				json_array_append_new(
-					bad, json_pack("{s:o,s:o,s:o,s:o,s:b}", "from",
-						       host_json(r->hosts, a), "to",
-						       host_json(r->hosts, b), "bw_bps",
-						       num_or_null(c->bw_bps), "lat_p50_ns",
-						       num_or_null(c->lat_p50_ns), "retested",
-						       c->retested != 0));
-		}
+	for (uint32_t a = 0; !lazy && r->cells && a < r->n; a++)
+		for (uint32_t b = 0; b < r->n; b++)
+			if (r->cells[(size_t)a * r->n + b].bad)
+				json_array_append_new(bad, bad_pair_json(r, a, b));
 	for (size_t i = 0; i < r->findings.nsuspects; i++)
 		json_array_append_new(suspects, host_json(r->hosts, r->findings.suspects[i]));
 	for (uint32_t i = 0; i < r->nfailures; i++)
@@ -95,8 +167,15 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r)
 		json_array_append_new(tests, json_string("bw"));
 	if (p->tests & IX_MESH_LAT)
 		json_array_append_new(tests, json_string("lat"));
-	m = json_pack("{s:o,s:o,s:o,s:o}", "bw_bps", matrix(r, 0), "lat_p50_ns", matrix(r, 1),
-		      "lat_p99_ns", matrix(r, 2), "state", matrix(r, 3));
+	if (lazy) {
+		/* Placeholders, written by their producers (ix_json_write). */
+		m = json_object();
+		lazy[0] = (struct ix_json_lazy){ m, write_matrices, (void *)r };
+		lazy[1] = (struct ix_json_lazy){ bad, write_bad_pairs, (void *)r };
+	} else {
+		m = json_pack("{s:o,s:o,s:o,s:o}", "bw_bps", matrix(r, 0), "lat_p50_ns",
+			      matrix(r, 1), "lat_p99_ns", matrix(r, 2), "state", matrix(r, 3));
+	}
 	return json_pack(
 		"{s:s,s:b,s:o,s:{s:o,s:b,s:i,s:b,s:{s:s,s:I,s:f,s:f},s:{s:s,s:I,s:I,s:f},s:{s:f,s:"
 		"f}},"
@@ -114,6 +193,16 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r)
 		r->wall_s, "median_bw_bps", num_or_null(r->findings.median_bw_bps), "min_lat_ns",
 		num_or_null(r->findings.min_lat_ns), "matrix", m, "nodes", nodes, "bad_pairs", bad,
 		"suspects", suspects, "failures", failures);
+}
+
+json_t *ix_json_mesh(const struct ix_mesh_result *r)
+{
+	return mesh_json(r, NULL);
+}
+
+json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy lazy[2])
+{
+	return mesh_json(r, lazy);
 }
 
 static json_t *read_json(const struct ix_read_figures *f)

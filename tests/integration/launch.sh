@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # mesh and incast launched as tasks by the real launchers: Open MPI's
 # mpirun (PMIx), and a single-node Slurm started here (srun --mpi=pmix, and
-# --mpi=none with the environment fallback); a task killed mid-mesh, and the
-# coordinator killed.
+# --mpi=none with the environment fallback); tasks bound to their own
+# addresses (--task-bind), a task that never starts under PMIx, a task
+# killed mid-mesh, and the coordinator killed.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 J=$IX_TMP
@@ -16,6 +17,10 @@ wait_task() {
 		[ -n "$p" ] && { echo "$p"; return 0; }
 		sleep 0.1
 	done
+}
+# running PID: PID exists and is no zombie.
+running() {
+	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
 }
 # The ixperf processes that are tasks of a launch (srun sets SLURM_PROCID).
 tasks() {
@@ -46,57 +51,93 @@ else
 		jqt '.results[0].receiver | test("^r0@")' "$J/mpi-incast.json"
 fi
 
-# ---- Slurm ----------------------------------------------------------------
-slurm_up() {
-	local d=$J/slurm
-	mkdir -p "$d/state" "$d/spool" "$d/munge" "$d/log"
-	chmod 700 "$d/munge"
-	head -c 1024 /dev/urandom >"$d/munge/munge.key"
-	chmod 600 "$d/munge/munge.key"
-	munged -F --key-file="$d/munge/munge.key" --socket="$d/munge/sock" \
-		--pid-file="$d/munge/pid" --log-file="$d/munge/log" --seed-file="$d/munge/seed" \
-		--force 2>"$d/log/munged.err" &
-	IX_PIDS+=("$!")
-	cat >"$d/slurm.conf" <<CONF
-ClusterName=ixtest
-SlurmctldHost=localhost
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$d/munge/sock
-CredType=cred/munge
-StateSaveLocation=$d/state
-SlurmdSpoolDir=$d/spool
-SlurmctldPidFile=$d/slurmctld.pid
-SlurmdPidFile=$d/slurmd.pid
-SlurmctldPort=$1
-SlurmdPort=$(($1 + 1))
-SlurmctldLogFile=$d/log/slurmctld.log
-SlurmdLogFile=$d/log/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-MpiDefault=none
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-NodeName=localhost CPUs=$(nproc) State=UNKNOWN
-PartitionName=ix Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
-CONF
-	export SLURM_CONF=$d/slurm.conf
-	for _ in $(seq 1 50); do [ -S "$d/munge/sock" ] && break; sleep 0.1; done
-	slurmctld -D -f "$SLURM_CONF" >"$d/log/slurmctld.out" 2>&1 &
-	IX_PIDS+=("$!")
-	slurmd -D -f "$SLURM_CONF" >"$d/log/slurmd.out" 2>&1 &
-	IX_PIDS+=("$!")
+# ---- Open MPI: a task per address on one node, and a task that never starts --
+if ! command -v mpirun >/dev/null; then
+	skip_check "mpirun runs tasks bound to their own addresses" "no mpirun (openmpi-bin)"
+elif [ -n "${pmix_missing:-}" ]; then
+	skip_check "mpirun runs tasks bound to their own addresses" "$pmix_missing"
+else
+	MPI=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
+	# Four tasks on this node, each on its own loopback address (all of
+	# 127/8 is local): local rank i takes entry i.
+	"${MPI[@]}" "$IXPERF" mesh --task-bind 127.0.1.1,127.0.1.2,127.0.1.3,127.0.1.4 \
+		--test lat -n 200 --lat-factor 1000 -J -o "$J/bind.json" >"$J/bind.out" 2>&1
+	check "mpirun -np 4 ixperf mesh --task-bind exits 0" test "$?" = 0 || cat "$J/bind.out"
+	schema_check "$J/bind.json"
+	check "each task's agent on its own address, named by rank and node ($(jq -c '.results[0].hosts' "$J/bind.json"))" \
+		jqt '[.results[0].hosts[]
+		      | capture("^r(?<r>[0-3])@(?<node>[A-Za-z0-9._-]+)\\((?<addr>[0-9.]+)\\):[0-9]+$")]
+		     | length == 4 and (map(.addr) | unique | length == 4)
+		       and all(.addr == "127.0.1.\(.r | tonumber + 1)")' "$J/bind.json"
+	check "every pair measured between the bound agents" jqt '.results[0].complete' "$J/bind.json"
+	"${MPI[@]}" "$IXPERF" mesh --task-bind 127.0.1.1,nosuchif0 --test lat -n 10 \
+		>"$J/bind-bad.out" 2>&1
+	rc=$?
+	check "an unknown interface: the tasks given it refuse (exit $rc)" test "$rc" = 2
+	check "naming the task, its node and the entry" grep -Eq \
+		"task [13] of 4 \(local rank [13] on [^)]+\): --task-bind: 'nosuchif0' is neither an IP address nor an interface" \
+		"$J/bind-bad.out"
+
+	# A task that never starts ixperf (stuck before it: rank 2 sleeps, 45 s
+	# at most): the PMIx fence gives up after --connect-timeout, rank 0
+	# measures the others and names it a failed host.
+	cat >"$J/stuck.sh" <<'STUCK'
+#!/usr/bin/env bash
+# stuck.sh DIR IXPERF ARGS...: rank 2 never runs ixperf; rank 0's exit
+# status and seconds go to DIR/stuck.rank0, every PID to DIR/stuck.pids.
+d=$1 ix=$2
+shift 2
+r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}
+echo "$$" >>"$d/stuck.pids"
+[ "$r" = 2 ] && exec sleep 45
+[ "$r" != 0 ] && exec "$ix" "$@"
+start=$(date +%s)
+"$ix" "$@" &
+echo "$!" >>"$d/stuck.pids"
+wait "$!"
+rc=$?
+echo "$rc $(($(date +%s) - start))" >"$d/stuck.rank0"
+exit "$rc"
+STUCK
+	chmod +x "$J/stuck.sh"
+	"${MPI[@]}" "$J/stuck.sh" "$J" "$IXPERF" mesh --test lat -n 50 --lat-factor 1000 \
+		--connect-timeout 5 -J -o "$J/stuck.json" >"$J/stuck.out" 2>&1 &
+	job=$!
+	IX_PIDS+=("$job")
+	wait "$job"
+	# mpirun ends its tasks with rank 0 (10 s to go); any left is ended here.
+	mapfile -t spids <"$J/stuck.pids"
 	for _ in $(seq 1 100); do
-		sinfo -h -o %t 2>/dev/null | grep -q idle && return 0
-		sleep 0.2
+		left=()
+		for p in "${spids[@]}"; do running "$p" && left+=("$p"); done
+		[ "${#left[@]}" = 0 ] && break
+		sleep 0.1
 	done
-	cat "$d/log/"* >&2
-	return 1
-}
+	for p in "${left[@]}"; do
+		IX_PIDS+=("$p")
+		kill -KILL "$p" 2>/dev/null
+	done
+	check "no task outlives the job (${left[*]:-none left})" test "${#left[@]}" = 0
+	read -r rc0 took0 <"$J/stuck.rank0"
+	echo "# rank 2 never started: rank 0 exit ${rc0:-?} after ${took0:-?} s"
+	check "rank 0 does not wait out the 60 s startup bound: exit 1 after ${took0:-?} s (5 s fence, bound 30 s)" \
+		test "${rc0:-}" = 1 -a "${took0:-99}" -ge 5 -a "${took0:-99}" -lt 30
+	schema_check "$J/stuck.json"
+	check "its result is marked incomplete" jqt '.results[0].complete | not' "$J/stuck.json"
+	check "r2 is the failed host, with its node ($(jq -c '[.results[0].nodes[] | select(.error != null) | .host]' "$J/stuck.json"))" \
+		jqt '[.results[0].nodes[] | select(.error != null)]
+		     | length == 1 and (.[0].host | test("^r2@[A-Za-z0-9._-]+:0$"))
+		       and (.[0].error | test("task 2 \\(on [^)]+\\) published no agent"))' \
+		"$J/stuck.json"
+	check "the three others measured each other" \
+		jqt '[.results[0].nodes[] | select(.error == null and .measured > 0)] | length == 3' \
+		"$J/stuck.json"
+	check "named in rank 0's diagnostics" \
+		grep -Eq "r2@[^ ]+:0: task 2 \(on [^)]+\) published no agent within 5 s" "$J/stuck.out"
+fi
+
+# ---- Slurm ----------------------------------------------------------------
+. "${top_srcdir:-.}/tests/integration/slurm.sh"
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 	skip_check "srun runs an SPMD mesh" "no slurmctld, slurmd or munged"

@@ -172,3 +172,124 @@ Test(plan, missing_file)
 	cr_assert_not_null(strstr(err.msg, "cannot open plan /nonexistent/plan.ini"), "%s",
 			   err.msg);
 }
+
+/* Where each check's agents come from: its hosts, the plan's, the tasks
+ * ("hosts = tasks"), or with neither loopback agents, or the tasks when
+ * launched. */
+Test(plan, check_source)
+{
+	struct ix_plan p;
+
+	good("[own]\nprobe = bw\nhosts = node01\n"
+	     "[none]\nprobe = lat\n"
+	     "[tasks]\nprobe = mesh\nhosts = tasks\n",
+	     &p);
+	cr_assert_eq(p.nchecks, 3);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], false), IX_SRC_HOSTS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], true), IX_SRC_HOSTS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[1], false), IX_SRC_LOCAL);
+	cr_expect_eq(ix_check_source(&p, &p.checks[1], true), IX_SRC_TASKS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[2], false), IX_SRC_TASKS,
+		     "explicit: an ERROR outside a launch, never loopback");
+	cr_expect_eq(ix_check_source(&p, &p.checks[2], true), IX_SRC_TASKS);
+	ix_plan_free(&p);
+}
+
+Test(plan, plan_hosts_apply_to_checks_without_their_own)
+{
+	struct ix_plan p;
+
+	good("[plan]\nhosts = tasks\n[a]\nprobe = bw\n[b]\nprobe = lat\nhosts = node[01-02]\n", &p);
+	cr_assert_str_eq(p.hosts, IX_PLAN_TASKS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], false), IX_SRC_TASKS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], true), IX_SRC_TASKS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[1], false), IX_SRC_HOSTS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[1], true), IX_SRC_HOSTS);
+	ix_plan_free(&p);
+
+	good("[plan]\nhosts = node[01-04]\n[a]\nprobe = bw\n", &p);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], false), IX_SRC_HOSTS);
+	cr_expect_eq(ix_check_source(&p, &p.checks[0], true), IX_SRC_HOSTS);
+	ix_plan_free(&p);
+}
+
+Test(plan, uses_tasks)
+{
+	struct ix_plan p;
+
+	good("[a]\nprobe = bw\nhosts = node01\n[b]\nprobe = lat\nhosts = node02\n", &p);
+	cr_expect_not(ix_plan_uses_tasks(&p), "every check names its hosts");
+	ix_plan_free(&p);
+	good("[plan]\nhosts = node[01-04]\n[a]\nprobe = bw\n", &p);
+	cr_expect_not(ix_plan_uses_tasks(&p), "the plan names the hosts");
+	ix_plan_free(&p);
+	good("[a]\nprobe = bw\nhosts = node01\n[b]\nprobe = lat\n", &p);
+	cr_expect(ix_plan_uses_tasks(&p), "[b] names no hosts");
+	ix_plan_free(&p);
+	good("[plan]\nhosts = node[01-04]\n[a]\nprobe = bw\n[b]\nprobe = mesh\nhosts = tasks\n",
+	     &p);
+	cr_expect(ix_plan_uses_tasks(&p), "[b] names the tasks");
+	ix_plan_free(&p);
+	good("[plan]\nhosts = tasks\n[a]\nprobe = bw\n", &p);
+	cr_expect(ix_plan_uses_tasks(&p));
+	ix_plan_free(&p);
+}
+
+/* Loopback agents: 1 for bw/lat, 4 for mesh, the largest incast step + 1,
+ * only for checks that use them, and at most max. */
+Test(plan, local_agents)
+{
+	struct ix_plan p;
+
+	good("[a]\nprobe = bw\n[b]\nprobe = lat\n", &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 1);
+	ix_plan_free(&p);
+	good("[a]\nprobe = bw\n[m]\nprobe = mesh\n", &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 4);
+	ix_plan_free(&p);
+	good("[a]\nprobe = bw\n[i]\nprobe = incast\nsenders = 1,8,2\n[m]\nprobe = mesh\n", &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 9, "the largest step, 8, + 1");
+	cr_expect_eq(ix_plan_local_agents(&p, 5), 5, "bounded by max");
+	ix_plan_free(&p);
+	good("[i]\nprobe = incast\nsenders = 1,2,4,8,16,32\n", &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 17);
+	ix_plan_free(&p);
+	good("[plan]\nhosts = node[01-04]\n[i]\nprobe = incast\nsenders = 16\n"
+	     "[t]\nprobe = mesh\nhosts = tasks\n[a]\nprobe = bw\nhosts = node01\n",
+	     &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 0, "no check runs on loopback");
+	ix_plan_free(&p);
+	good("[i]\nprobe = incast\nhosts = node[01-20]\nsenders = 16\n[l]\nprobe = lat\n", &p);
+	cr_expect_eq(ix_plan_local_agents(&p, 17), 1, "only [l] runs on loopback");
+	ix_plan_free(&p);
+}
+
+/* Incast steps that the agents do not hold are left out, never shrunk. */
+Test(plan, incast_fit)
+{
+	struct ix_plan p;
+	uint32_t fit[64];
+	char skipped[160];
+
+	good("[i]\nprobe = incast\nsenders = 1,3,8,16\n", &p);
+	cr_assert_eq(ix_check_incast_fit(&p.checks[0], 4, fit, skipped, sizeof(skipped)), 2);
+	cr_expect_eq(fit[0], 1);
+	cr_expect_eq(fit[1], 3);
+	cr_expect_str_eq(skipped, "8,16");
+	cr_expect_eq(ix_check_incast_fit(&p.checks[0], 17, fit, skipped, sizeof(skipped)), 4,
+		     "16 senders and a receiver");
+	cr_expect_eq(fit[3], 16);
+	cr_expect_str_eq(skipped, "");
+	cr_expect_eq(ix_check_incast_fit(&p.checks[0], 1, fit, skipped, sizeof(skipped)), 0,
+		     "a receiver alone");
+	cr_expect_str_eq(skipped, "1,3,8,16");
+	cr_expect_eq(ix_check_incast_fit(&p.checks[0], 0, fit, skipped, sizeof(skipped)), 0);
+	cr_expect_str_eq(skipped, "1,3,8,16");
+	ix_plan_free(&p);
+
+	good("[i]\nprobe = incast\nsenders = 8,16\n", &p);
+	cr_expect_eq(ix_check_incast_fit(&p.checks[0], 4, fit, skipped, sizeof(skipped)), 0,
+		     "no step fits");
+	cr_expect_str_eq(skipped, "8,16");
+	ix_plan_free(&p);
+}

@@ -13,7 +13,9 @@
 #include "probes/host/links.h"
 #include "tests/unit/data.h"
 
-static struct ix_host hostv[3] = { { "n1", 5301, 0 }, { "n2", 5301, 0 }, { "n3", 6000, 0 } };
+static struct ix_host hostv[3] = { { "n1", 5301, 0, "" },
+				   { "n2", 5301, 0, "" },
+				   { "n3", 6000, 0, "" } };
 static struct ix_hostlist hosts = { hostv, 3, 3 };
 
 /* n1 <-> n2 fast, everything with n3 slow; n3 suspect; one pair failed. */

@@ -394,6 +394,32 @@ Test(format, name_port_and_brackets_for_ipv6)
 	ix_host_format(&h, small, 0);
 }
 
+Test(format, launched_tasks_by_rank_and_node)
+{
+	struct ix_host plain = { .name = "node07", .port = 40211, .task = 4 };
+	struct ix_host same = { .name = "node07", .port = 1, .task = 1, .node = "node07" };
+	struct ix_host bound = { .name = "10.0.0.2", .port = 5301, .task = 3, .node = "node1" };
+	struct ix_host v6 = { .name = "fd00::2", .port = 5301, .task = 1, .node = "node1" };
+	struct ix_host missing = { .name = "", .port = 0, .task = 3, .node = "node1" };
+	struct ix_host unlaunched = { .name = "10.0.0.2", .port = 5301, .node = "node1" };
+	char buf[IX_HOST_NAME_MAX + 16];
+
+	ix_host_format(&plain, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "r3@node07:40211");
+	ix_host_format(&same, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "r0@node07:1");
+	/* --task-bind: the node and the address it listens on */
+	ix_host_format(&bound, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "r2@node1(10.0.0.2):5301");
+	ix_host_format(&v6, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "r0@node1(fd00::2):5301");
+	/* a task that never published an agent */
+	ix_host_format(&missing, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "r2@node1:0");
+	ix_host_format(&unlaunched, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "10.0.0.2:5301");
+}
+
 /* ---- @files ------------------------------------------------------------- */
 
 static char tmp_paths[3][64];

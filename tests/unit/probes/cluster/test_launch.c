@@ -1,5 +1,6 @@
 /* Unit tests for probes/cluster/launch.c: Slurm's task layout and ports,
- * and the environment a task is recognised by. */
+ * the environment a task is recognised by, and each task's own address
+ * and device from --task-bind and --task-rdma-dev lists. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -142,5 +143,84 @@ Test(detect, a_cyclic_distribution_is_refused_without_pmix)
 	setenv("SLURM_DISTRIBUTION", "cyclic", 1);
 	cr_assert_eq(ix_launch_detect(&l, &err), -1);
 	cr_assert(strstr(err.msg, "block distribution, not 'cyclic'"), "%s", err.msg);
+	clear_env();
+}
+
+/* ---- a task's own address and device (--task-bind, --task-rdma-dev) ---- */
+
+static void pick(const char *list, uint32_t local, const char *want)
+{
+	struct ix_err err = { 0 };
+	char out[64] = "";
+
+	cr_assert_eq(ix_launch_list_pick(list, local, out, sizeof(out), &err), 0, "%s", err.msg);
+	cr_assert_str_eq(out, want, "'%s' local rank %u: '%s', not '%s'", list, local, out, want);
+}
+
+Test(task_lists, local_rank_i_takes_entry_i_mod_n)
+{
+	pick("mlx5_0", 0, "mlx5_0");
+	pick("mlx5_0", 5, "mlx5_0");
+	pick("a,b,c", 0, "a");
+	pick("a,b,c", 2, "c");
+	pick("a,b,c", 4, "b");
+	pick("10.0.0.1,eth1", 3, "eth1");
+}
+
+Test(task_lists, empty_or_long_entries_are_refused_by_name)
+{
+	struct ix_err err = { 0 };
+	char out[8];
+
+	cr_assert_eq(ix_launch_list_pick("a,,c", 1, out, sizeof(out), &err), -1);
+	cr_assert(strstr(err.msg, "'a,,c' has an empty entry"), "%s", err.msg);
+	cr_assert_eq(ix_launch_list_pick("a,", 1, out, sizeof(out), &err), -1);
+	cr_assert_eq(ix_launch_list_pick("a,much-too-long", 1, out, sizeof(out), &err), -1);
+	cr_assert(strstr(err.msg, "'much-too-long' is too long"), "%s", err.msg);
+}
+
+Test(task_lists, addresses_of_this_host_and_interfaces_resolve)
+{
+	struct ix_err err = { 0 };
+	char addr[64];
+
+	cr_assert_eq(ix_launch_local_addr("127.0.0.1", addr, sizeof(addr), &err), 0, "%s", err.msg);
+	cr_assert_str_eq(addr, "127.0.0.1");
+	/* All of 127/8 is this host's on Linux: tasks on one node can each
+	 * take their own. */
+	cr_assert_eq(ix_launch_local_addr("127.0.1.2", addr, sizeof(addr), &err), 0, "%s", err.msg);
+	cr_assert_str_eq(addr, "127.0.1.2");
+	/* An interface: its first IPv4 address. */
+	cr_assert_eq(ix_launch_local_addr("lo", addr, sizeof(addr), &err), 0, "%s", err.msg);
+	cr_assert_str_eq(addr, "127.0.0.1");
+}
+
+Test(task_lists, unknown_interfaces_and_foreign_addresses_are_named)
+{
+	struct ix_err err = { 0 };
+	char addr[64];
+
+	cr_assert_eq(ix_launch_local_addr("nosuchif0", addr, sizeof(addr), &err), -1);
+	cr_assert_eq(err.code, IX_EXIT_USAGE);
+	cr_assert(strstr(err.msg, "'nosuchif0' is neither an IP address nor an interface"), "%s",
+		  err.msg);
+	/* TEST-NET-1 (RFC 5737): no host has it. */
+	cr_assert_eq(ix_launch_local_addr("192.0.2.1", addr, sizeof(addr), &err), -1);
+	cr_assert(strstr(err.msg, "192.0.2.1 is not an address of this host"), "%s", err.msg);
+	cr_assert_eq(ix_launch_local_addr("no-such-interface-name", addr, sizeof(addr), &err), -1);
+	cr_assert(strstr(err.msg, "neither an IP address nor an interface"), "%s", err.msg);
+}
+
+Test(detect, slurm_environment_cannot_publish_a_task_address)
+{
+	struct ix_launch l;
+	struct ix_err err = { 0 };
+
+	clear_env();
+	slurm_env("0", "4");
+	cr_assert_eq(ix_launch_detect(&l, &err), 1, "%s", err.msg);
+	cr_assert_not(l.be->publishes_self, "its nodes and ports are derived, not exchanged");
+	cr_assert(ix_launch_pmix.publishes_self);
+	ix_launch_finish(&l);
 	clear_env();
 }

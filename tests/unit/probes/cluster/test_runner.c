@@ -18,7 +18,7 @@ static struct ix_bw_params bw(void)
 
 Test(request, bw_names_its_target)
 {
-	struct ix_host h = { "node07", 6000, 0 };
+	struct ix_host h = { "node07", 6000, 0, "" };
 	struct ix_bw_params p = bw();
 	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
 	json_t *run = ix_runner_request(&job), *t;
@@ -69,7 +69,7 @@ Test(run, refuses_malformed_requests)
 Test(run, unreachable_peer_is_a_failed_report)
 {
 	struct ix_runner_ctx ctx = { .limits = &limits };
-	struct ix_host h = { "127.0.0.1", 1, 0 };
+	struct ix_host h = { "127.0.0.1", 1, 0, "" };
 	struct ix_bw_params p = bw();
 	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
 	struct ix_err err = { 0 };
@@ -145,7 +145,7 @@ Test(report, malformed_is_refused)
 
 Test(request, rdma_jobs_carry_the_operation_and_qps)
 {
-	struct ix_host h = { "node07", 6000, 0 };
+	struct ix_host h = { "node07", 6000, 0, "" };
 	struct ix_bw_params p = bw();
 	struct ix_rdma_params rp;
 	struct ix_run_job job = {
@@ -202,7 +202,7 @@ Test(run, refuses_malformed_rdma_jobs)
 Test(run, an_rdma_job_towards_a_dead_peer_is_a_failed_report)
 {
 	struct ix_runner_ctx ctx = { .limits = &limits };
-	struct ix_host h = { "127.0.0.1", 1, 0 };
+	struct ix_host h = { "127.0.0.1", 1, 0, "" };
 	struct ix_lat_params lp = { .path = "rdma", .msg_size = 8, .duration_s = 1 };
 	struct ix_rdma_params rp;
 	struct ix_run_job job = {

@@ -44,6 +44,40 @@ Test(mesh, json_fields)
 	json_decref(j);
 }
 
+Test(mesh, lazy_document_reads_back_as_the_whole_one)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	struct ix_json_lazy lazy[2];
+	json_t *whole, *lz, *a, *b;
+	char *text, *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	mesh(&r, cells, nodes, errs, sus);
+	whole = ix_json_mesh(&r);
+	lz = ix_json_mesh_lazy(&r, lazy);
+	f = open_memstream(&buf, &len);
+	cr_assert_eq(ix_json_write(f, lz, lazy, 2), 0);
+	fclose(f);
+	/* Both as text with the same precision, read back: equal. */
+	text = json_dumps(whole, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	a = json_loads(text, 0, NULL);
+	b = json_loads(buf, 0, NULL);
+	cr_assert_not_null(b, "the lazy document is JSON: %s", buf);
+	cr_assert_eq(json_array_size(json_object_get(b, "bad_pairs")), 1);
+	cr_assert(json_equal(a, b), "lazy:\n%s\nwhole:\n%s", buf, text);
+	free(text);
+	free(buf);
+	json_decref(a);
+	json_decref(b);
+	json_decref(lz);
+	json_decref(whole);
+}
+
 Test(incast, json_of_a_stream_sweep)
 {
 	struct ix_incast_result r;

@@ -10,7 +10,9 @@
 #include "report/json/json.h"
 #include "report/tui/heat_state.h"
 
-static struct ix_host hostv[3] = { { "n1", 5301, 0 }, { "n2", 5301, 0 }, { "n3", 5301, 0 } };
+static struct ix_host hostv[3] = { { "n1", 5301, 0, "" },
+				   { "n2", 5301, 0, "" },
+				   { "n3", 5301, 0, "" } };
 static struct ix_hostlist hosts = { hostv, 3, 3 };
 
 static json_t *mesh_doc(bool done)
