@@ -35,6 +35,7 @@ struct mesh_opts {
 	uint64_t concurrency;
 	double bw_fraction;
 	double lat_factor;
+	double lat_percentile;
 	bool no_retest;
 	bool live;
 	const char *state;
@@ -71,7 +72,10 @@ static const struct ix_option mesh_options[] = {
 	{ 0, "bad-fraction", IX_OPT_NUMBER, offsetof(struct mesh_opts, bw_fraction), "F",
 	  "a pair is bad below F x the median bandwidth (default 0.7)", 0.01, 1 },
 	{ 0, "lat-factor", IX_OPT_NUMBER, offsetof(struct mesh_opts, lat_factor), "F",
-	  "a pair is bad above F x the lowest latency (default 2)", 1, 1000 },
+	  "a pair is bad above F x the latency baseline (default 2)", 1, 1000 },
+	{ 0, "lat-baseline", IX_OPT_NUMBER, offsetof(struct mesh_opts, lat_percentile), "P",
+	  "the latency baseline: the P-th percentile of all pairs' p50 (default 50, the median)",
+	  0.01, 100 },
 	{ 0, "no-retest", IX_OPT_FLAG, offsetof(struct mesh_opts, no_retest), NULL,
 	  "do not measure bad pairs a second time", 0, 0 },
 	{ 0, "live", IX_OPT_FLAG, offsetof(struct mesh_opts, live), NULL,
@@ -379,6 +383,7 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 	p->retest = !o->no_retest;
 	p->rules.bw_fraction = o->bw_fraction > 0 ? o->bw_fraction : 0.7;
 	p->rules.lat_factor = o->lat_factor > 0 ? o->lat_factor : 2.0;
+	p->rules.lat_percentile = o->lat_percentile > 0 ? o->lat_percentile : 50;
 	p->bw.path = tp->name;
 	p->bw.msg_size = o->size ? o->size : tp->default_msg_size;
 	p->bw.streams = o->parallel ? (uint32_t)o->parallel : 1;

@@ -405,15 +405,17 @@ static int setting(struct parse *ps, struct ix_check *c, const char *k, const ch
 		}
 		return c->incast.nsweep ? 1 : bad(ps, "'%s' lists no sender counts%s", k, "");
 	}
-	if (!strcmp(k, "bad_fraction") || !strcmp(k, "lat_factor")) {
+	if (!strcmp(k, "bad_fraction") || !strcmp(k, "lat_factor") || !strcmp(k, "lat_baseline")) {
 		char *end;
 		d = strtod(v, &end);
-		if (end == v || *end || d <= 0)
+		if (end == v || *end || d <= 0 || (!strcmp(k, "lat_baseline") && d > 100))
 			return bad(ps, "bad value '%s' for %s", v, k);
 		if (k[0] == 'b')
 			c->mesh.rules.bw_fraction = d;
-		else
+		else if (!strcmp(k, "lat_factor"))
 			c->mesh.rules.lat_factor = d;
+		else
+			c->mesh.rules.lat_percentile = d;
 		return 1;
 	}
 	return -1;

@@ -9,6 +9,7 @@
 
 #define DEFAULT_BW_FRACTION 0.7
 #define DEFAULT_LAT_FACTOR  2.0
+#define DEFAULT_LAT_PCT     50.0 /* the latency baseline: the median pair */
 
 double ix_jain_index(const double *x, size_t n)
 {
@@ -93,11 +94,22 @@ static bool measured_pair(const struct ix_cell *c, uint32_t row, uint32_t col)
 	return c->state == IX_CELL_OK && row != col;
 }
 
-/* The bandwidths of rank k and k + 1 (0-based) among the OK off-diagonal
- * cells with a bandwidth, whose high-16-bit histogram is in hist (reused).
+/* A cell's figure: its bandwidth (lat false) or its p50 latency. */
+static float figure(const struct ix_cell *c, bool lat)
+{
+	return lat ? c->lat_p50_ns : c->bw_bps;
+}
+
+static bool has_figure(const struct ix_cell *c, bool lat)
+{
+	return lat ? has_lat(c) : has_bw(c);
+}
+
+/* The figures of rank k and k + 1 (0-based) among the OK off-diagonal
+ * cells that have one, whose high-16-bit histogram is in hist (reused).
  * *vk1 is meaningless when rank k is the largest. */
-static void select_pair(const struct ix_cell *cells, uint32_t n, uint64_t *hist, uint64_t k,
-			float *vk, float *vk1)
+static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint64_t *hist,
+			uint64_t k, float *vk, float *vk1)
 {
 	uint64_t below = 0;
 	uint32_t hi = 0, lo, above = UINT32_MAX; /* smallest bits with a higher hi */
@@ -112,9 +124,9 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, uint64_t *hist,
 			const struct ix_cell *c = &cells[(size_t)row * n + col];
 			uint32_t u;
 
-			if (!measured_pair(c, row, col) || !has_bw(c))
+			if (!measured_pair(c, row, col) || !has_figure(c, lat))
 				continue;
-			u = float_bits(c->bw_bps);
+			u = float_bits(figure(c, lat));
 			if (u >> 16 == hi)
 				hist[u & 0xffff]++;
 			else if (u >> 16 > hi && u < above)
@@ -135,12 +147,40 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, uint64_t *hist,
 	*vk1 = bits_float(lo < DIGITS ? hi << 16 | lo : above);
 }
 
+/* The pct-th percentile (0..100, between ranks by interpolation; 50 is
+ * the median) of the cells' figures, count of them, histogram built here. */
+static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint64_t *hist,
+			 uint64_t count, double pct)
+{
+	double pos = pct / 100.0 * (double)(count - 1);
+	uint64_t k = (uint64_t)pos;
+	float vk, vk1;
+
+	if (!count)
+		return 0;
+	memset(hist, 0, DIGITS * sizeof(*hist));
+	for (uint32_t row = 0; row < n; row++)
+		for (uint32_t col = 0; col < n; col++) {
+			const struct ix_cell *c = &cells[(size_t)row * n + col];
+
+			if (measured_pair(c, row, col) && has_figure(c, lat))
+				hist[float_bits(figure(c, lat)) >> 16]++;
+		}
+	select_pair(cells, n, lat, hist, k, &vk, &vk1);
+	if (k + 1 >= count)
+		return vk;
+	return (double)vk + (pos - (double)k) * ((double)vk1 - (double)vk);
+}
+
 /*
  * Only OK cells off the diagonal count (a host is not paired with itself);
  * the others get bad = 0 and count as neither measured nor bad. A cell is
- * bad when it has a bandwidth below bw_fraction * median, or a p50 latency
- * above lat_factor * the lowest p50. Rules (or rules == NULL) with a
- * fraction or factor that is not > 0 take the defaults 0.7 and 2.0. A node
+ * bad (IX_BAD_BW) when it has a bandwidth below bw_fraction * the median,
+ * and (IX_BAD_LAT) when its p50 latency is above lat_factor * the baseline:
+ * the lat_percentile-th percentile of all pairs' p50 (the median by
+ * default), so that one unusually fast pair condemns nobody. Rules (or
+ * rules == NULL) with a fraction or factor that is not > 0 take the
+ * defaults 0.7 and 2.0, a percentile outside (0, 100] the median. A node
  * (n >= 3) is suspect when at least two of its measured cells, as row or
  * column, are bad and they are more than half of them. Everything is
  * allocated before the cells are touched: on failure (-1) they are as they
@@ -149,9 +189,9 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, uint64_t *hist,
 int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
 		    struct ix_mesh_findings *out)
 {
-	size_t count = 0, bad_pairs = 0, nsus = 0;
-	double frac = DEFAULT_BW_FRACTION, factor = DEFAULT_LAT_FACTOR, median = 0, min_lat = 0;
-	double bw_limit, lat_limit;
+	size_t nbw = 0, nlat = 0, bad_pairs = 0, nsus = 0;
+	double frac = DEFAULT_BW_FRACTION, factor = DEFAULT_LAT_FACTOR, pct = DEFAULT_LAT_PCT;
+	double bw_limit, lat_limit, median, baseline;
 	uint64_t *hist = calloc(DIGITS, sizeof(*hist));
 	uint32_t *node = calloc(2 * (size_t)n + 1, sizeof(*node)); /* measured, then bad */
 	uint32_t *measured = node, *bad = node + n;
@@ -167,32 +207,26 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 		frac = rules->bw_fraction;
 	if (rules && rules->lat_factor > 0)
 		factor = rules->lat_factor;
+	if (rules && rules->lat_percentile > 0 && rules->lat_percentile <= 100)
+		pct = rules->lat_percentile;
 
-	/* Pass 1: how many bandwidths, their high bits, the lowest latency. */
+	/* Pass 1: how many figures, the lowest latency. */
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
 			const struct ix_cell *c = &cells[(size_t)row * n + col];
 
 			if (!measured_pair(c, row, col))
 				continue;
-			if (has_bw(c)) {
-				hist[float_bits(c->bw_bps) >> 16]++;
-				count++;
-			}
+			nbw += has_bw(c);
+			nlat += has_lat(c);
 			if (has_lat(c) && c->lat_p50_ns < minl)
 				minl = c->lat_p50_ns;
 		}
-	if (count) {
-		float vk, vk1;
-
-		select_pair(cells, n, hist, (count - 1) / 2, &vk, &vk1);
-		median = count % 2 ? vk : ((double)vk + vk1) / 2;
-	}
+	median = percentile(cells, n, false, hist, nbw, 50);
+	baseline = percentile(cells, n, true, hist, nlat, pct);
 	free(hist);
-	if (minl < INFINITY)
-		min_lat = minl;
 	bw_limit = frac * median;
-	lat_limit = factor * min_lat;
+	lat_limit = factor * baseline;
 
 	/* Last pass: flag cells, count per node. */
 	for (uint32_t row = 0; row < n; row++)
@@ -204,9 +238,11 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 				continue;
 			measured[row]++;
 			measured[col]++;
-			if ((has_bw(c) && c->bw_bps < bw_limit) ||
-			    (has_lat(c) && c->lat_p50_ns > lat_limit)) {
-				c->bad = 1;
+			if (has_bw(c) && c->bw_bps < bw_limit)
+				c->bad |= IX_BAD_BW;
+			if (has_lat(c) && c->lat_p50_ns > lat_limit)
+				c->bad |= IX_BAD_LAT;
+			if (c->bad) {
 				bad_pairs++;
 				bad[row]++;
 				bad[col]++;
@@ -228,8 +264,59 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 	out->nsuspects = nsus;
 	out->bad_pairs = bad_pairs;
 	out->median_bw_bps = median;
-	out->min_lat_ns = min_lat;
+	out->min_lat_ns = minl < INFINITY ? minl : 0;
+	out->lat_baseline_ns = baseline;
+	out->bw_fraction = frac;
+	out->lat_factor = factor;
+	out->lat_percentile = pct;
+	out->lat_pairs = nlat;
 	return 0;
+}
+
+/* A rate in the unit that keeps it readable. */
+static void rate(double bps, char *buf, size_t len)
+{
+	if (bps >= 1e9)
+		snprintf(buf, len, "%.2f Gbit/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, len, "%.1f Mbit/s", bps / 1e6);
+	else
+		snprintf(buf, len, "%.1f kbit/s", bps / 1e3);
+}
+
+/* Where the baseline comes from, for the sentence. */
+static void baseline_name(const struct ix_mesh_findings *f, char *buf, size_t len)
+{
+	if (f->lat_percentile == 50)
+		snprintf(buf, len, "median of %zu pairs", f->lat_pairs);
+	else
+		snprintf(buf, len, "p%g of %zu pairs", f->lat_percentile, f->lat_pairs);
+}
+
+void ix_mesh_reason(const struct ix_cell *c, const struct ix_mesh_findings *f, char *buf,
+		    size_t len)
+{
+	char v[32], m[32], base[48];
+	size_t n = 0;
+
+	if (!buf || !len)
+		return;
+	buf[0] = '\0';
+	if (c->bad & IX_BAD_BW) {
+		rate(c->bw_bps, v, sizeof(v));
+		rate(f->median_bw_bps, m, sizeof(m));
+		n = (size_t)snprintf(
+			buf, len, "bandwidth %s < %.2g x median %s (%.0f%%)", v, f->bw_fraction, m,
+			f->median_bw_bps > 0 ? 100.0 * c->bw_bps / f->median_bw_bps : 0.0);
+	}
+	if ((c->bad & IX_BAD_LAT) && n < len) {
+		baseline_name(f, base, sizeof(base));
+		snprintf(buf + n, len - n,
+			 "%slatency p50 %.1f us > %.2g x baseline %.1f us (%s; %.1f x)",
+			 n ? "; " : "", c->lat_p50_ns / 1e3, f->lat_factor,
+			 f->lat_baseline_ns / 1e3, base,
+			 f->lat_baseline_ns > 0 ? c->lat_p50_ns / f->lat_baseline_ns : 0.0);
+	}
 }
 
 /*

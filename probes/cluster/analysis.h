@@ -27,21 +27,30 @@ struct ix_cell {
 	float lat_p50_ns; /* one-way latency; 0 when not measured */
 	float lat_p99_ns;
 	uint8_t state;    /* enum ix_cell_state */
-	uint8_t bad;      /* flagged by ix_mesh_analyze */
+	uint8_t bad;      /* flagged by ix_mesh_analyze: IX_BAD_* */
 	uint8_t retested; /* measured a second time */
 	uint8_t pad;
 };
 
+/* Why a cell is bad (its bad field, a mask). */
+#define IX_BAD_BW  1 /* bandwidth below the rule */
+#define IX_BAD_LAT 2 /* latency above the rule */
+
 struct ix_mesh_rules {
-	double bw_fraction; /* bad when bw < bw_fraction * median bw (default 0.7) */
-	double lat_factor;  /* bad when p50 > lat_factor * min p50 (default 2.0) */
+	double bw_fraction;    /* bad when bw < bw_fraction * median bw (default 0.7) */
+	double lat_factor;     /* bad when p50 > lat_factor * baseline (default 2.0) */
+	double lat_percentile; /* the baseline: this percentile of all pairs' p50
+				  (0 < p <= 100; default 50, the median) */
 };
 
 struct ix_mesh_findings {
-	size_t bad_pairs;     /* cells flagged bad */
-	double median_bw_bps; /* over OK cells with a bandwidth */
-	double min_lat_ns;    /* over OK cells with a latency */
-	uint32_t *suspects;   /* node indexes, allocated; free() it */
+	size_t bad_pairs;                               /* cells flagged bad */
+	double median_bw_bps;                           /* over OK cells with a bandwidth */
+	double min_lat_ns;                              /* over OK cells with a latency */
+	double lat_baseline_ns;                         /* the latency rule's baseline */
+	size_t lat_pairs;                               /* the pairs it is taken over */
+	double bw_fraction, lat_factor, lat_percentile; /* the rules applied */
+	uint32_t *suspects;                             /* node indexes, allocated; free() it */
 	size_t nsuspects;
 };
 
@@ -50,6 +59,11 @@ struct ix_mesh_findings {
  * Returns 0, or -1 when out of memory. */
 int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
 		    struct ix_mesh_findings *out);
+/* Why a bad cell is bad, in one sentence: the rule it broke and by how
+ * much ("latency p50 19.4 us > 2 x baseline 9.4 us (median of 120 pairs;
+ * 2.1 x)"); "" for a cell that is not bad. */
+void ix_mesh_reason(const struct ix_cell *c, const struct ix_mesh_findings *f, char *buf,
+		    size_t len);
 
 /* Incast sweep: goodput per sender count, stalled rounds (0 when the mode
  * has no rounds). Writes one sentence saying what the figures show. */

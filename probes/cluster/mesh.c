@@ -214,7 +214,7 @@ static int summarize_nodes(struct ix_mesh_result *r)
 			if (i->state == IX_CELL_OK && i->bw_bps > 0)
 				in[ni++] = i->bw_bps;
 			nd->measured += (o->state == IX_CELL_OK) + (i->state == IX_CELL_OK);
-			nd->bad += o->bad + i->bad;
+			nd->bad += (o->bad != 0) + (i->bad != 0);
 		}
 		nd->bw_out_bps = ix_median(out, no);
 		nd->bw_in_bps = ix_median(in, ni);

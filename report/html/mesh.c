@@ -335,7 +335,7 @@ static void pair_table(FILE *f, json_t *list, const char *title, bool failures)
 	}
 	fputs(failures ? "<table><thead><tr><th>From</th><th>To</th><th>Error</th></tr>"
 		       : "<table><thead><tr><th>From</th><th>To</th><th>Bandwidth</th>"
-			 "<th>Latency p50</th><th>Retested</th></tr>",
+			 "<th>Latency p50</th><th>Retested</th><th>Why</th></tr>",
 	      f);
 	fputs("</thead><tbody>\n", f);
 	for (size_t i = 0; i < n && i < LIST_MAX; i++) {
@@ -355,6 +355,8 @@ static void pair_table(FILE *f, json_t *list, const char *title, bool failures)
 			ix_html_numf(f, e, "lat_p50_ns", IX_HF_NS);
 			fputs("</td><td>", f);
 			fputs(json_is_true(json_object_get(e, "retested")) ? "yes" : "no", f);
+			fputs("</td><td>", f);
+			ix_html_esc(f, ix_html_str(e, "reason"));
 		}
 		fputs("</td></tr>\n", f);
 	}
@@ -455,8 +457,10 @@ static void facts(FILE *f, json_t *r)
 		{ "wall time", "wall_s", IX_HF_SECONDS },
 		{ "median pair bandwidth", "median_bw_bps", IX_HF_RATE },
 		{ "min pair latency", "min_lat_ns", IX_HF_NS },
+		{ "pair latency baseline", "lat_baseline_ns", IX_HF_NS },
+		{ "baseline percentile of pairs", "params.rules.lat_percentile", IX_HF_PLAIN },
 		{ "bad if bandwidth below (x median)", "params.rules.bw_fraction", IX_HF_PLAIN },
-		{ "bad if latency above (x min)", "params.rules.lat_factor", IX_HF_PLAIN },
+		{ "bad if latency above (x baseline)", "params.rules.lat_factor", IX_HF_PLAIN },
 	};
 
 	fprintf(f, "<dl class=\"facts\"><dt>hosts</dt><dd>%zu</dd>",

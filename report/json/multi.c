@@ -93,9 +93,12 @@ static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_
 {
 	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
 
-	return json_pack("{s:o,s:o,s:o,s:o,s:b}", "from", host_json(r->hosts, a), "to",
+	char why[256];
+
+	ix_mesh_reason(c, &r->findings, why, sizeof(why));
+	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "from", host_json(r->hosts, a), "to",
 			 host_json(r->hosts, b), "bw_bps", num_or_null(c->bw_bps), "lat_p50_ns",
-			 num_or_null(c->lat_p50_ns), "retested", c->retested != 0);
+			 num_or_null(c->lat_p50_ns), "retested", c->retested != 0, "reason", why);
 }
 
 /* The bad pairs, one object at a time. */
@@ -178,8 +181,8 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 	}
 	return json_pack(
 		"{s:s,s:b,s:o,s:{s:o,s:b,s:i,s:b,s:{s:s,s:I,s:f,s:f},s:{s:s,s:I,s:I,s:f},s:{s:f,s:"
-		"f}},"
-		"s:i,s:{s:I,s:I,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+		"f,s:f}},"
+		"s:i,s:{s:I,s:I,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
 		"kind", "mesh", "complete", r->complete, "hosts", hosts, "params", "tests", tests,
 		"both_directions", p->both_directions, "concurrency", (int)p->concurrency, "retest",
 		p->retest, "bw", "path", p->bw.path ? p->bw.path : "tcp", "msg_size",
@@ -187,12 +190,15 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		p->bw.warmup_s, "lat", "path", p->lat.path ? p->lat.path : "tcp", "msg_size",
 		(json_int_t)p->lat.msg_size, "iters", (json_int_t)p->lat.iters, "duration_s",
 		p->lat.duration_s, "rules", "bw_fraction", p->rules.bw_fraction, "lat_factor",
-		p->rules.lat_factor, "rounds", (int)r->rounds, "pairs", "planned",
-		(json_int_t)r->pairs_planned, "measured", (json_int_t)r->pairs_measured, "failed",
-		(json_int_t)r->pairs_failed, "retested", (json_int_t)r->pairs_retested, "wall_s",
-		r->wall_s, "median_bw_bps", num_or_null(r->findings.median_bw_bps), "min_lat_ns",
-		num_or_null(r->findings.min_lat_ns), "matrix", m, "nodes", nodes, "bad_pairs", bad,
-		"suspects", suspects, "failures", failures);
+		p->rules.lat_factor, "lat_percentile",
+		r->findings.lat_percentile > 0 ? r->findings.lat_percentile : 50.0, "rounds",
+		(int)r->rounds, "pairs", "planned", (json_int_t)r->pairs_planned, "measured",
+		(json_int_t)r->pairs_measured, "failed", (json_int_t)r->pairs_failed, "retested",
+		(json_int_t)r->pairs_retested, "wall_s", r->wall_s, "median_bw_bps",
+		num_or_null(r->findings.median_bw_bps), "min_lat_ns",
+		num_or_null(r->findings.min_lat_ns), "lat_baseline_ns",
+		num_or_null(r->findings.lat_baseline_ns), "matrix", m, "nodes", nodes, "bad_pairs",
+		bad, "suspects", suspects, "failures", failures);
 }
 
 json_t *ix_json_mesh(const struct ix_mesh_result *r)

@@ -46,7 +46,7 @@ static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 
 void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
 {
-	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[32];
+	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[256];
 	size_t shown = 0;
 
 	fprintf(f,
@@ -84,10 +84,15 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 			100 * (r->params.rules.bw_fraction > 0 ? r->params.rules.bw_fraction
 							       : 0.7));
 	}
-	if (r->findings.min_lat_ns > 0) {
-		ix_fmt_ns(r->findings.min_lat_ns, a, sizeof(a));
-		fprintf(f, "\nLowest pair latency %s; bad above %.1fx it.", a,
-			r->params.rules.lat_factor > 0 ? r->params.rules.lat_factor : 2.0);
+	if (r->findings.lat_baseline_ns > 0) {
+		ix_fmt_ns(r->findings.lat_baseline_ns, a, sizeof(a));
+		ix_fmt_ns(r->findings.min_lat_ns, b, sizeof(b));
+		fprintf(f,
+			"\nPair latency baseline %s (%s%g of %zu pairs, lowest %s); bad above "
+			"%.1fx it.",
+			a, r->findings.lat_percentile == 50 ? "median, p" : "p",
+			r->findings.lat_percentile, r->findings.lat_pairs, b,
+			r->findings.lat_factor > 0 ? r->findings.lat_factor : 2.0);
 	}
 	fprintf(f, "\n%zu bad pair(s)%s\n", r->findings.bad_pairs,
 		r->findings.bad_pairs ? ":" : ".");
@@ -98,9 +103,7 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 				continue;
 			host_name(r->hosts, x, a, sizeof(a));
 			host_name(r->hosts, y, b, sizeof(b));
-			snprintf(c, sizeof(c), "-");
-			if (cl->bw_bps > 0)
-				ix_fmt_rate(cl->bw_bps, u, c, sizeof(c));
+			ix_mesh_reason(cl, &r->findings, c, sizeof(c));
 			fprintf(f, "  %s -> %s  %s%s\n", a, b, c,
 				cl->retested ? " (confirmed)" : "");
 			shown++;

@@ -218,6 +218,10 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 	x = json_object_get(json_object_get(params, "rules"), "lat_factor");
 	if (json_is_number(x) && json_number_value(x) >= 1)
 		s->rules.lat_factor = json_number_value(x);
+	s->rules.lat_percentile = 50; /* a document from before the rule: the median */
+	x = json_object_get(json_object_get(params, "rules"), "lat_percentile");
+	if (json_is_number(x) && json_number_value(x) > 0 && json_number_value(x) <= 100)
+		s->rules.lat_percentile = json_number_value(x);
 	s->both = json_is_true(json_object_get(params, "both_directions"));
 	s->tests = 0;
 	json_array_foreach(json_object_get(params, "tests"), i, x)

@@ -37,6 +37,9 @@ check "host $BAD is the one suspect" jq_true "$J/mesh.json" \
 	".results[0].suspects | length == 1 and (.[0] | startswith(\"198.18.0.$BAD:\"))"
 check "bad pairs were retested and confirmed" jq_true "$J/mesh.json" \
 	'[.results[0].bad_pairs[].retested] | all'
+check "each says why: below 0.7 x the median bandwidth ($(jq -c '.results[0].bad_pairs[0].reason' "$J/mesh.json"))" \
+	jq_true "$J/mesh.json" \
+	'[.results[0].bad_pairs[].reason | test("^bandwidth [0-9.]+ [MG]bit/s < 0.7 x median [0-9.]+ [MG]bit/s \\([0-9]+%\\)$")] | all'
 schema_check "$J/mesh.json"
 
 # Kill one agent mid-mesh: its pairs fail with the reason, the rest completes.

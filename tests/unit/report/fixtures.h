@@ -28,7 +28,7 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	r->params.tests = IX_MESH_BW | IX_MESH_LAT;
 	r->params.bw.path = "tcp";
 	r->params.lat.path = "tcp";
-	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0 };
+	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50 };
 	r->hosts = &hosts;
 	r->n = 3;
 	r->cells = cells;
@@ -39,7 +39,16 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	cells[0 * 3 + 1] = (struct ix_cell){ 9e9, 5000, 6000, IX_CELL_OK, 0, 0, 0 };
 	cells[0 * 3 + 2] = (struct ix_cell){ 1e9, 5000, 6000, IX_CELL_OK, 1, 1, 0 };
 	cells[1 * 3 + 2] = (struct ix_cell){ 0, 0, 0, IX_CELL_FAILED, 0, 0, 0 };
-	r->findings = (struct ix_mesh_findings){ 1, 5e9, 5000, suspects, 1 };
+	r->findings = (struct ix_mesh_findings){ .bad_pairs = 1,
+						 .median_bw_bps = 5e9,
+						 .min_lat_ns = 5000,
+						 .lat_baseline_ns = 5000,
+						 .lat_pairs = 2,
+						 .bw_fraction = 0.7,
+						 .lat_factor = 2.0,
+						 .lat_percentile = 50,
+						 .suspects = suspects,
+						 .nsuspects = 1 };
 	suspects[0] = 2;
 	nodes[2].suspect = true;
 	nodes[2].bad = 1;

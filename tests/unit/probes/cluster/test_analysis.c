@@ -153,7 +153,7 @@ static void expect_bad(struct ix_cell *cells, uint32_t n, bool (*want)(uint32_t,
 {
 	for (uint32_t r = 0; r < n; r++)
 		for (uint32_t c = 0; c < n; c++)
-			cr_assert_eq(cell(cells, n, r, c)->bad, want(r, c) ? 1 : 0,
+			cr_assert_eq(cell(cells, n, r, c)->bad != 0, want(r, c),
 				     "cell (%u, %u): bad = %u", r, c, cell(cells, n, r, c)->bad);
 }
 
@@ -176,7 +176,7 @@ Test(mesh, one_slow_node_is_the_suspect)
 {
 	uint32_t n = 6;
 	struct ix_cell *cells = mesh_new(n);
-	struct ix_mesh_rules rules = { 0.7, 2.0 };
+	struct ix_mesh_rules rules = { 0.7, 2.0, 50 };
 	struct ix_mesh_findings f;
 
 	slow_node(cells, n, 3, (float)GBIT);
@@ -336,14 +336,17 @@ Test(mesh, two_nodes_name_no_suspect)
 	struct ix_cell *cells = mesh_new(n);
 	struct ix_mesh_findings f;
 
-	/* Median 5.5 Gbit/s: (0, 1) is slow; (1, 0) has 5x the lowest latency.
-	 * Both cells are bad, both nodes 2 of 2, but n < 3. */
+	/* Median 5.5 Gbit/s: (0, 1) is slow; (1, 0) has 5x the lowest latency,
+	 * bad against a baseline near the lowest (the 1st percentile). Both
+	 * cells are bad, both nodes 2 of 2, but n < 3. */
+	struct ix_mesh_rules low = { 0, 0, 1 };
+
 	*cell(cells, n, 0, 1) =
 		(struct ix_cell){ .state = IX_CELL_OK, .bw_bps = (float)GBIT, .lat_p50_ns = 1000 };
 	*cell(cells, n, 1, 0) = (struct ix_cell){ .state = IX_CELL_OK,
 						  .bw_bps = (float)(10 * GBIT),
 						  .lat_p50_ns = 5000 };
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(ix_mesh_analyze(cells, n, &low, &f), 0);
 	cr_assert_eq(f.bad_pairs, 2);
 	cr_assert_eq(f.nsuspects, 0);
 	cr_assert_null(f.suspects);
@@ -356,7 +359,7 @@ Test(mesh, zero_rules_take_the_defaults)
 {
 	uint32_t n = 6;
 	struct ix_cell *a = mesh_new(n), *b = mesh_new(n);
-	struct ix_mesh_rules zero = { 0, 0 }, negative = { -1, -3 };
+	struct ix_mesh_rules zero = { 0, 0, 0 }, negative = { -1, -3, -5 };
 	struct ix_mesh_findings f;
 
 	/* 0.65 of the median is bad by the default 0.7; 2.1x latency by 2.0. */
@@ -365,8 +368,8 @@ Test(mesh, zero_rules_take_the_defaults)
 	cr_assert_eq(ix_mesh_analyze(a, n, &zero, &f), 0);
 	memcpy(b, a, (size_t)n * n * sizeof(*a));
 	cr_assert_eq(f.bad_pairs, 2);
-	cr_assert_eq(cell(a, n, 0, 1)->bad, 1);
-	cr_assert_eq(cell(a, n, 2, 4)->bad, 1);
+	cr_assert_eq(cell(a, n, 0, 1)->bad, IX_BAD_BW);
+	cr_assert_eq(cell(a, n, 2, 4)->bad, IX_BAD_LAT);
 	cr_assert_eq(ix_mesh_analyze(b, n, &negative, &f), 0);
 	cr_assert_eq(memcmp(a, b, (size_t)n * n * sizeof(*a)), 0);
 	cr_assert_eq(ix_mesh_analyze(b, n, NULL, &f), 0);
@@ -379,7 +382,7 @@ Test(mesh, rules_are_applied)
 {
 	uint32_t n = 6;
 	struct ix_cell *cells = mesh_new(n);
-	struct ix_mesh_rules lax = { 0.05, 10 }, strict = { 0.995, 1.001 };
+	struct ix_mesh_rules lax = { 0.05, 10, 50 }, strict = { 0.995, 1.001, 50 };
 	struct ix_mesh_findings f;
 
 	slow_node(cells, n, 3, (float)GBIT); /* 0.1 of the median */
@@ -389,9 +392,11 @@ Test(mesh, rules_are_applied)
 	cr_assert_eq(ix_mesh_analyze(cells, n, &lax, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	cr_assert_eq(f.nsuspects, 0);
-	/* Within 0.5% of the median and 0.1% of the lowest latency: nearly all. */
+	/* Within 0.5% of the median bandwidth and 0.1% of the median latency:
+	 * the slow node's 10, row 2's 5 and about half of the other 15. */
 	cr_assert_eq(ix_mesh_analyze(cells, n, &strict, &f), 0);
-	cr_assert_gt(f.bad_pairs, 20);
+	cr_assert_gt(f.bad_pairs, 15, "%zu bad, baseline %g, median %g", f.bad_pairs,
+		     f.lat_baseline_ns, f.median_bw_bps);
 	free(f.suspects);
 	free(cells);
 }
@@ -592,4 +597,76 @@ Test(incast, tiny_buffer_is_terminated_and_not_overrun)
 	ix_incast_diagnose(p, 2, buf, 1);
 	cr_assert_eq(buf[0], '\0');
 	cr_assert_eq(buf[1], 'X');
+}
+
+Test(mesh, one_lucky_pair_condemns_nobody)
+{
+	uint32_t n = 16;
+	struct ix_cell *cells = mesh_new(n);
+	struct ix_mesh_findings f;
+
+	/* One pair far faster than the rest (a cached path, a same-switch
+	 * shortcut): with the lowest pair as the baseline, every other pair
+	 * would be above 2x it. */
+	cell(cells, n, 5, 9)->lat_p50_ns = 1500;
+	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(f.bad_pairs, 0, "%zu bad pairs", f.bad_pairs);
+	cr_assert_float_eq(f.min_lat_ns, 1500, 1e-3);
+	cr_assert(f.lat_baseline_ns > 4950 && f.lat_baseline_ns < 5050, "baseline %g",
+		  f.lat_baseline_ns);
+	cr_assert_eq(f.lat_pairs, (size_t)n * (n - 1));
+	free(cells);
+}
+
+Test(mesh, the_baseline_percentile_is_a_rule)
+{
+	uint32_t n = 6;
+	struct ix_cell *cells = mesh_new(n);
+	struct ix_mesh_rules p10 = { 0, 2.0, 10 }, p100 = { 0, 2.0, 100 };
+	struct ix_mesh_findings f;
+
+	/* Half the pairs at 5 us, half at 11 us: above 2x the 10th percentile,
+	 * and not above 2x the highest. */
+	for (uint32_t r = 0; r < n; r++)
+		for (uint32_t c = 0; c < n; c++)
+			if (r != c && r >= n / 2)
+				cell(cells, n, r, c)->lat_p50_ns = 11000;
+	cr_assert_eq(ix_mesh_analyze(cells, n, &p10, &f), 0);
+	cr_assert_eq(f.bad_pairs, 15);
+	cr_assert_float_eq(f.lat_percentile, 10, 1e-9);
+	cr_assert_eq(ix_mesh_analyze(cells, n, &p100, &f), 0);
+	cr_assert_eq(f.bad_pairs, 0);
+	cr_assert_float_eq(f.lat_baseline_ns, 11000, 1e-3);
+	free(f.suspects);
+	free(cells);
+}
+
+Test(mesh, a_bad_pair_says_why)
+{
+	uint32_t n = 6;
+	struct ix_cell *cells = mesh_new(n);
+	struct ix_mesh_findings f;
+	char why[256];
+
+	cell(cells, n, 0, 1)->bw_bps = (float)(3.1 * GBIT);
+	cell(cells, n, 2, 4)->lat_p50_ns = 19400;
+	cell(cells, n, 3, 5)->bw_bps = (float)(2 * GBIT);
+	cell(cells, n, 3, 5)->lat_p50_ns = 12000;
+	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	ix_mesh_reason(cell(cells, n, 0, 1), &f, why, sizeof(why));
+	cr_assert(strstr(why, "bandwidth 3.10 Gbit/s < 0.7 x median 10.0") == why, "%s", why);
+	cr_assert(strstr(why, "(31%)"), "%s", why);
+	ix_mesh_reason(cell(cells, n, 2, 4), &f, why, sizeof(why));
+	cr_assert(strstr(why,
+			 "latency p50 19.4 us > 2 x baseline 5.0 us (median of 30 pairs; 3.9 x)") ==
+			  why,
+		  "%s", why);
+	ix_mesh_reason(cell(cells, n, 3, 5), &f, why, sizeof(why));
+	cr_assert(strstr(why, "bandwidth 2.00 Gbit/s") == why &&
+			  strstr(why, "; latency p50 12.0 us"),
+		  "both rules: %s", why);
+	ix_mesh_reason(cell(cells, n, 1, 2), &f, why, sizeof(why));
+	cr_assert_str_eq(why, "", "a good pair has no reason");
+	free(f.suspects);
+	free(cells);
 }

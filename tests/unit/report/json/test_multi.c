@@ -37,6 +37,10 @@ Test(mesh, json_fields)
 				 json_array_get(json_array_get(json_object_get(m, "state"), 1), 2)),
 			 "failed");
 	cr_assert_eq(json_array_size(json_object_get(j, "bad_pairs")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_array_get(json_object_get(j, "bad_pairs"), 0), "reason")),
+			 "bandwidth 1.00 Gbit/s < 0.7 x median 5.00 Gbit/s (20%)");
+	cr_assert_float_eq(json_number_value(json_object_get(j, "lat_baseline_ns")), 5000, 1e-9);
 	cr_assert_str_eq(json_string_value(json_array_get(json_object_get(j, "suspects"), 0)),
 			 "n3:6000");
 	cr_assert(json_is_true(

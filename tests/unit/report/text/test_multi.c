@@ -29,6 +29,11 @@ Test(mesh, text_names_the_suspect)
 	fclose(f);
 	cr_assert_not_null(strstr(buf, "SUSPECT: n3:6000"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "1 bad pair(s)"), "%s", buf);
+	cr_assert_not_null(
+		strstr(buf, "bandwidth 1.00 Gbit/s < 0.7 x median 5.00 Gbit/s (20%) (confirmed)"),
+		"the bad pair says why: %s", buf);
+	cr_assert_not_null(strstr(buf, "Pair latency baseline 5.00 us (median, p50 of 2 pairs"),
+			   "%s", buf);
 	cr_assert_not_null(strstr(buf, "n1:5301 -> n3:6000"), "%s", buf);
 	cr_assert_not_null(strstr(buf, "INCOMPLETE: 1 pair(s) not measured"), "%s", buf);
 	free(buf);

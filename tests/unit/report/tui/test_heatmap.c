@@ -29,7 +29,7 @@ static void src_uniform(struct ix_heat_src *s, uint32_t n)
 				       : (struct ix_cell){
 						 10e9f, 10000, 12000, IX_CELL_OK, 0, 0, 0
 					 };
-	s->rules = (struct ix_mesh_rules){ 0.7, 2.0 };
+	s->rules = (struct ix_mesh_rules){ 0.7, 2.0, 50 };
 	s->tests = IX_MESH_BW | IX_MESH_LAT;
 	s->both = true;
 }
