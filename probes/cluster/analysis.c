@@ -152,12 +152,14 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint6
 static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint64_t *hist,
 			 uint64_t count, double pct)
 {
-	double pos = pct / 100.0 * (double)(count - 1);
-	uint64_t k = (uint64_t)pos;
+	double pos;
+	uint64_t k;
 	float vk, vk1;
 
 	if (!count)
 		return 0;
+	pos = pct / 100.0 * (double)(count - 1);
+	k = (uint64_t)pos;
 	memset(hist, 0, DIGITS * sizeof(*hist));
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
