@@ -5,6 +5,7 @@
 # addresses (--task-bind), a task that never starts under PMIx, a task
 # killed mid-mesh, and the coordinator killed.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/integration/launchers.sh"
 
 J=$IX_TMP
 grep -q "define HAVE_PMIX 1" config.h 2>/dev/null || pmix_missing="built without PMIx (libpmix-dev)"
@@ -31,10 +32,8 @@ tasks() {
 }
 
 # ---- Open MPI ---------------------------------------------------------------
-if ! command -v mpirun >/dev/null; then
-	skip_check "mpirun runs an SPMD mesh and incast" "no mpirun (openmpi-bin)"
-elif [ -n "${pmix_missing:-}" ]; then
-	skip_check "mpirun runs an SPMD mesh and incast" "$pmix_missing"
+if [ -n "$(mpi_unavailable)" ]; then
+	skip_check "mpirun runs an SPMD mesh and incast" "$(mpi_unavailable)"
 else
 	MPI=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
 	"${MPI[@]}" "$IXPERF" mesh --test lat -n 200 --lat-factor 1000 -J -o "$J/mpi-mesh.json" \
@@ -52,10 +51,8 @@ else
 fi
 
 # ---- Open MPI: a task per address on one node, and a task that never starts --
-if ! command -v mpirun >/dev/null; then
-	skip_check "mpirun runs tasks bound to their own addresses" "no mpirun (openmpi-bin)"
-elif [ -n "${pmix_missing:-}" ]; then
-	skip_check "mpirun runs tasks bound to their own addresses" "$pmix_missing"
+if [ -n "$(mpi_unavailable)" ]; then
+	skip_check "mpirun runs tasks bound to their own addresses" "$(mpi_unavailable)"
 else
 	MPI=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
 	# Four tasks on this node, each on its own loopback address (all of
@@ -137,7 +134,6 @@ STUCK
 fi
 
 # ---- Slurm ----------------------------------------------------------------
-. "${top_srcdir:-.}/tests/integration/slurm.sh"
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 	skip_check "srun runs an SPMD mesh" "no slurmctld, slurmd or munged"

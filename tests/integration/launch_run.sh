@@ -6,6 +6,7 @@
 # error, not a smaller sweep; hosts = tasks outside a launch is an error; a
 # task killed mid-plan fails the checks that involve it and the run goes on.
 . "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/integration/launchers.sh"
 
 J=$IX_TMP
 grep -q "define HAVE_PMIX 1" config.h 2>/dev/null || pmix_missing="built without PMIx (libpmix-dev)"
@@ -120,10 +121,8 @@ check "the check is an ERROR saying why" \
 	"$(result "$J/plain")"
 
 # ---- Open MPI ---------------------------------------------------------------
-if ! command -v mpirun >/dev/null; then
-	skip_check "mpirun runs an SPMD plan" "no mpirun (openmpi-bin)"
-elif [ -n "${pmix_missing:-}" ]; then
-	skip_check "mpirun runs an SPMD plan" "$pmix_missing"
+if [ -n "$(mpi_unavailable)" ]; then
+	skip_check "mpirun runs an SPMD plan" "$(mpi_unavailable)"
 else
 	MPI=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
 	start=$(date +%s)
@@ -175,7 +174,6 @@ else
 fi
 
 # ---- Slurm ----------------------------------------------------------------
-. "${top_srcdir:-.}/tests/integration/slurm.sh"
 
 if ! command -v slurmctld >/dev/null || ! command -v munged >/dev/null; then
 	skip_check "srun runs an SPMD plan" "no slurmctld, slurmd or munged"

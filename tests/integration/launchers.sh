@@ -1,6 +1,17 @@
-# A single-node Slurm for the launch tests: munged, slurmctld and slurmd
-# started as root with a config in $J/slurm, every process on IX_PIDS (the
-# test's cleanup stops them by PID). Sourced by launch.sh and launch_run.sh.
+# The launchers of the launch tests, sourced by launch.sh and launch_run.sh.
+
+# mpi_unavailable: why Open MPI cannot run SPMD tasks here ("" when it can).
+mpi_unavailable() {
+	if ! command -v mpirun >/dev/null; then
+		echo "no mpirun (openmpi-bin)"
+	elif ! grep -q "define HAVE_PMIX 1" config.h 2>/dev/null; then
+		echo "built without PMIx (libpmix-dev)"
+	fi
+}
+
+# A single-node Slurm: munged, slurmctld and slurmd started as root with a
+# config in $J/slurm, every process on IX_PIDS (the test's cleanup stops
+# them by PID).
 
 # slurm_up PORT: 0 once sinfo shows the node idle (20 s at most); the
 # config is exported as SLURM_CONF.
