@@ -117,9 +117,7 @@ static void join_pci(struct ix_gpu_result *r, const struct ix_pci *pci, struct i
 		     d->info.index);
 		return;
 	}
-	k = ix_pci_find(pci, bdf);
-	if (k < 0 && n > 12) /* an 8-digit domain, "00000000:18:00.0" */
-		k = ix_pci_find(pci, bdf + n - 12);
+	k = ix_pci_find(pci, bdf); /* "00000000:18:00.0" too: domains compare by number */
 	if (k < 0) {
 		note(r, "GPU%d: %s is not in sysfs: its PCIe link is unknown", d->info.index, bdf);
 		return;

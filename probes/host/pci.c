@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -92,9 +93,35 @@ void ix_pci_free(struct ix_pci *p)
 	memset(p, 0, sizeof(*p));
 }
 
+bool ix_pci_parse_bdf(const char *s, struct ix_pci_addr *a)
+{
+	char *end;
+
+	if (!s || !ix_sysfs_is_bdf(s))
+		return false;
+	a->domain = (uint32_t)strtoul(s, &end, 16);
+	a->bus = (uint8_t)strtoul(end + 1, &end, 16);
+	a->dev = (uint8_t)strtoul(end + 1, &end, 16);
+	a->fn = (uint8_t)strtoul(end + 1, NULL, 16);
+	return true;
+}
+
+int ix_pci_addr_cmp(const struct ix_pci_addr *a, const struct ix_pci_addr *b)
+{
+	if (a->domain != b->domain)
+		return a->domain < b->domain ? -1 : 1;
+	if (a->bus != b->bus)
+		return a->bus < b->bus ? -1 : 1;
+	if (a->dev != b->dev)
+		return a->dev < b->dev ? -1 : 1;
+	return a->fn < b->fn ? -1 : a->fn > b->fn;
+}
+
+/* By number, not text: "ffff:00:00.0" comes before "10000:00:00.0". */
 static int bdf_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct ix_pci_dev *)a)->bdf, ((const struct ix_pci_dev *)b)->bdf);
+	return ix_pci_addr_cmp(&((const struct ix_pci_dev *)a)->addr,
+			       &((const struct ix_pci_dev *)b)->addr);
 }
 
 int ix_pci_find(const struct ix_pci *p, const char *bdf)
@@ -102,8 +129,9 @@ int ix_pci_find(const struct ix_pci *p, const char *bdf)
 	struct ix_pci_dev key;
 	const struct ix_pci_dev *d;
 
-	snprintf(key.bdf, sizeof(key.bdf), "%s", bdf);
-	d = p->n ? bsearch(&key, p->v, p->n, sizeof(*p->v), bdf_cmp) : NULL;
+	if (!p->n || !ix_pci_parse_bdf(bdf, &key.addr))
+		return -1;
+	d = bsearch(&key, p->v, p->n, sizeof(*p->v), bdf_cmp);
 	return d ? (int)(d - p->v) : -1;
 }
 
@@ -290,7 +318,8 @@ static void classify_bridges(struct ix_pci *p)
 		if (p->v[i].type == IX_PCI_BRIDGE && p->v[i].parent >= 0)
 			has_bridge_child[p->v[i].parent] = true;
 	/* Parents come before children: sorted by depth would be exact, but
-	 * a parent's bus number is always lower, so bdf order works. */
+	 * a parent's bus number is always lower, and a VMD domain's number
+	 * higher than its controller's, so address order works. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < p->n; i++) {
 			struct ix_pci_dev *d = &p->v[i];
@@ -298,7 +327,7 @@ static void classify_bridges(struct ix_pci *p)
 
 			if (endpoint_type(d) != IX_PCI_BRIDGE)
 				continue;
-			if (d->parent < 0)
+			if (d->parent < 0 || d->below_host_bridge)
 				d->type = IX_PCI_ROOT_PORT;
 			else if (up == IX_PCI_SWITCH_UP)
 				d->type = IX_PCI_SWITCH_DOWN;
@@ -344,10 +373,26 @@ static void expected_links(struct ix_pci *p)
 	}
 }
 
-/* Parent, host bridge and depth from "pci0000:00/0000:00:01.0/0000:01:00.0". */
+/* "pci0000:00", "pci10000:e0": a host bridge, as a component of a path. */
+static bool is_host_bridge(const char *s, size_t len)
+{
+	size_t n = 3;
+
+	if (len < 3 || strncmp(s, "pci", 3) != 0)
+		return false;
+	while (n < len && n < 3 + 8 && isxdigit((unsigned char)s[n]))
+		n++;
+	return n >= 3 + 4 && len == n + 3 && s[n] == ':' && isxdigit((unsigned char)s[n + 1]) &&
+	       isxdigit((unsigned char)s[n + 2]);
+}
+
+/* Parent, host bridge and depth from the path below /sys/devices:
+ * "pci0000:00/0000:00:01.0/0000:01:00.0", or, for a domain behind an
+ * Intel VMD controller, "pci0000:00/0000:00:0e.0/pci10000:e0/10000:e0:06.0"
+ * (the controller is the parent of the domain's root ports). */
 static int place(struct ix_pci *p, struct ix_pci_dev *d, const char *rel, char *parent_bdf)
 {
-	const char *slash = strchr(rel, '/'), *last = strrchr(rel, '/');
+	const char *slash = strchr(rel, '/'), *last = strrchr(rel, '/'), *end = last;
 
 	parent_bdf[0] = '\0';
 	if (!slash || strncmp(rel, "pci", 3) != 0)
@@ -355,19 +400,30 @@ static int place(struct ix_pci *p, struct ix_pci_dev *d, const char *rel, char *
 	snprintf(d->host_bridge, sizeof(d->host_bridge), "%.*s", (int)(slash - rel), rel);
 	if (strcmp(last + 1, d->bdf) != 0)
 		ix_pci_note(p, "%s: its directory is called %s", d->bdf, last + 1);
-	for (const char *s = slash; s && s < last; s = strchr(s + 1, '/'))
-		d->depth++;
-	if (last > slash) {
-		const char *prev = last - 1;
+	for (const char *s = slash; s && s < last; s = strchr(s + 1, '/')) {
+		const char *next = strchr(s + 1, '/');
+
+		d->depth += !is_host_bridge(s + 1, (size_t)(next - s - 1));
+	}
+	d->below_host_bridge = last == slash;
+	while (end > slash) {
+		const char *prev = end - 1;
 
 		while (prev > rel && *prev != '/')
 			prev--;
-		snprintf(parent_bdf, 16, "%.*s", (int)(last - prev - 1), prev + 1);
+		if (!is_host_bridge(prev + 1, (size_t)(end - prev - 1))) {
+			snprintf(parent_bdf, IX_PCI_BDF_LEN, "%.*s", (int)(end - prev - 1),
+				 prev + 1);
+			break;
+		}
+		d->below_host_bridge = true; /* a host bridge below a function */
+		end = prev;
 	}
 	return 0;
 }
 
-static int collect(struct ix_pci *p, const char *root, char (**parents)[16], struct ix_err *err)
+static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_BDF_LEN],
+		   struct ix_err *err)
 {
 	char dir_path[PATH_MAX];
 	struct dirent *e;
@@ -384,7 +440,10 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[16], str
 		if (e->d_name[0] == '.')
 			continue;
 		if (!ix_sysfs_is_bdf(e->d_name)) {
-			ix_pci_note(p, "%s: not a PCI address, skipped", e->d_name);
+			ix_pci_note(p,
+				    "%s: not a PCI address (domain of 4 to 8 hex digits, bus, "
+				    "device 00-1f, function 0-7), skipped",
+				    e->d_name);
 			continue;
 		}
 		if (snprintf(path, sizeof(path), "%s/%.255s", dir_path, e->d_name) >=
@@ -412,7 +471,8 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[16], str
 		}
 		d = &p->v[p->n];
 		memset(d, 0, sizeof(*d));
-		snprintf(d->bdf, sizeof(d->bdf), "%.15s", e->d_name);
+		snprintf(d->bdf, sizeof(d->bdf), "%.16s", e->d_name);
+		ix_pci_parse_bdf(d->bdf, &d->addr);
 		if (place(p, d, rel, (*parents)[p->n]) < 0) {
 			ix_pci_note(p, "%s: not under a PCI host bridge (%s), skipped", d->bdf,
 				    rel);
@@ -426,7 +486,7 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[16], str
 
 int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 {
-	char(*parents)[16] = NULL;
+	char(*parents)[IX_PCI_BDF_LEN] = NULL;
 
 	memset(out, 0, sizeof(*out));
 	if (collect(out, root, &parents, err) < 0) {
@@ -438,7 +498,7 @@ int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 	{
 		struct pair {
 			struct ix_pci_dev d;
-			char parent[16];
+			char parent[IX_PCI_BDF_LEN];
 		} *tmp = calloc(out->n + 1, sizeof(*tmp));
 
 		if (!tmp) {
@@ -448,12 +508,12 @@ int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 		}
 		for (size_t i = 0; i < out->n; i++) {
 			tmp[i].d = out->v[i];
-			memcpy(tmp[i].parent, parents[i], 16);
+			memcpy(tmp[i].parent, parents[i], IX_PCI_BDF_LEN);
 		}
 		qsort(tmp, out->n, sizeof(*tmp), bdf_cmp);
 		for (size_t i = 0; i < out->n; i++) {
 			out->v[i] = tmp[i].d;
-			memcpy(parents[i], tmp[i].parent, 16);
+			memcpy(parents[i], tmp[i].parent, IX_PCI_BDF_LEN);
 		}
 		free(tmp);
 	}

@@ -38,18 +38,33 @@ struct ix_pci_link {
 
 #define IX_PCI_NAMES 8 /* netdevs or RDMA devices kept per function */
 
+/* A PCI address. The domain is 32 bits: the kernel prints it with %04x, so
+ * domains above ffff (Intel VMD's, from 10000) are longer; the longest,
+ * "ffffffff:ff:1f.7", is 16 characters. */
+#define IX_PCI_BDF_LEN 17
+struct ix_pci_addr {
+	uint32_t domain;
+	uint8_t bus, dev, fn;
+};
+
 struct ix_pci_dev {
-	char bdf[16];
+	char bdf[IX_PCI_BDF_LEN]; /* as sysfs names it */
+	struct ix_pci_addr addr;
 	uint16_t vendor, device;
 	uint32_t class; /* 24 bits: base, sub, interface */
 	bool class_known;
 	enum ix_pci_type type;
 	char driver[64]; /* "" when none is bound */
 	int numa_node;   /* -1 when unknown */
-	int parent;      /* index of the bridge above, -1 under the host bridge */
+	int parent;      /* index of the function above, -1 under the host bridge */
 	int sw;          /* index of the switch's upstream port it is below, or -1 */
+	/* The host bridge of the CPU's root complex it is in ("pci0000:00"),
+	 * also for the functions of a domain behind an Intel VMD controller,
+	 * whose own host bridge ("pci10000:e0") hangs from the VMD function:
+	 * that function is the parent of the domain's root ports. */
 	char host_bridge[32];
-	int depth; /* bridges above it */
+	bool below_host_bridge; /* right below one: its CPU's, or a VMD domain's */
+	int depth;              /* PCI functions above it */
 	struct ix_pci_link link;
 	bool aer_known;
 	uint64_t aer_cor, aer_nonfatal, aer_fatal;
@@ -60,7 +75,7 @@ struct ix_pci_dev {
 };
 
 struct ix_pci {
-	struct ix_pci_dev *v; /* sorted by bdf */
+	struct ix_pci_dev *v; /* sorted by address: domain, bus, device, function */
 	size_t n;
 	char **notes; /* what could not be read, one sentence each */
 	size_t nnotes;
@@ -70,8 +85,13 @@ struct ix_pci {
  * missing ROOT/sys/bus/pci/devices is an error (IX_EXIT_UNAVAILABLE). */
 int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err);
 void ix_pci_free(struct ix_pci *p);
-/* The function at bdf, or -1. */
+/* The function at bdf, or -1. The domain may have leading zeros
+ * ("00000000:18:00.0", as CUDA writes it). */
 int ix_pci_find(const struct ix_pci *p, const char *bdf);
+/* "dddd:bb:dd.f" with a domain of 4 to 8 hex digits; false when s is not a
+ * PCI address. */
+bool ix_pci_parse_bdf(const char *s, struct ix_pci_addr *a);
+int ix_pci_addr_cmp(const struct ix_pci_addr *a, const struct ix_pci_addr *b);
 /* A note (printf-style); false when out of memory. */
 bool ix_pci_note(struct ix_pci *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

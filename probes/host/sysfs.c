@@ -172,12 +172,20 @@ int ix_sysfs_link_name(const char *path, char *buf, size_t len)
 
 bool ix_sysfs_is_bdf(const char *s)
 {
-	/* dddd:bb:dd.f, hex digits */
-	static const char shape[] = "xxxx:xx:xx.x";
+	/* DOMAIN:bb:dd.f in hex. The kernel prints the domain with %04x, so
+	 * one above ffff (behind an Intel VMD controller: "10000:e1:00.0") is
+	 * longer, up to 8 digits; devices are 00-1f, functions 0-7. */
+	static const char shape[] = ":xx:xx.x";
+	size_t n = 0;
 
+	while (n < 8 && isxdigit((unsigned char)s[n]))
+		n++;
+	if (n < 4)
+		return false;
+	s += n;
 	for (size_t i = 0; i < sizeof(shape) - 1; i++) {
 		if (shape[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != shape[i])
 			return false;
 	}
-	return s[sizeof(shape) - 1] == '\0';
+	return s[sizeof(shape) - 1] == '\0' && strchr("01", s[4]) && s[7] >= '0' && s[7] <= '7';
 }

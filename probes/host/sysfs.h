@@ -22,7 +22,9 @@ int ix_sysfs_device_path(const char *root, const char *path, char *rel, size_t l
 /* The last component of a symlink's target ("mlx5_core" of driver); -1 when
  * it is not a symlink. */
 int ix_sysfs_link_name(const char *path, char *buf, size_t len);
-/* Whether s looks like a PCI address "dddd:bb:dd.f". */
+/* Whether s is a PCI address as sysfs names functions: "dddd:bb:dd.f", the
+ * domain 4 to 8 hex digits ("10000:e1:00.0" behind an Intel VMD), device
+ * 00-1f, function 0-7. */
 bool ix_sysfs_is_bdf(const char *s);
 
 #endif

@@ -239,6 +239,7 @@ enum ix_path ix_topo_path(const struct ix_topo *t, int a, int b)
 {
 	const struct ix_pci *p = &t->pci;
 	int lca = -1, sw[64], nsw = 0;
+	bool host_bridge = false;
 
 	if (a == b)
 		return IX_PATH_SELF;
@@ -255,7 +256,9 @@ enum ix_path ix_topo_path(const struct ix_topo *t, int a, int b)
 			return IX_PATH_PHB;
 		return na >= 0 && nb >= 0 && na != nb ? IX_PATH_SYS : IX_PATH_NODE;
 	}
-	/* Distinct switches crossed on both sides up to the common bridge. */
+	/* Distinct switches crossed on both sides up to the common bridge, and
+	 * whether a host bridge is (that of a VMD domain, whose root ports
+	 * hang from the VMD function). */
 	for (int side = 0; side < 2; side++)
 		for (int x = side ? b : a; x >= 0; x = p->v[x].parent) {
 			int s = hop_switch(p, x);
@@ -267,7 +270,10 @@ enum ix_path ix_topo_path(const struct ix_topo *t, int a, int b)
 				sw[nsw++] = s;
 			if (x == lca)
 				break;
+			host_bridge |= p->v[x].below_host_bridge;
 		}
+	if (host_bridge)
+		return IX_PATH_PHB;
 	return nsw <= 1 ? IX_PATH_PIX : IX_PATH_PXB;
 }
 

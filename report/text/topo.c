@@ -17,12 +17,32 @@ static void link_text(const struct ix_pci_link *l, char *buf, size_t len)
 			 l->downtrained ? "  DOWNTRAINED" : "");
 }
 
-static bool interesting(const struct ix_pci_dev *d)
+/* Also a function that others hang from without being a bridge: an Intel
+ * VMD controller, with the PCI domain behind it. */
+static bool interesting(const struct ix_topo *t, size_t i)
 {
-	return d->type != IX_PCI_OTHER || d->nnetdevs || d->nrdma;
+	const struct ix_pci_dev *d = &t->pci.v[i];
+
+	if (d->type != IX_PCI_OTHER || d->nnetdevs || d->nrdma)
+		return true;
+	for (size_t k = 0; k < t->pci.n; k++)
+		if (t->pci.v[k].parent == (int)i)
+			return true;
+	return false;
 }
 
-static void tree(FILE *f, const struct ix_topo *t, int parent, const char *hb, int depth)
+/* Addresses are 12 characters, longer in domains above ffff. */
+static int bdf_width(const struct ix_topo *t)
+{
+	size_t w = 12;
+
+	for (size_t i = 0; i < t->pci.n; i++)
+		if (strlen(t->pci.v[i].bdf) > w)
+			w = strlen(t->pci.v[i].bdf);
+	return (int)w;
+}
+
+static void tree(FILE *f, const struct ix_topo *t, int parent, const char *hb, int depth, int w)
 {
 	for (size_t i = 0; i < t->pci.n; i++) {
 		const struct ix_pci_dev *d = &t->pci.v[i];
@@ -36,11 +56,11 @@ static void tree(FILE *f, const struct ix_topo *t, int parent, const char *hb, i
 				 d->nnetdevs ? d->netdevs[0] : "",
 				 d->nnetdevs && d->nrdma ? " " : "", d->nrdma ? d->rdma[0] : "");
 		snprintf(numa, sizeof(numa), d->numa_node >= 0 ? "%d" : "-", d->numa_node);
-		if (interesting(d))
-			fprintf(f, "%*s%s %-17s %04x:%04x %-10s numa %-2s%s%s\n", 2 * depth + 2, "",
-				d->bdf, ix_pci_type_name(d->type), d->vendor, d->device,
+		if (interesting(t, i))
+			fprintf(f, "%*s%-*s %-17s %04x:%04x %-10s numa %-2s%s%s\n", 2 * depth + 2,
+				"", w, d->bdf, ix_pci_type_name(d->type), d->vendor, d->device,
 				d->driver[0] ? d->driver : "-", numa, l, extra);
-		tree(f, t, (int)i, hb, depth + 1);
+		tree(f, t, (int)i, hb, depth + 1, w);
 	}
 }
 
@@ -60,7 +80,7 @@ static void tree_all(FILE *f, const struct ix_topo *t)
 			continue;
 		snprintf(last, sizeof(last), "%s", hb);
 		fprintf(f, "%s\n", hb);
-		tree(f, t, -1, hb, 0);
+		tree(f, t, -1, hb, 0, bdf_width(t));
 	}
 }
 

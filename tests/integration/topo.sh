@@ -296,6 +296,40 @@ check "vm: one NUMA node, no RDMA, no CXL" jt "$V" '(t.numa | length) == 1 and t
 check "vm: the paths hold the virtio NIC" je "$V" '[t.paths.labels, t.paths.matrix]' '[["NIC0"],[["X"]]]'
 text vm
 
+# --- vmd: PCI domain 10000 behind an Intel VMD controller. ---------------------
+topo vmd
+M=$J/vmd.json
+check "vmd: --check exits 0" test "$RC" = 0
+check "vmd: no findings, no note on the domain's addresses" \
+	jt "$M" 't.findings == [] and all(t.notes[]; test("10000:") | not)'
+check "vmd: 12 functions, 6 of them in domain 10000 (sorted after domain 0000)" \
+	je "$M" '[(t.pci | length), [t.pci[].bdf | select(startswith("10000:"))]]' \
+	'[12,["10000:e0:02.0","10000:e0:03.0","10000:e0:04.0","10000:e1:00.0","10000:e2:00.0","10000:e3:00.0"]]'
+check "vmd: the domain's root ports hang from the VMD function, the devices from them" \
+	jt "$M" '(dev("0000:00:0e.0") | .type == "other" and .driver == "vmd" and .parent == null)
+	  and ([dev("10000:e0:02.0", "10000:e0:03.0", "10000:e0:04.0") | [.type, .parent, .host_bridge]]
+	    == [range(3) | ["root_port", "0000:00:0e.0", "pci0000:00"]])
+	  and (dev("10000:e1:00.0") | .type == "nvme" and .parent == "10000:e0:02.0" and .numa_node == null)
+	  and (dev("10000:e3:00.0") | .type == "nic" and .parent == "10000:e0:04.0" and .netdevs == ["ens4f0np0"]
+	    and .rdma == ["mlx5_1"] and .switch == null)'
+check "vmd: links in the domain are read and judged against their ports" \
+	jt "$M" '(dev("10000:e3:00.0").link | .gen == 5 and .width == 16 and .expected_gen == 5 and .downtrained == false)
+	  and (dev("10000:e2:00.0").link | .gen == 4 and .width == 4 and .expected_width == 4)'
+check "vmd: the NIC in the domain is PHB from the GPU and the other NIC, on NUMA node 0" \
+	jt "$M" 't.paths.devices == ["0000:01:00.0","0000:02:00.0","10000:e3:00.0"]
+	  and path("0000:01:00.0"; "10000:e3:00.0") == "PHB" and path("0000:02:00.0"; "10000:e3:00.0") == "PHB"'
+check "vmd: the RDMA port and interface map to the NIC at 10000:e3:00.0" \
+	jt "$M" 'port("mlx5_1").pci == "10000:e3:00.0" and iface("ens4f0np0").pci == "10000:e3:00.0"'
+check "vmd: the unused (all-zero) GID entry 2 and the zero tail are left out" \
+	je "$M" '[t.rdma[] | [.device, [.gids[].index], ([.gids[].gid | select(test("^[0:]*$"))] | length)]]' \
+	'[["mlx5_0",[0],0],["mlx5_1",[0,1,3],0]]'
+text vmd
+for f in "10000:e0:04.0" "10000:e3:00.0" "0000:00:0e.0"; do
+	check "vmd: the text report prints $f whole" grep -qE -- "(^| )$f " "$J/vmd.txt"
+done
+check "vmd: the text report lists no all-zero GID" \
+	sh -c '! grep -q "0000:0000:0000:0000:0000:0000:0000:0000" "$1"' sh "$J/vmd.txt"
+
 # --- broken: missing files, garbage, loops, dangling links. ------------------
 topo broken
 B=$J/broken.json

@@ -73,6 +73,17 @@ broken      What a damaged or racing sysfs can hold: a device without a
             directories where files are expected (class, max_link_speed,
             mtu, a GID type), an RDMA port without phys_state, garbage rate
             and GID, a NUMA node without cpulist and with a garbage meminfo.
+vmd         A one-socket Xeon host with Intel VMD (8086:28c0, class 0x010400,
+            driver vmd) at 0000:00:0e.0 and PCI domain 10000 behind it, as
+            the kernel lays it out: the domain's host bridge pci10000:e0 is
+            a directory of the VMD function's, its functions report
+            numa_node -1.  Root ports 10000:e0:02.0 and 03.0 with two NVMe
+            drives (10000:e1:00.0, 10000:e2:00.0), root port 10000:e0:04.0
+            with a ConnectX-7 in Ethernet mode (10000:e3:00.0, RoCE, MTU
+            9000) whose GID table has an unused (all-zero) entry between
+            used ones (0, 1 and 3 in use).  Outside VMD: an H100 PCIe GPU
+            on root port 0000:00:01.0 and a ConnectX-7 InfiniBand NIC on
+            root port 0000:00:03.0.  Healthy.
 vm          A cloud guest like QEMU's i440FX machine: host bridge 8086:1237,
             ISA bridge 8086:7000 (class 0x060100, not a PCI bridge),
             virtio-net 1af4:1041 (class 0x020000) whose netdev hangs below a
@@ -143,12 +154,17 @@ class Fixture:
 
     # --- PCI -----------------------------------------------------------------
 
-    def hostbridge(self, name, numa):
-        """The root complex directory sys/devices/pci0000:XX."""
-        self.mkdir("devices/" + name)
-        self.write("devices/%s/uevent" % name, "")
-        self.mkdir("devices/%s/power" % name)
-        return HostBridge(name, numa)
+    def hostbridge(self, name, numa, below=None):
+        """The root complex directory sys/devices/pci0000:XX, or, BELOW a
+        PCI function (an Intel VMD controller), that of the PCI domain the
+        function opens: DEV.rel/pci10000:XX."""
+        hb = HostBridge(name, numa)
+        if below is not None:
+            hb.rel = below.rel + "/" + name
+        self.mkdir(hb.rel)
+        self.write(hb.rel + "/uevent", "")
+        self.mkdir(hb.rel + "/power")
+        return hb
 
     def pci(self, parent, bdf, vendor, device, cls, driver=None, numa=None,
             link=None, aer=None, kind="ep", subsys=None):
@@ -753,6 +769,39 @@ def vm(fx):
     fx.netdev(net, "eth0", 1500, -1, "52:54:00:12:34:56", driver_dir="virtio0")
 
 
+def vmd(fx):
+    fx.numa({0: ("0-31,64-95", 527958016)})
+    hb = fx.hostbridge("pci0000:00", 0)
+    fx.pci(hb, bdf(0), INTEL, SPR_VTD, CLS_SYSPERIPH)
+    rp_gpu = root_port(fx, hb, (1, 0))
+    fx.pci(rp_gpu, bdf(0x01), NV, H100_PCIE, CLS_3D, "nvidia", link=(5, 16),
+           aer=zero_aer())
+    rp_ib = root_port(fx, hb, (3, 0))
+    ib = fx.pci(rp_ib, bdf(0x02), MLX, CX7, CLS_IB, "mlx5_core", link=(5, 16),
+                aer=zero_aer())
+    guid = ib_guid(0x02)
+    fx.rdma(ib, "mlx5_0", [ib_port(guid)], guid)
+    ctl = fx.pci(hb, bdf(0, 0x0e, 0), INTEL, "0x28c0", "0x010400", "vmd")
+    dom = fx.hostbridge("pci10000:e0", None, below=ctl)
+    ports = []
+    for dev, link in ((2, (4, 4)), (3, (4, 4)), (4, (5, 16))):
+        ports.append(fx.pci(dom, bdf(0xe0, dev, 0, dom=0x10000), INTEL, SPR_RP,
+                            CLS_BRIDGE, "pcieport", link=link, aer=zero_aer(),
+                            kind="rp"))
+    for i in range(2):
+        fx.pci(ports[i], bdf(0xe1 + i, dom=0x10000), SAMSUNG, PM9A3, CLS_NVME,
+               "nvme", link=(4, 4), aer=zero_aer())
+    nic = fx.pci(ports[2], bdf(0xe3, dom=0x10000), MLX, CX7, CLS_ETH, "mlx5_core",
+                 link=(5, 16), aer=zero_aer(), subsys=(MLX, "0x0021"))
+    fx.finish_pci()
+    name = "ens4f0np0"
+    mac = mac_of(OUI_MLX, 0xe3, 0)
+    fx.netdev(nic, name, 9000, 400000, mac)
+    port = roce_port(mac, (198, 18, 0, 1), name)
+    port["gids"][2] = (GID_ZERO, None, None)    # an address since removed
+    fx.rdma(nic, "mlx5_1", [port], ib_guid(0xe300))
+
+
 def broken(fx):
     fx.numa({0: ("0-3", 16318464), 1: ("4-7", 16318464)})
     hb = fx.hostbridge("pci0000:00", 0)
@@ -819,6 +868,7 @@ LAYOUTS = {
     "large": lambda fx: (dgx_h100(fx, with_extras=True), fx.finish_pci()),
     "broken": broken,
     "vm": vm,
+    "vmd": vmd,
 }
 
 
