@@ -24,6 +24,7 @@ static const char default_plan[] = "[plan]\n"
 				   "probe = bw\n"
 				   "time = 3\n"
 				   "min_bw = 1Gbit\n"
+				   "max_fabric_errors = 0\n"
 				   "[tcp-bw-4-streams]\n"
 				   "probe = bw\n"
 				   "streams = 4\n"
@@ -165,6 +166,12 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 		{ "max_suspects", 0x4, IX_EXPECT_MAX, "suspects", 'c' },
 		{ "max_stalled", 0x8, IX_EXPECT_MAX, "stalled_rounds", 'c' },
 		{ "min_jain", 0x8, IX_EXPECT_MIN, "jain", 'f' },
+		{ "max_pfc_pauses", 0xf, IX_EXPECT_MAX, "pfc_pauses", 'c' },
+		{ "max_cnp", 0xf, IX_EXPECT_MAX, "cnp", 'c' },
+		{ "max_ecn_marked", 0xf, IX_EXPECT_MAX, "ecn_marked", 'c' },
+		{ "max_fabric_drops", 0xf, IX_EXPECT_MAX, "fabric_drops", 'c' },
+		{ "max_fabric_retransmissions", 0xf, IX_EXPECT_MAX, "fabric_retransmissions", 'c' },
+		{ "max_fabric_errors", 0xf, IX_EXPECT_MAX, "fabric_errors", 'c' },
 		{ "max_regression", 0xf, IX_EXPECT_REGRESSION, "headline", 'p' },
 	};
 	struct ix_expect *e;

@@ -14,6 +14,8 @@
 #include "report/doc/compare.h"
 #include "report/fmt/safe.h"
 #include "report/html/html.h"
+#include "report/json/read.h"
+#include "report/text/text.h"
 
 #define TREND_MAX      8  /* earlier values on a text trend line */
 #define NAME_MAX_WIDTH 40 /* check names in the text summary */
@@ -22,6 +24,7 @@ struct report_opts {
 	const char *output;
 	const char *format;
 	const char *history;
+	const char *units;
 	bool help;
 };
 
@@ -33,6 +36,10 @@ static const struct ix_option report_options[] = {
 	  "text (default), html, json or csv", 0, 0 },
 	{ 0, "history", IX_OPT_STRING, offsetof(struct report_opts, history), "DIR",
 	  "earlier run results (*.json in DIR) for trends (html and text)", 0, 0 },
+	{ 0, "units", IX_OPT_STRING, offsetof(struct report_opts, units), "UNIT",
+	  "rates of a mesh or incast in text: bits (default), bytes, or bit Kbit Mbit Gbit ... GiB "
+	  "TiB",
+	  0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct report_opts, help), NULL, "show this help", 0,
 	  0 },
 };
@@ -45,6 +52,7 @@ const struct ix_cmd_spec ix_report_spec = {
 	.nopts = IX_OPTS_END(report_options),
 	.epilog =
 		"Reads documents saved by 'ixperf run', bw, lat, mesh, incast or gpu with --json.\n"
+		"text: a mesh or incast (alone or in a check of a run) as the command printed it.\n"
 		"json: one input is written back validated; several become a JSON array.\n"
 		"csv: one row per figure: file,key,check,name,value,unit.\n"
 		"html: one input only.\n"
@@ -58,12 +66,23 @@ enum format { FMT_TEXT, FMT_HTML, FMT_JSON, FMT_CSV };
 
 static const char *const format_names[] = { "text", "html", "json", "csv" };
 
+/* A mesh or incast result read back, for its text. */
+struct multi {
+	const char *check; /* the run check holding it; NULL: the document's own result */
+	bool mesh;
+	struct ix_mesh_saved m;
+	struct ix_incast_saved c;
+	char error[IX_ERR_MAX]; /* in a check: why it could not be read back ("" if it was) */
+};
+
 struct input {
 	char *path; /* owned */
 	json_t *doc;
 	struct ix_figure *figs;
 	size_t n;
-	const char *time; /* the document's, "" when absent */
+	const char *time;    /* the document's, "" when absent */
+	struct multi *multi; /* text only: its mesh and incast results */
+	size_t nmulti;
 };
 
 static void clear_input(struct input *in)
@@ -71,6 +90,11 @@ static void clear_input(struct input *in)
 	free(in->path);
 	json_decref(in->doc);
 	free(in->figs);
+	for (size_t i = 0; i < in->nmulti; i++) {
+		ix_mesh_saved_free(&in->multi[i].m);
+		ix_incast_saved_free(&in->multi[i].c);
+	}
+	free(in->multi);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -95,6 +119,72 @@ static int load_input(struct input *in, const char *path, struct ix_err *err)
 	in->time = json_string_value(json_object_get(in->doc, "time"));
 	if (!in->time)
 		in->time = "";
+	return 0;
+}
+
+static const char *str_or(json_t *o, const char *key, const char *dflt);
+
+/* Read res back when it is a mesh or an incast; 0 when it is neither. A
+ * check's result that does not read back keeps the reason, for the text:
+ * the run's own summary stands without it. */
+static int add_multi(struct input *in, json_t *res, const char *check, struct ix_err *err)
+{
+	const char *kind = json_string_value(json_object_get(res, "kind"));
+	struct multi *m;
+
+	if (!kind || (strcmp(kind, "mesh") != 0 && strcmp(kind, "incast") != 0))
+		return 0;
+	m = &in->multi[in->nmulti];
+	memset(m, 0, sizeof(*m));
+	m->check = check;
+	m->mesh = strcmp(kind, "mesh") == 0;
+	if (m->mesh ? ix_json_read_mesh(res, &m->m, err) < 0
+		    : ix_json_read_incast(res, &m->c, err) < 0) {
+		if (!check)
+			return -1;
+		ix_text_safe(err->msg, m->error, sizeof(m->error));
+	}
+	in->nmulti++;
+	return 0;
+}
+
+/* The mesh and incast results of a document, read back into their
+ * structs for the text renderer: a mesh or incast document's result (an
+ * error naming the member when it does not read back), the results of a
+ * run's checks (a note in the text when one does not). */
+static int load_multi(struct input *in, struct ix_err *err)
+{
+	json_t *results = json_object_get(in->doc, "results"), *c, *res;
+	json_t *checks = json_object_get(json_array_get(results, 0), "checks");
+	size_t i, k, n = 0;
+
+	if (!ix_doc_is_run(in->doc)) {
+		if (json_array_size(results) != 1)
+			return 0;
+		in->multi = calloc(1, sizeof(*in->multi));
+		if (!in->multi)
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+		if (add_multi(in, json_array_get(results, 0), NULL, err) < 0)
+			return ix_fail_prefix(err, "%s: results[0]", in->path);
+		/* "stopped" is the document's word, not the result's */
+		if (in->nmulti && in->multi[0].mesh && !in->multi[0].m.r.complete &&
+		    strncmp(str_or(in->doc, "error", ""), "stopped", 7) == 0)
+			in->multi[0].m.r.stopped = true;
+		return 0;
+	}
+	json_array_foreach(checks, i, c) n += json_array_size(json_object_get(c, "results"));
+	in->multi = calloc(n + 1, sizeof(*in->multi));
+	if (!in->multi)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	json_array_foreach(checks, i, c)
+	{
+		json_array_foreach(json_object_get(c, "results"), k, res)
+		{
+			struct ix_err e = { 0 };
+
+			add_multi(in, res, str_or(c, "name", "?"), &e);
+		}
+	}
 	return 0;
 }
 
@@ -393,8 +483,21 @@ static void text_trend(FILE *f, const struct input *in, const struct input *hist
 		fprintf(f, "  (no check of this run is in the earlier ones)\n");
 }
 
+/* A mesh or incast as its command printed it. */
+static void text_multi(FILE *f, const struct multi *m, const struct ix_unit_choice *u)
+{
+	if (m->error[0])
+		fprintf(f, "  the %s result cannot be shown: %s\n", m->mesh ? "mesh" : "incast",
+			m->error);
+	else if (m->mesh)
+		ix_text_mesh_reasons(f, &m->m.r, u, (const char *const *)m->m.reasons,
+				     m->m.r.findings.bad_pairs);
+	else
+		ix_text_incast(f, &m->c.r, u);
+}
+
 static void render_text(FILE *f, const struct input *in, size_t n, const struct input *hist,
-			size_t nh, bool trend)
+			size_t nh, bool trend, const struct ix_unit_choice *u)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (n > 1) {
@@ -405,8 +508,17 @@ static void render_text(FILE *f, const struct input *in, size_t n, const struct 
 		}
 		if (ix_doc_is_run(in[i].doc)) {
 			text_run(f, &in[i]);
+			for (size_t k = 0; k < in[i].nmulti; k++) {
+				char name[256];
+
+				ix_text_safe(in[i].multi[k].check, name, sizeof(name));
+				fprintf(f, "\nCheck %s:\n", name);
+				text_multi(f, &in[i].multi[k], u);
+			}
 			if (trend)
 				text_trend(f, &in[i], hist, nh);
+		} else if (in[i].nmulti) {
+			text_multi(f, &in[i].multi[0], u);
 		} else {
 			text_single(f, &in[i]);
 		}
@@ -447,13 +559,14 @@ int ix_report_html(FILE *f, json_t *doc, const char *history_dir, struct ix_err 
 }
 
 static int render(struct ix_sink *sink, enum format fmt, const struct input *in, size_t n,
-		  const struct input *hist, size_t nh, bool trend, struct ix_err *err)
+		  const struct input *hist, size_t nh, bool trend, const struct ix_unit_choice *u,
+		  struct ix_err *err)
 {
 	json_t *all;
 
 	switch (fmt) {
 	case FMT_TEXT:
-		render_text(sink->f, in, n, hist, nh, trend);
+		render_text(sink->f, in, n, hist, nh, trend, u);
 		return 0;
 	case FMT_HTML:
 		return render_html(sink->f, in, hist, nh, err);
@@ -495,6 +608,7 @@ static int check_args(const struct report_opts *o, enum format fmt, int nin, str
 int cmd_report(int argc, char **argv, const struct ix_env *env)
 {
 	struct report_opts o = { 0 };
+	struct ix_unit_choice units;
 	struct input *in = NULL, *hist = NULL;
 	struct ix_err err = { 0 };
 	struct ix_sink sink;
@@ -510,14 +624,16 @@ int cmd_report(int argc, char **argv, const struct ix_env *env)
 		ix_opts_help(&ix_report_spec, stdout);
 		return IX_EXIT_OK;
 	}
-	if (pick_format(&o, &fmt, &err) < 0 || check_args(&o, fmt, argc - pos, &err) < 0)
+	if (pick_format(&o, &fmt, &err) < 0 || check_args(&o, fmt, argc - pos, &err) < 0 ||
+	    ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0)
 		return ix_report_error("report", &err);
 	in = calloc((size_t)(argc - pos), sizeof(*in));
 	if (!in)
 		return IX_EXIT_FAIL;
 	/* Fail fast: every input must read before anything is written. */
 	for (int i = pos; i < argc; i++, n++) {
-		if (load_input(&in[n], argv[i], &err) < 0) {
+		if (load_input(&in[n], argv[i], &err) < 0 ||
+		    (fmt == FMT_TEXT && load_multi(&in[n], &err) < 0)) {
 			n++;
 			goto fail;
 		}
@@ -526,7 +642,7 @@ int cmd_report(int argc, char **argv, const struct ix_env *env)
 		goto fail;
 	if (ix_sink_open(&sink, o.output, &err) < 0)
 		goto fail;
-	if (render(&sink, fmt, in, n, hist, nh, o.history != NULL, &err) < 0) {
+	if (render(&sink, fmt, in, n, hist, nh, o.history != NULL, &units, &err) < 0) {
 		if (sink.path) {
 			fclose(sink.f);
 			free(sink.buf);

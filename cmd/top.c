@@ -34,6 +34,7 @@ struct top_opts {
 	const char *capture;
 	const char *filter;
 	const char *mesh;
+	bool counters;
 	bool help;
 };
 
@@ -62,6 +63,8 @@ static const struct ix_option top_options[] = {
 	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result, or "
 	  "of a saved 'ixperf gpu' result (GPU x GPU)",
 	  0, 0 },
+	{ 0, "counters", IX_OPT_FLAG, offsetof(struct top_opts, counters), NULL,
+	  "with --json: every fabric counter read, with its value (fabric.read)", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct top_opts, help), NULL, "show this help", 0, 0 },
 };
 
@@ -72,8 +75,11 @@ const struct ix_cmd_spec ix_top_spec = {
 	.opts = top_options,
 	.nopts = IX_OPTS_END(top_options),
 	.epilog = "Links: network devices (/sys/class/net) and InfiniBand/RoCE ports\n"
-		  "(/sys/class/infiniband). Without a terminal on stdout, or with --once or\n"
-		  "--json, one snapshot is printed instead of a screen.\n"
+		  "(/sys/class/infiniband). Fabric counters per second: a network device's\n"
+		  "netdev, ethtool and root qdisc counters, a port's hw_counters and port\n"
+		  "counters (drops, pause frames, ECN marks, CNPs, retransmissions, errors).\n"
+		  "Without a terminal on stdout, or with --once or --json, one snapshot is\n"
+		  "printed instead of a screen.\n"
 		  "Keys: q quit, p pause, t traffic matrix (with --capture), arrows scroll;\n"
 		  "in a heatmap: arrows move, b/l bandwidth or latency, +/- zoom.\n"
 		  "Examples:\n"
@@ -172,6 +178,7 @@ static int top_open(struct top *tp, struct ix_err *err)
 		    ix_top_model_sample(&tp->model, o->sysfs, ix_now_ns(), err) < 0)
 			return -1;
 	}
+	tp->model.fabric_all = o->counters;
 	if (o->capture) {
 		struct ix_capture_opts co = {
 			.iface = o->capture, .filter = o->filter, .on_packet = on_packet, .arg = tp

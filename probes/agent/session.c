@@ -20,6 +20,7 @@
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/auth.h"
+#include "probes/host/fabric.h"
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/sampler.h"
@@ -361,8 +362,10 @@ static int run_streams(struct session *ss, struct ix_agent_test *t, double inter
 	return rc;
 }
 
-static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, struct rusage *ru0)
+static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, struct rusage *ru0,
+		       struct ix_ctr_set *ctr0)
 {
+	struct ix_ctr_set after, moved;
 	json_t *arr = json_array(), *res;
 	struct ix_cpu cpu;
 	struct rusage ru1;
@@ -383,7 +386,12 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 		cpu.system_s += (double)(ru1.ru_stime.tv_sec - ru0->ru_stime.tv_sec) +
 				(double)(ru1.ru_stime.tv_usec - ru0->ru_stime.tv_usec) / 1e6;
 	}
-	res = json_pack("{s:o,s:o}", "streams", arr, "cpu", ix_wire_cpu(&cpu));
+	ix_fabric_snapshot_socket(ss->fd, &after); /* where the client reached us */
+	ix_ctr_delta(ctr0, &after, &moved);
+	res = json_pack("{s:o,s:o,s:o}", "streams", arr, "cpu", ix_wire_cpu(&cpu), "counters",
+			ix_ctr_json(&moved));
+	ix_ctr_set_free(&after);
+	ix_ctr_set_free(&moved);
 	rc = ix_frame_send(ss->fd, IX_MSG_RESULT, res, ix_now_ns() + 5 * IX_NSEC_PER_SEC, &ss->err);
 	json_decref(res);
 	return rc;
@@ -446,11 +454,13 @@ static int serve_test(struct session *ss, json_t *req)
 	double interval = 0, total_s;
 	char cc[IX_CC_NAME_MAX] = "";
 	struct ix_agent_slot slot;
+	struct ix_ctr_set ctr0;
 	uint64_t mem = 0;
 	json_t *ready;
 	int rc = -1;
 
 	memset(&t, 0, sizeof(t));
+	ix_ctr_set_init(&ctr0);
 	if (kind && strcmp(kind, "rdma") == 0)
 		return serve_rdma(ss, req);
 	is_bw = kind && strcmp(kind, "bw") == 0;
@@ -501,6 +511,7 @@ static int serve_test(struct session *ss, json_t *req)
 			if (tp->tune(&streams[i], &bw, cc, sizeof(cc), &ss->err) < 0)
 				goto out;
 	}
+	ix_fabric_snapshot_socket(ss->fd, &ctr0);
 	ready = json_pack("{s:s}", "congestion", cc);
 	rc = ix_frame_send(ss->fd, IX_MSG_READY, ready, ix_now_ns() + IX_NSEC_PER_SEC, &ss->err);
 	json_decref(ready);
@@ -518,8 +529,9 @@ static int serve_test(struct session *ss, json_t *req)
 	hard = t0 + ix_seconds_to_ns((total_s > 0 ? total_s : 3600) + HARD_EXTRA_S);
 	rc = run_streams(ss, &t, interval, hard, &stop);
 	if (rc == 0)
-		rc = send_result(ss, &t, t0, &ru0);
+		rc = send_result(ss, &t, t0, &ru0, &ctr0);
 out:
+	ix_ctr_set_free(&ctr0);
 	for (uint32_t i = 0; i < t.n; i++)
 		if (streams[i].failed && rc == 0)
 			ix_agent_logf(a, "%s: stream %u: %s", ss->peer, i, streams[i].err.msg);

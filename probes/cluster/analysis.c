@@ -333,6 +333,29 @@ void ix_mesh_reason(const struct ix_cell *c, const struct ix_mesh_findings *f, c
  *  - ratio < 0.9: mild degradation, not a collapse;
  *  - otherwise goodput holds from base to the largest sender count.
  */
+/* What the hosts' counters saw at the worst step, after the verdict:
+ * pauses, ECN marks and CNPs are the switch's evidence, drops and
+ * retransmissions the hosts'. */
+static void counter_evidence(const struct ix_incast_point *p, bool degraded, char *buf, size_t len)
+{
+	char rx[512], tx[512];
+	size_t off = strlen(buf);
+
+	if (!p->counters || off + 4 >= len)
+		return;
+	ix_ctr_sum_sentence(&p->at_receiver, rx, sizeof(rx));
+	ix_ctr_sum_sentence(&p->at_senders, tx, sizeof(tx));
+	if (!rx[0] && !tx[0] && !degraded)
+		return; /* a healthy step with quiet counters: nothing to add */
+	if (!rx[0] && !tx[0])
+		snprintf(buf + off, len - off,
+			 "; no fabric counter moved at the hosts (no pause, ECN mark, CNP or drop "
+			 "there): the loss is past their ports");
+	else
+		snprintf(buf + off, len - off, "; fabric counters at N=%u: receiver %s, senders %s",
+			 p->senders, rx[0] ? rx : "none moved", tx[0] ? tx : "none moved");
+}
+
 void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len)
 {
 	const struct ix_incast_point *base, *worst = NULL;
@@ -394,4 +417,5 @@ void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, 
 			 "goodput holds from N=%u to N=%u (at least %.0f%% of N=%u): no incast "
 			 "collapse at these fan-ins",
 			 base->senders, max_senders, pct, base->senders);
+	counter_evidence(worst, ratio < 0.9, buf, len);
 }

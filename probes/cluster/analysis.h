@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/core/counters.h"
+
 /* Jain's fairness index (sum x)^2 / (n * sum x^2): 1 = perfectly fair,
  * 1/n = one flow got everything. 0 when n == 0 or every x is 0. */
 double ix_jain_index(const double *x, size_t n);
@@ -73,6 +75,11 @@ struct ix_incast_point {
 	uint64_t stalled_rounds; /* rounds > 200 ms or far slower than the median */
 	uint64_t rounds;
 	uint64_t retransmits;
+	/* What the fabric counted during the step (stream mode): summed over
+	 * the senders, and at the receiver (the largest any flow saw, as every
+	 * flow's window covers the same moment there). */
+	bool counters; /* read at both ends of some flow */
+	struct ix_ctr_sum at_senders, at_receiver;
 };
 
 void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len);

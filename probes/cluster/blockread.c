@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "probes/cluster/blockread.h"
+#include "probes/host/fabric.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/client.h"
 #include "probes/ctl/wire.h"
@@ -90,6 +91,21 @@ static int one_round(struct sender *sd, uint32_t n, struct pollfd *pfd, uint64_t
 	return 0;
 }
 
+/* A sender's counters from its RESULT, into the senders' sum. */
+static void sender_counters(json_t *res, struct ix_read_figures *f)
+{
+	struct ix_ctr_set s;
+	struct ix_ctr_sum sum;
+	struct ix_err e = { 0 };
+
+	if (ix_ctr_parse(json_object_get(res, "counters"), &s, &e) < 0 || !s.valid)
+		return;
+	ix_ctr_summarize(&s, &sum);
+	ix_ctr_sum_add(&f->at_senders, &sum);
+	f->counters = true;
+	ix_ctr_set_free(&s);
+}
+
 /* STOP each sender and add its retransmits (sender-side TCP_INFO). */
 static void collect(struct sender *sd, uint32_t n, struct ix_read_figures *f)
 {
@@ -114,6 +130,7 @@ static void collect(struct sender *sd, uint32_t n, struct ix_read_figures *f)
 			retr += end.retransmits.v;
 			have = true;
 		}
+		sender_counters(res, f);
 		json_decref(res);
 	}
 	if (have)
@@ -149,8 +166,10 @@ int ix_read_run(const struct ix_read_params *p, const struct ix_host *senders, u
 	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
 	uint8_t *scratch = malloc(SCRATCH);
 	struct ix_samples rounds;
+	struct ix_ctr_set ctr0, ctr1, moved;
 	int rc = 0;
 
+	ix_ctr_set_init(&ctr0);
 	memset(f, 0, sizeof(*f));
 	f->senders = n;
 	if (ix_samples_init(&rounds) < 0 || !sd || !pfd || !scratch) {
@@ -174,6 +193,8 @@ int ix_read_run(const struct ix_read_params *p, const struct ix_host *senders, u
 		if ((rc = open_sender(&sd[i], p, tp, err)) < 0)
 			ix_fail_prefix(err, "sender %s", name);
 	}
+	if (rc == 0 && n > 0)
+		ix_fabric_snapshot_socket(sd[0].c.fd, &ctr0); /* towards the first sender */
 	for (uint32_t r = 0; rc == 0 && r < p->warmup_rounds + p->rounds; r++) {
 		int64_t t0 = ix_now_ns();
 
@@ -191,8 +212,18 @@ int ix_read_run(const struct ix_read_params *p, const struct ix_host *senders, u
 		    ix_samples_add(&rounds, (uint64_t)(ix_now_ns() - t0)) < 0)
 			rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	}
-	if (rc == 0)
+	if (rc == 0) {
+		ix_fabric_snapshot_socket(sd[0].c.fd, &ctr1);
+		ix_ctr_delta(&ctr0, &ctr1, &moved);
+		if (moved.valid) {
+			ix_ctr_summarize(&moved, &f->at_receiver);
+			f->counters = true;
+		}
+		ix_ctr_set_free(&ctr1);
+		ix_ctr_set_free(&moved);
 		collect(sd, n, f);
+	}
+	ix_ctr_set_free(&ctr0);
 	summarize(&rounds, p->sru, n, f);
 out:
 	for (uint32_t i = 0; sd && i < n; i++) {

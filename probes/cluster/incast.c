@@ -30,6 +30,29 @@ static void step_failed(struct ix_incast_step *st, const char *why)
 	snprintf(st->error, sizeof(st->error), "%s", why);
 }
 
+/* A flow's counters into its step: the sender's add up, the receiver's
+ * are the same host over the same moment for every flow (the largest). */
+static void flow_counters(struct ix_incast_step *st, json_t *report)
+{
+	struct ix_ctr_set snd, rcv;
+	struct ix_ctr_sum s, r;
+	struct ix_err err = { 0 };
+
+	if (ix_runner_parse_counters(report, &snd, &rcv, &err) < 0)
+		return;
+	if (snd.valid && rcv.valid)
+		st->point.counters = true;
+	ix_ctr_summarize(&snd, &s);
+	ix_ctr_summarize(&rcv, &r);
+	ix_ctr_sum_add(&st->point.at_senders, &s);
+	for (int k = 0; k < IX_CC_N; k++)
+		if (r.v[k] > st->point.at_receiver.v[k])
+			st->point.at_receiver.v[k] = r.v[k];
+	st->point.at_receiver.has |= r.has;
+	ix_ctr_set_free(&snd);
+	ix_ctr_set_free(&rcv);
+}
+
 /* All senders stream to the receiver at once. */
 static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 			const struct ix_hostlist *hosts, struct ix_incast_step *st,
@@ -71,6 +94,7 @@ static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 			snprintf(fl->error, sizeof(fl->error), "%s",
 				 f.error[0] ? f.error : "malformed report");
 		} else {
+			flow_counters(st, jobs[i].report);
 			fl->ok = true;
 			fl->bps = f.bw_bps;
 			fl->retransmits = f.retransmits;
@@ -127,6 +151,9 @@ static void read_step(struct ix_coord *co, const struct ix_incast_params *p,
 		st->point.rounds = f.read.rounds;
 		st->point.stalled_rounds = f.read.stalled_rounds;
 		st->point.retransmits = f.read.retransmits.valid ? f.read.retransmits.v : 0;
+		st->point.counters = f.read.counters;
+		st->point.at_senders = f.read.at_senders;
+		st->point.at_receiver = f.read.at_receiver;
 	}
 	json_decref(job->run);
 	json_decref(job->report);

@@ -23,7 +23,101 @@ void ix_mesh_result_free(struct ix_mesh_result *r)
 	free(r->findings.suspects);
 	free(r->failures);
 	free(r->nodes);
+	for (uint32_t i = 0; i < r->ncounters; i++) {
+		ix_ctr_set_free(&r->counters[i].at_a);
+		ix_ctr_set_free(&r->counters[i].at_b);
+	}
+	free(r->counters);
 	memset(r, 0, sizeof(*r));
+}
+
+const struct ix_mesh_counters *ix_mesh_counters_of(const struct ix_mesh_result *r, uint32_t a,
+						   uint32_t b, unsigned test)
+{
+	for (uint32_t i = 0; i < r->ncounters; i++)
+		if (r->counters[i].a == a && r->counters[i].b == b && r->counters[i].test == test)
+			return &r->counters[i];
+	return NULL;
+}
+
+/* "at HOST: what moved" for one end; false when nothing moved there. */
+static bool end_clause(const struct ix_mesh_result *r, uint32_t host, const struct ix_ctr_set *s,
+		       char *buf, size_t len)
+{
+	char name[IX_HOST_NAME_MAX + 64];
+	size_t off;
+
+	ix_host_format(&r->hosts->v[host], name, sizeof(name));
+	off = (size_t)snprintf(buf, len, "at %s: ", name);
+	if (off >= len || ix_ctr_sentence(s, buf + off, len - off) == 0)
+		return false;
+	return true;
+}
+
+void ix_mesh_pair_reason(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
+			 size_t len)
+{
+	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	static const unsigned tests[] = { IX_MESH_BW, IX_MESH_LAT };
+	size_t off;
+	bool any = false;
+
+	ix_mesh_reason(c, &r->findings, buf, len);
+	off = strlen(buf);
+	for (size_t t = 0; t < 2; t++) {
+		const struct ix_mesh_counters *k;
+		char clause[1024];
+
+		if (!(c->bad & (tests[t] == IX_MESH_BW ? IX_BAD_BW : IX_BAD_LAT)))
+			continue;
+		k = ix_mesh_counters_of(r, a, b, tests[t]);
+		if (!k)
+			continue;
+		for (int end = 0; end < 2; end++) {
+			if (!end_clause(r, end ? b : a, end ? &k->at_b : &k->at_a, clause,
+					sizeof(clause)) ||
+			    off + 3 >= len)
+				continue;
+			off += (size_t)snprintf(buf + off, len - off, "; %s", clause);
+			off = off < len ? off : len - 1;
+			any = true;
+		}
+	}
+	if (!any && r->counters_read > 0 && off + 3 < len)
+		snprintf(buf + off, len - off, "; no fabric counter moved at either host");
+}
+
+int ix_mesh_keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsigned test,
+			  struct ix_ctr_set *at_a, struct ix_ctr_set *at_b)
+{
+	struct ix_mesh_counters *k = (struct ix_mesh_counters *)ix_mesh_counters_of(r, a, b, test);
+
+	if (k) { /* a retest: the new run replaces the old */
+		ix_ctr_set_free(&k->at_a);
+		ix_ctr_set_free(&k->at_b);
+	} else if (at_a->n == 0 && at_b->n == 0) {
+		return 0;
+	} else if (r->ncounters == IX_MESH_MAX_COUNTERS) {
+		r->counters_truncated = true;
+		return 0;
+	} else {
+		if (r->ncounters == r->cap_counters) {
+			uint32_t cap = r->cap_counters ? 2 * r->cap_counters : 16;
+			struct ix_mesh_counters *v = realloc(r->counters, cap * sizeof(*v));
+
+			if (!v)
+				return -1;
+			r->counters = v;
+			r->cap_counters = cap;
+		}
+		k = &r->counters[r->ncounters++];
+	}
+	*k = (struct ix_mesh_counters){
+		.a = a, .b = b, .test = test, .at_a = *at_a, .at_b = *at_b
+	};
+	ix_ctr_set_init(at_a);
+	ix_ctr_set_init(at_b);
+	return 0;
 }
 
 static struct ix_cell *cell(struct ix_mesh_result *r, uint32_t a, uint32_t b)
@@ -73,6 +167,23 @@ static double job_timeout(const struct ix_mesh_params *p, unsigned test)
 	return p->lat.warmup_s + (p->lat.duration_s > 0 ? p->lat.duration_s : 60) + JOB_EXTRA_S;
 }
 
+/* What moved at both ends of a measured pair (a malformed report's
+ * counters are left out: the figures stand). */
+static void keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsigned test,
+			  json_t *report)
+{
+	struct ix_ctr_set at_a, at_b;
+	struct ix_err err = { 0 };
+
+	if (ix_runner_parse_counters(report, &at_a, &at_b, &err) < 0)
+		return;
+	if (at_a.valid && at_b.valid)
+		r->counters_read++;
+	ix_mesh_keep_counters(r, a, b, test, &at_a, &at_b);
+	ix_ctr_set_free(&at_a);
+	ix_ctr_set_free(&at_b);
+}
+
 /* Run one test over a batch of disjoint pairs (a initiates towards b). */
 static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struct ix_pair *pairs,
 		      uint32_t n, unsigned test, struct ix_coord_job *jobs)
@@ -116,6 +227,7 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 				c->lat_p50_ns = (float)f.lat.p50;
 				c->lat_p99_ns = (float)f.lat.p99;
 			}
+			keep_counters(r, pairs[i].a, pairs[i].b, test, jobs[j].report);
 			/* OK once the last of the asked tests measured the pair */
 			if (c->state == IX_CELL_PENDING &&
 			    (test == IX_MESH_BW || !(p->tests & IX_MESH_BW)))
@@ -226,6 +338,14 @@ static int summarize_nodes(struct ix_mesh_result *r)
 				v[nl++] = i->lat_p50_ns;
 		}
 		nd->lat_p50_ns = ix_median(v, nl);
+	}
+	for (uint32_t i = 0; i < r->ncounters; i++) {
+		struct ix_ctr_sum s;
+
+		ix_ctr_summarize(&r->counters[i].at_a, &s);
+		ix_ctr_sum_add(&r->nodes[r->counters[i].a].counters, &s);
+		ix_ctr_summarize(&r->counters[i].at_b, &s);
+		ix_ctr_sum_add(&r->nodes[r->counters[i].b].counters, &s);
 	}
 	for (size_t i = 0; i < r->findings.nsuspects; i++)
 		r->nodes[r->findings.suspects[i]].suspect = true;

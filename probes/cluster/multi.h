@@ -34,6 +34,16 @@ struct ix_mesh_failure {
 	char error[256];
 };
 
+#define IX_MESH_MAX_COUNTERS 65536 /* tests whose moved counters are kept */
+
+/* The fabric counters that moved at both hosts during one test, kept for
+ * the tests where something moved (an idle, healthy fabric keeps none). */
+struct ix_mesh_counters {
+	uint32_t a, b;                /* a initiated towards b */
+	unsigned test;                /* IX_MESH_BW or IX_MESH_LAT */
+	struct ix_ctr_set at_a, at_b; /* what moved at a's and at b's end */
+};
+
 /* Per node, derived from the matrix after the run. */
 struct ix_mesh_node {
 	double bw_out_bps; /* median of its row (it sends) */
@@ -42,6 +52,7 @@ struct ix_mesh_node {
 	uint32_t measured; /* OK cells it is in */
 	uint32_t bad;      /* bad cells it is in */
 	bool suspect;
+	struct ix_ctr_sum counters; /* what moved at its end over all its tests */
 };
 
 struct ix_mesh_result {
@@ -53,8 +64,12 @@ struct ix_mesh_result {
 	struct ix_mesh_failure *failures; /* pairs that failed between working nodes */
 	uint32_t nfailures;
 	struct ix_mesh_findings findings;
-	struct ix_mesh_node *nodes; /* n entries */
-	uint32_t rounds;            /* of the schedule, per direction */
+	struct ix_mesh_node *nodes;        /* n entries */
+	struct ix_mesh_counters *counters; /* tests where counters moved */
+	uint32_t ncounters, cap_counters;
+	uint64_t counters_read;  /* tests whose counters both ends read */
+	bool counters_truncated; /* more than IX_MESH_MAX_COUNTERS: later ones left out */
+	uint32_t rounds;         /* of the schedule, per direction */
 	uint64_t pairs_planned, pairs_measured, pairs_failed, pairs_retested;
 	double wall_s;
 	bool complete; /* every planned pair measured */
@@ -108,12 +123,26 @@ struct ix_incast_result {
 	const struct ix_hostlist *hosts; /* borrowed */
 	struct ix_incast_step *steps;    /* one per sweep value */
 	uint32_t nsteps;
-	char diagnosis[512];
+	char diagnosis[1024];
 	bool complete;
 	struct ix_wire_figures wire; /* a capture over the whole sweep (--capture) */
 };
 
 void ix_mesh_result_free(struct ix_mesh_result *r);
+/* The counters kept for the test of a towards b (IX_MESH_BW or
+ * IX_MESH_LAT), or NULL when nothing moved or none were read. */
+const struct ix_mesh_counters *ix_mesh_counters_of(const struct ix_mesh_result *r, uint32_t a,
+						   uint32_t b, unsigned test);
+/* Why a bad pair is bad, in one sentence: the rule it broke and by how
+ * much (ix_mesh_reason), then the fabric counters that moved at its two
+ * hosts during the tests it failed ("; at node07: eth0: 40 drops (qdisc
+ * tbf_drops 40)"), or that none moved when the mesh read them. */
+void ix_mesh_pair_reason(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
+			 size_t len);
+/* Keep what moved during a's test towards b, taking the sets (they are
+ * left empty); a retest's replace the first run's. -1: out of memory. */
+int ix_mesh_keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsigned test,
+			  struct ix_ctr_set *at_a, struct ix_ctr_set *at_b);
 void ix_incast_result_free(struct ix_incast_result *r);
 
 #endif

@@ -133,6 +133,29 @@ static json_t *report_lat(const struct ix_lat_result *r)
 
 #define REFUSED (-2) /* the request itself is refused: err says why */
 
+/* The counters that moved at both ends, as the REPORT carries them. */
+static json_t *report_counters(const struct ix_ctr_set *local, const struct ix_ctr_set *remote)
+{
+	return json_pack("{s:o,s:o}", "local", ix_ctr_json(local), "remote", ix_ctr_json(remote));
+}
+
+/* An RDMA port's hw_counters growth in the fabric model: the counters
+ * that tell of trouble and moved. */
+static void rdma_moved(const struct ix_rdma_port_info *port, const struct ix_rdma_counters *c,
+		       struct ix_ctr_set *s)
+{
+	ix_ctr_set_init(s);
+	if (!c->valid)
+		return;
+	s->valid = true;
+	s->sources = 1u << IX_SRC_HW;
+	snprintf(s->rdma, sizeof(s->rdma), "%.60s/%u", port->dev, port->port);
+	snprintf(s->iface, sizeof(s->iface), "%.31s", port->netdev);
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].value && ix_ctr_classify(IX_SRC_HW, c->v[i].name) != IX_CC_NONE)
+			ix_ctr_set_add(s, IX_SRC_HW, c->v[i].name, c->v[i].value);
+}
+
 /* The job's client towards t, held to the agent's stop and limit. */
 static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct ix_host *t,
 				   int64_t start)
@@ -173,6 +196,7 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		else
 			ix_bw_result_init(&r, &bp);
 		json_object_set_new(rep, "bw", report_bw(&r));
+		json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
 		ix_bw_result_free(&r);
 	} else {
 		struct ix_lat_result r;
@@ -182,6 +206,7 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		else
 			ix_lat_result_init(&r, &lp);
 		json_object_set_new(rep, "lat", report_lat(&r));
+		json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
 		ix_lat_result_free(&r);
 	}
 	ix_client_close(&c);
@@ -281,6 +306,15 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		lr.stats = r.lat.stats;
 		json_object_set_new(rep, "lat", report_lat(&lr));
 	}
+	{
+		struct ix_ctr_set local, remote;
+
+		rdma_moved(&r.local, &r.local_counters, &local);
+		rdma_moved(&r.remote, &r.remote_counters, &remote);
+		json_object_set_new(rep, "counters", report_counters(&local, &remote));
+		ix_ctr_set_free(&local);
+		ix_ctr_set_free(&remote);
+	}
 	ix_rdma_result_free(&r);
 	return rc;
 }
@@ -353,6 +387,25 @@ static uint64_t unum(json_t *o, const char *k)
 {
 	json_int_t v = json_integer_value(json_object_get(o, k));
 	return v > 0 ? (uint64_t)v : 0;
+}
+
+int ix_runner_parse_counters(json_t *rep, struct ix_ctr_set *local, struct ix_ctr_set *remote,
+			     struct ix_err *err)
+{
+	json_t *c = json_object_get(rep, "counters");
+
+	ix_ctr_set_init(local);
+	ix_ctr_set_init(remote);
+	if (!c || json_is_null(c))
+		return 0;
+	if (!json_is_object(c))
+		return ix_fail(err, IX_EXIT_FAIL, "REPORT: 'counters' is not an object");
+	if (ix_ctr_parse(json_object_get(c, "local"), local, err) < 0 ||
+	    ix_ctr_parse(json_object_get(c, "remote"), remote, err) < 0) {
+		ix_ctr_set_free(local);
+		return -1;
+	}
+	return 0;
 }
 
 int ix_runner_parse_report(json_t *rep, struct ix_run_figures *f)

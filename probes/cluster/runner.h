@@ -9,7 +9,8 @@
  *            rdma: {op, qps, traffic_class, service_level} with path "rdma" }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
  *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
- *            | read: <ix_wire_read_figures> }
+ *            | read: <ix_wire_read_figures>,
+ *            counters: {local, remote} (probes/core/counters.h, bw and lat) }
  */
 #ifndef IX_RUNNER_H
 #define IX_RUNNER_H
@@ -71,5 +72,10 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 const char *ix_runner_describe(json_t *run);
 /* Coordinator: read a REPORT body. */
 int ix_runner_parse_report(json_t *report, struct ix_run_figures *f);
+/* Coordinator: the fabric counters that moved at the job's agent (local)
+ * and at its peer (remote) during the test; both left invalid when the
+ * REPORT has none, -1 with err when they are malformed. */
+int ix_runner_parse_counters(json_t *report, struct ix_ctr_set *local, struct ix_ctr_set *remote,
+			     struct ix_err *err);
 
 #endif

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/core/counters.h"
 #include "probes/core/err.h"
 #include "probes/core/stats.h"
 #include "probes/core/wirefig.h"
@@ -108,6 +109,20 @@ struct ix_read_figures {
 	uint64_t slow_rounds; /* over IX_SLOW_ROUND_FACTOR x the median and IX_SLOW_ROUND_MIN_NS */
 	uint64_t stalled_rounds;       /* either of the two */
 	struct ix_opt_u64 retransmits; /* all senders, from their TCP_INFO */
+	/* Fabric counters over the rounds: summed over the senders, and at
+	 * the receiver; counters is false when neither end read any. */
+	bool counters;
+	struct ix_ctr_sum at_senders, at_receiver;
+};
+
+/* The PCIe link of the NIC an interface belongs to. */
+struct ix_link_pcie {
+	bool known;
+	char bdf[20];
+	int gen, width;                   /* as trained */
+	int expected_gen, expected_width; /* the lower of both ends' capabilities */
+	double bps;                       /* per direction, after line encoding */
+	bool downtrained;                 /* below what both ends support */
 };
 
 /* The local interface a test's traffic leaves by and its rate: what a
@@ -116,6 +131,12 @@ struct ix_link_limit {
 	char iface[64];  /* "" when not looked up or no interface routes there */
 	double bps;      /* 0 when unknown (loopback, no speed reported) */
 	char source[32]; /* "ethtool speed", "infiniband rate" or "unknown" */
+	struct ix_link_pcie pcie;
+	/* The path's physical ceiling: the lowest of the link's rate and its
+	 * NIC's PCIe link; 0 when neither is known. bottleneck names it:
+	 * "link" or "pcie" ("" when unknown). */
+	double ceiling_bps;
+	char bottleneck[8];
 };
 
 /* CPU time consumed by one end of a test. */
@@ -187,6 +208,9 @@ struct ix_bw_result {
 	char remote_version[32];     /* the agent's ixperf version */
 	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
 	struct ix_link_limit link;   /* client side, toward the server; iface "" = not known */
+	/* Fabric counters that moved during the test at this end and at the
+	 * server's (probes/core/counters.h); invalid when not read. */
+	struct ix_ctr_set ctr_local, ctr_remote;
 };
 
 struct ix_lat_result {
@@ -200,8 +224,9 @@ struct ix_lat_result {
 	struct ix_lat_stats stats; /* computed from samples */
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
-	char remote_version[32];     /* the agent's ixperf version */
-	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
+	char remote_version[32];                 /* the agent's ixperf version */
+	struct ix_wire_figures wire;             /* a capture attached (--capture); present bit */
+	struct ix_ctr_set ctr_local, ctr_remote; /* as in ix_bw_result */
 };
 
 void ix_bw_result_init(struct ix_bw_result *r, const struct ix_bw_params *p);

@@ -40,6 +40,8 @@ void ix_bw_result_free(struct ix_bw_result *r)
 		free(r->intervals[i].streams);
 	free(r->intervals);
 	free(r->streams);
+	ix_ctr_set_free(&r->ctr_local);
+	ix_ctr_set_free(&r->ctr_remote);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -157,5 +159,7 @@ void ix_lat_result_init(struct ix_lat_result *r, const struct ix_lat_params *p)
 void ix_lat_result_free(struct ix_lat_result *r)
 {
 	ix_samples_free(&r->samples);
+	ix_ctr_set_free(&r->ctr_local);
+	ix_ctr_set_free(&r->ctr_remote);
 	memset(r, 0, sizeof(*r));
 }

@@ -15,6 +15,7 @@
 #include "probes/ctl/auth.h"
 #include "probes/ctl/client.h"
 #include "probes/ctl/wire.h"
+#include "probes/host/fabric.h"
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/sampler.h"
@@ -267,6 +268,28 @@ static void emit_ready(struct ix_bw_result *r, const struct ix_bw_hooks *hooks, 
 	}
 }
 
+/* What moved since before (which is released). */
+static void counters_since(const struct ix_client *c, struct ix_ctr_set *before,
+			   struct ix_ctr_set *moved)
+{
+	struct ix_ctr_set after;
+
+	ix_fabric_snapshot_socket(c->fd, &after);
+	ix_ctr_delta(before, &after, moved);
+	ix_ctr_set_free(&after);
+	ix_ctr_set_free(before);
+}
+
+/* The server's, from its RESULT: malformed ones are left out (the figures
+ * stand without them) and said in the set's absence. */
+static void counters_remote(json_t *res, struct ix_ctr_set *s)
+{
+	struct ix_err e = { 0 };
+
+	if (ix_ctr_parse(json_object_get(res, "counters"), s, &e) < 0)
+		ix_ctr_set_init(s);
+}
+
 static int fill_remote(struct ix_bw_result *r, json_t *res, struct ix_stream *s, uint32_t n)
 {
 	json_t *arr = json_object_get(res, "streams"), *o;
@@ -287,6 +310,7 @@ static int fill_remote(struct ix_bw_result *r, json_t *res, struct ix_stream *s,
 			sr->sender = e;
 	}
 	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
+	counters_remote(res, &r->ctr_remote);
 	return 0;
 }
 
@@ -327,6 +351,7 @@ struct bw_run {
 	atomic_int stop;
 	struct rusage ru0;
 	int64_t t0;
+	struct ix_ctr_set ctr0; /* this end's counters at the start */
 };
 
 /* The caller's bounds on a run (struct ix_client's stop and deadline). */
@@ -502,6 +527,7 @@ int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_re
 				 sizeof(r->congestion_used), err);
 	json_decref(req);
 	if (rc == 0) {
+		ix_fabric_snapshot_socket(c->fd, &b->ctr0); /* this end's */
 		getrusage(RUSAGE_SELF, &b->ru0);
 		rc = ix_client_send(c, IX_MSG_START, err);
 	}
@@ -515,9 +541,11 @@ int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_re
 			ix_streams_join(b->s, b->n);
 		}
 		bw_fill_local(b);
+		counters_since(c, &b->ctr0, &r->ctr_local);
 		if (rc == 0)
 			rc = bw_collect(b, err);
 	}
+	ix_ctr_set_free(&b->ctr0);
 	ix_streams_close(b->s, b->n);
 	free(b);
 	r->complete = rc == 0;
@@ -556,9 +584,11 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 	uint8_t *buf = NULL;
 	int64_t t0, warm_until, end_t, timeout_ns, last_check, last_reply;
 	uint64_t seq = 0;
+	struct ix_ctr_set ctr0;
 	json_t *req, *res;
 	int rc;
 
+	ix_ctr_set_init(&ctr0);
 	ix_lat_result_init(r, p);
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
 	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
@@ -576,6 +606,8 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 	req = json_pack("{s:s,s:o}", "kind", "lat", "lat", ix_wire_lat_params(p));
 	rc = ix_client_negotiate(c, req, &s, 1, tp, NULL, NULL, 0, err);
 	json_decref(req);
+	if (rc == 0)
+		ix_fabric_snapshot_socket(c->fd, &ctr0);
 	if (rc < 0 || ix_client_send(c, IX_MSG_START, err) < 0)
 		goto fail;
 	/* Blocking receives wake at least as often as a reply may be late. */
@@ -618,12 +650,14 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 	}
 	r->seconds = (double)(ix_now_ns() - (warm_until > t0 ? warm_until : t0)) / 1e9;
 	cpu_since(&ru0, t0, &r->cpu_local);
+	counters_since(c, &ctr0, &r->ctr_local);
 	if (tp->caps & IX_CAP_EOF)
 		shutdown(s.fd, SHUT_WR);
 	if (ix_client_send(c, IX_MSG_STOP, err) < 0 ||
 	    ix_client_expect(c, IX_MSG_RESULT, &res, REPLY_TIMEOUT_S, err) < 0)
 		goto fail_measured;
 	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
+	counters_remote(res, &r->ctr_remote);
 	json_decref(res);
 	ix_stats_compute(&r->samples, &r->stats);
 	ix_streams_close(&s, 1);
@@ -633,7 +667,10 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 
 fail_measured:
 	r->seconds = (double)(ix_now_ns() - t0) / 1e9;
+	if (ctr0.valid)
+		counters_since(c, &ctr0, &r->ctr_local);
 fail:
+	ix_ctr_set_free(&ctr0);
 	ix_stats_compute(&r->samples, &r->stats);
 	ix_streams_close(&s, 1);
 	ix_client_close(c);

@@ -215,6 +215,11 @@ json_t *ix_wire_read_figures(const struct ix_read_figures *f)
 			      "stalled_rounds", (json_int_t)f->stalled_rounds);
 
 	set_opt_u64(o, "retransmits", f->retransmits);
+	if (f->counters)
+		json_object_set_new(o, "counters",
+				    json_pack("{s:o,s:o}", "senders",
+					      ix_ctr_sum_json(&f->at_senders), "receiver",
+					      ix_ctr_sum_json(&f->at_receiver)));
 	if (r->valid)
 		json_object_set_new(o, "round_ns",
 				    json_pack("{s:I,s:I,s:I,s:I,s:f}", "min", (json_int_t)r->min,
@@ -247,6 +252,14 @@ int ix_wire_parse_read_figures(json_t *j, struct ix_read_figures *f)
 	    get_u64(j, "stalled_rounds", 0, UINT64_MAX >> 2, &f->stalled_rounds, &e) < 0)
 		return -1;
 	get_opt_u64(j, "retransmits", &f->retransmits);
+	if (json_object_get(j, "counters")) {
+		json_t *c = json_object_get(j, "counters");
+
+		if (ix_ctr_sum_parse(json_object_get(c, "senders"), &f->at_senders) < 0 ||
+		    ix_ctr_sum_parse(json_object_get(c, "receiver"), &f->at_receiver) < 0)
+			return -1;
+		f->counters = true;
+	}
 	if (json_is_object(r)) {
 		f->round.valid = true;
 		f->round.count = f->rounds;

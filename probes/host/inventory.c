@@ -15,6 +15,7 @@
 
 #include "probes/host/inventory.h"
 #include "probes/host/links.h"
+#include "probes/host/pci.h"
 
 /* Values of /sys/class/net/IF/type (ARPHRD_* of <linux/if_arp.h>). */
 #define IX_ARPHRD_INFINIBAND 32
@@ -221,7 +222,43 @@ static int link_limit_set(struct ix_link_limit *out, double bps, const char *sou
 	return bps > 0 ? 0 : -1;
 }
 
-int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
+/* The PCIe link of the function iface belongs to, and the ceiling. */
+static void pcie_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
+{
+	struct ix_link_pcie *l = &out->pcie;
+	struct ix_err err = { 0 };
+	struct ix_pci pci;
+
+	if (ix_pci_read(sysroot, &pci, &err) == 0) {
+		for (size_t i = 0; i < pci.n && !l->known; i++) {
+			const struct ix_pci_dev *d = &pci.v[i];
+
+			for (size_t k = 0; k < d->nnetdevs && !l->known; k++) {
+				if (strcmp(d->netdevs[k], iface) != 0 || !d->link.present ||
+				    !(d->link.bps > 0))
+					continue;
+				l->known = true;
+				snprintf(l->bdf, sizeof(l->bdf), "%s", d->bdf);
+				l->gen = d->link.gen;
+				l->width = d->link.width;
+				l->expected_gen = d->link.expected_gen;
+				l->expected_width = d->link.expected_width;
+				l->bps = d->link.bps;
+				l->downtrained = d->link.downtrained;
+			}
+		}
+		ix_pci_free(&pci);
+	}
+	out->ceiling_bps = out->bps;
+	snprintf(out->bottleneck, sizeof(out->bottleneck), "%s", out->bps > 0 ? "link" : "");
+	if (l->known && (!(out->bps > 0) || l->bps < out->bps)) {
+		out->ceiling_bps = l->bps;
+		snprintf(out->bottleneck, sizeof(out->bottleneck), "pcie");
+	}
+}
+
+/* The rate alone; -2 for names that are not interfaces' or loopback. */
+static int link_rate_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
 {
 	double ib_bps, speed;
 	bool ib_port, ib_layer;
@@ -233,10 +270,10 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 	/* A name from outside becomes a path: no separators, no "." or "..". */
 	if (!iface[0] || strlen(iface) >= sizeof(out->iface) || strchr(iface, '/') ||
 	    strcmp(iface, ".") == 0 || strcmp(iface, "..") == 0)
-		return -1;
+		return -2;
 	type = read_long(sysroot, iface, "type");
 	if (type == IX_ARPHRD_LOOPBACK)
-		return -1;
+		return -2;
 	ib_port = ib_port_rate(sysroot, iface, &ib_bps, &ib_layer);
 	if ((type == IX_ARPHRD_INFINIBAND || (ib_port && ib_layer)) && ib_bps > 0)
 		return link_limit_set(out, ib_bps, "infiniband rate");
@@ -246,6 +283,15 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 	if (ib_port && ib_bps > 0)
 		return link_limit_set(out, ib_bps, "infiniband rate");
 	return -1;
+}
+
+int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
+{
+	int rc = link_rate_of(iface, sysroot, out);
+
+	if (out->iface[0] && rc != -2)
+		pcie_of(out->iface, sysroot, out);
+	return rc < 0 ? -1 : 0;
 }
 
 int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out)

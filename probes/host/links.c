@@ -640,13 +640,22 @@ int ix_top_model_init(struct ix_top_model *m, const struct ix_top_filter *filter
 	return 0;
 }
 
+static void snaps_free(struct ix_ctr_set *snaps, size_t n)
+{
+	for (size_t i = 0; snaps && i < n; i++)
+		ix_ctr_set_free(&snaps[i]);
+	free(snaps);
+}
+
 void ix_top_model_free(struct ix_top_model *m)
 {
 	filter_free(&m->filter);
 	ix_links_free(&m->prev);
+	snaps_free(m->snaps, m->cur.n);
 	ix_links_free(&m->cur);
 	free(m->rates);
 	free(m->hist);
+	free(m->fabric);
 	memset(m, 0, sizeof(*m));
 }
 
@@ -665,12 +674,33 @@ static bool filter_keeps(const struct ix_top_filter *f, const struct ix_link *l)
 	return false;
 }
 
+/* Each link's fabric counters, and their rates since the previous
+ * snapshot of the link of the same name (the same device: ifindex). */
+static int sample_fabric(const struct ix_top_model *m, const char *root,
+			 const struct ix_links *next, int64_t elapsed, struct ix_ctr_set *snaps,
+			 struct ix_link_fabric *fabric)
+{
+	for (size_t i = 0; i < next->n; i++) {
+		const struct ix_link *l = &next->v[i], *p = ix_links_find(&m->cur, l->name);
+
+		ix_link_fabric_read(root, l, &snaps[i]);
+		if (p && p->ifindex && l->ifindex && p->ifindex != l->ifindex)
+			p = NULL;
+		if (ix_link_fabric_rates(p && m->snaps ? &m->snaps[p - m->cur.v] : NULL, &snaps[i],
+					 elapsed, &fabric[i]) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int ix_top_model_sample(struct ix_top_model *m, const char *root, int64_t now_ns,
 			struct ix_err *err)
 {
 	struct ix_links next;
 	struct ix_link_rate *rates;
 	struct ix_link_history *hist;
+	struct ix_link_fabric *fabric;
+	struct ix_ctr_set *snaps;
 	int64_t elapsed = m->samples ? now_ns - m->cur_ns : 0;
 	size_t k = 0;
 
@@ -682,9 +712,14 @@ int ix_top_model_sample(struct ix_top_model *m, const char *root, int64_t now_ns
 	next.n = k;
 	rates = calloc(next.n ? next.n : 1, sizeof(*rates));
 	hist = calloc(next.n ? next.n : 1, sizeof(*hist));
-	if (!rates || !hist) {
+	fabric = calloc(next.n ? next.n : 1, sizeof(*fabric));
+	snaps = calloc(next.n ? next.n : 1, sizeof(*snaps));
+	if (!rates || !hist || !fabric || !snaps ||
+	    sample_fabric(m, root, &next, elapsed, snaps, fabric) < 0) {
 		free(rates);
 		free(hist);
+		free(fabric);
+		snaps_free(snaps, next.n);
 		ix_links_free(&next);
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory sampling links");
 	}
@@ -701,12 +736,16 @@ int ix_top_model_sample(struct ix_top_model *m, const char *root, int64_t now_ns
 				      (r->known & IX_LINK_TX_BYTES) ? r->tx_bps : NAN);
 	}
 	ix_links_free(&m->prev);
+	snaps_free(m->snaps, m->cur.n);
 	free(m->rates);
 	free(m->hist);
+	free(m->fabric);
 	m->prev = m->cur;
 	m->cur = next;
 	m->rates = rates;
 	m->hist = hist;
+	m->fabric = fabric;
+	m->snaps = snaps;
 	m->prev_ns = m->cur_ns;
 	m->cur_ns = now_ns;
 	m->samples++;

@@ -1,8 +1,10 @@
 /*
  * Link counters of this host, read from sysfs: network devices
  * (/sys/class/net) and InfiniBand/RoCE ports (/sys/class/infiniband), the
- * rates between two snapshots, per-link history for sparklines, and the
- * model a live monitor ("ixperf top") samples once per refresh.
+ * rates between two snapshots, per-link history for sparklines, each
+ * link's fabric counters (drops, pause frames, CNPs... of
+ * probes/core/counters.h) as rates, and the model a live monitor
+ * ("ixperf top") samples once per refresh.
  *
  * root is a prefix put before every "/sys/..." path: "" (or NULL) for the
  * live system, a fixture directory in tests.
@@ -14,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/core/counters.h"
 #include "probes/core/err.h"
 
 #define IX_LINKS_NAME_MAX 64
@@ -122,6 +125,53 @@ size_t ix_links_history_get(const struct ix_link_history *h, bool tx, double *ou
 size_t ix_sparkline(const double *v, size_t n, double max, char *buf, size_t len);
 size_t ix_sparkline_ascii(const double *v, size_t n, double max, char *buf, size_t len);
 
+/* A link's fabric counters over one interval: a network device's netdev,
+ * ethtool and root qdisc counters, or an InfiniBand/RoCE port's
+ * hw_counters and port counters. A RoCE port and its network device are
+ * two links, so no counter is counted under both. */
+#define IX_LINK_FABRIC_TOP 8 /* moved counters a link names */
+
+struct ix_link_moved {
+	char name[IX_CTR_NAME_MAX]; /* the driver's name: "rx_prio3_pause" */
+	uint8_t source;             /* enum ix_ctr_source */
+	uint8_t cls;                /* enum ix_ctr_class */
+	uint64_t delta;             /* growth over the interval */
+};
+
+struct ix_link_fabric {
+	bool valid;       /* read at both ends of the interval: the rates are known */
+	uint32_t sources; /* 1 << IX_SRC_* read at both ends */
+	bool truncated;   /* a snapshot held more counters than it keeps */
+	double interval_s;
+	uint32_t has;         /* 1 << class of the classes that moved */
+	double rate[IX_CC_N]; /* per second; a class: the largest of its sources' sums */
+	size_t nmoved;        /* classed counters that grew (a reset is left out) */
+	size_t ntop;          /* the largest growths, largest first */
+	struct ix_link_moved top[IX_LINK_FABRIC_TOP];
+};
+
+/* The fabric counters of link l (a snapshot, see probes/host/fabric.h);
+ * out is replaced. Nothing readable leaves out->valid false. */
+void ix_link_fabric_read(const char *root, const struct ix_link *l, struct ix_ctr_set *out);
+/* Rates from prev to cur, elapsed_ns apart. prev NULL, elapsed_ns <= 0 or
+ * a snapshot not valid: out is not valid. -1 when out of memory. */
+int ix_link_fabric_rates(const struct ix_ctr_set *prev, const struct ix_ctr_set *cur,
+			 int64_t elapsed_ns, struct ix_link_fabric *out);
+/* Whether a view highlights a class: drops, errors, pause frames, CNPs,
+ * retransmissions, link events. */
+bool ix_link_fabric_alarm(enum ix_ctr_class c);
+/* A class's short label for a table: "pause rx". */
+const char *ix_link_fabric_label(enum ix_ctr_class c);
+/* "drops 12/s" for class c ("" when it did not move); the length written. */
+size_t ix_link_fabric_clause(const struct ix_link_fabric *f, enum ix_ctr_class c, char *buf,
+			     size_t len);
+/* Every class that moved, in class order, sep between: "drops 12/s, pause
+ * rx 400/s"; "" when none did. Returns the length written. */
+size_t ix_link_fabric_text(const struct ix_link_fabric *f, const char *sep, char *buf, size_t len);
+/* The names of the max counters that moved most: "rx_prio3_pause,
+ * tbf_drops"; "" when none. Returns the length written. */
+size_t ix_link_fabric_names(const struct ix_link_fabric *f, size_t max, char *buf, size_t len);
+
 /* Which links a monitor shows. Zeroed: all of them. */
 struct ix_top_filter {
 	bool exclude_loopback;
@@ -132,24 +182,28 @@ struct ix_top_filter {
 	char **names;
 };
 
-/* Everything a live monitor shows. rates[i] and hist[i] belong to
- * cur.v[i]; a link's history follows it by name across samples. */
+/* Everything a live monitor shows. rates[i], hist[i], fabric[i] and
+ * snaps[i] belong to cur.v[i]; a link's history and its previous fabric
+ * snapshot follow it by name across samples. */
 struct ix_top_model {
 	struct ix_top_filter filter; /* own copy of the names */
 	struct ix_links prev, cur;   /* the last two snapshots, filtered */
 	struct ix_link_rate *rates;
 	struct ix_link_history *hist;
-	int64_t prev_ns, cur_ns; /* when they were taken */
-	uint64_t samples;        /* successful ix_top_model_sample calls */
+	struct ix_link_fabric *fabric; /* fabric counters over the last interval */
+	struct ix_ctr_set *snaps;      /* the fabric counters read with cur */
+	bool fabric_all;               /* renderers: also every fabric counter read */
+	int64_t prev_ns, cur_ns;       /* when they were taken */
+	uint64_t samples;              /* successful ix_top_model_sample calls */
 };
 
 /* filter may be NULL (all links). */
 int ix_top_model_init(struct ix_top_model *m, const struct ix_top_filter *filter,
 		      struct ix_err *err);
 void ix_top_model_free(struct ix_top_model *m);
-/* One refresh: read a snapshot at now_ns (monotonic), compute rates since
- * the previous one and push them onto the histories. On failure the model
- * is left as it was. */
+/* One refresh: read a snapshot at now_ns (monotonic) and every link's
+ * fabric counters, compute rates since the previous one and push them onto
+ * the histories. On failure the model is left as it was. */
 int ix_top_model_sample(struct ix_top_model *m, const char *root, int64_t now_ns,
 			struct ix_err *err);
 

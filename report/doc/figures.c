@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "report/doc/figures.h"
+#include "report/doc/verdict.h"
 #include "report/fmt/safe.h"
 #include "report/fmt/units.h"
 
@@ -428,6 +429,24 @@ static void gpu_figures(struct figs *l, const char *check, json_t *r)
 
 static void results_figures(struct figs *l, const char *check, json_t *results);
 
+/* What the fabric counted: counts, any growth a change worth seeing. */
+static void counter_figures(struct figs *l, const char *check, json_t *r, const char *q)
+{
+	char name[64];
+
+	for (int k = 0; k < IX_COUNTER_FIGURES; k++) {
+		double v;
+		json_t *j;
+
+		if (!ix_counter_figure(r, ix_counter_figure_names[k], &v))
+			continue;
+		snprintf(name, sizeof(name), "%s%s", ix_counter_figure_names[k], q);
+		j = json_real(v);
+		add_count(l, check, name, j, 0, "");
+		json_decref(j);
+	}
+}
+
 static void headline_figure(struct figs *l, const char *check, json_t *h)
 {
 	const char *unit = unit_of(json_string_value(json_object_get(h, "unit")));
@@ -494,6 +513,8 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 		if (bw || lat || (kind && strcmp(kind, "incast") == 0) ||
 		    (kind && strcmp(kind, "wire") == 0))
 			wire_figures(l, check, json_object_get(r, "wire"), q);
+		if (bw || lat || (kind && (!strcmp(kind, "mesh") || !strcmp(kind, "incast"))))
+			counter_figures(l, check, r, q);
 		if (kind && strcmp(kind, "topo") == 0)
 			topo_figures(l, check, r);
 		else if (kind && strcmp(kind, "mesh") == 0)

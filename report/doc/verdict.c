@@ -140,10 +140,103 @@ static bool incast_figure(json_t *results, const char *fig, double *out)
 	return f.any;
 }
 
+const char *const ix_counter_figure_names[IX_COUNTER_FIGURES] = {
+	"pfc_pauses",    "cnp", "ecn_marked", "fabric_drops", "fabric_retransmissions",
+	"fabric_errors",
+};
+
+static const char *const counter_classes[IX_COUNTER_FIGURES][3] = {
+	{ "pause_rx", "pause_tx" }, { "cnp_sent", "cnp_handled" }, { "ecn_marked" }, { "discards" },
+	{ "retransmissions" },      { "errors", "link_events" },
+};
+
+/* Add the classes of one summary object; false when it is not one. */
+static bool add_summary(json_t *summary, const char *const *classes, double *v)
+{
+	if (!json_is_object(summary))
+		return false;
+	for (int i = 0; i < 3 && classes[i]; i++) {
+		double x;
+
+		if (num(json_object_get(summary, classes[i]), &x))
+			*v += x;
+	}
+	return true;
+}
+
+/* Both ends of a test ({local, remote} or {from, to}). */
+static bool add_ends(json_t *pair, const char *a, const char *b, const char *const *classes,
+		     double *v)
+{
+	bool ha = add_summary(json_object_get(json_object_get(pair, a), "summary"), classes, v);
+	bool hb = add_summary(json_object_get(json_object_get(pair, b), "summary"), classes, v);
+
+	return ha || hb;
+}
+
+bool ix_counter_figure(json_t *r, const char *figure, double *value)
+{
+	const char *kind = json_string_value(json_object_get(r, "kind"));
+	const char *const *classes = NULL;
+	bool have = false;
+	json_t *x;
+	size_t i;
+
+	for (int k = 0; k < IX_COUNTER_FIGURES; k++)
+		if (!strcmp(figure, ix_counter_figure_names[k]))
+			classes = counter_classes[k];
+	*value = 0;
+	if (!classes || !kind)
+		return false;
+	if (!strcmp(kind, "bw") || !strcmp(kind, "lat"))
+		return add_ends(json_object_get(r, "counters"), "local", "remote", classes, value);
+	if (!strcmp(kind, "mesh")) {
+		json_array_foreach(json_object_get(r, "nodes"), i, x)
+		{
+			if (add_summary(json_object_get(x, "counters"), classes, value))
+				have = true;
+		}
+		return have;
+	}
+	if (!strcmp(kind, "incast")) {
+		json_array_foreach(json_object_get(r, "steps"), i, x)
+		{
+			json_t *c = json_object_get(x, "counters");
+			bool hs = add_summary(json_object_get(c, "senders"), classes, value);
+			bool hr = add_summary(json_object_get(c, "receiver"), classes, value);
+
+			have = have || hs || hr;
+		}
+		return have;
+	}
+	return false;
+}
+
+/* The worst over the results: the largest count. */
+static bool counters_figure(json_t *results, const char *fig, double *out)
+{
+	struct fold f = { 0 };
+	size_t i;
+	json_t *r;
+
+	json_array_foreach(results, i, r)
+	{
+		double v;
+
+		if (ix_counter_figure(r, fig, &v))
+			fold(&f, v);
+	}
+	*out = f.v;
+	return f.any;
+}
+
 bool ix_figure_of(const char *probe, json_t *results, const char *figure, double *value)
 {
 	if (!json_is_array(results) || !json_array_size(results))
 		return false;
+	for (int k = 0; k < IX_COUNTER_FIGURES; k++)
+		if (!strcmp(figure, ix_counter_figure_names[k]))
+			return counters_figure(results, figure, value);
 	if (!strcmp(probe, "bw"))
 		return bw_figure(results, figure, value);
 	if (!strcmp(probe, "lat"))

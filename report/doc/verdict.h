@@ -12,6 +12,16 @@
  * worst one counts: the lowest bandwidth, the highest latency or count. */
 bool ix_figure_of(const char *probe, json_t *results, const char *figure, double *value);
 
+/* Fabric counter figures, sums of counter classes (probes/core/counters.h)
+ * over both ends of every test: "pfc_pauses" (received and sent), "cnp"
+ * (sent and handled), "ecn_marked", "fabric_drops", "fabric_retransmissions"
+ * and "fabric_errors" (errors and link events). */
+#define IX_COUNTER_FIGURES 6
+extern const char *const ix_counter_figure_names[IX_COUNTER_FIGURES];
+/* Such a figure of one result (bw, lat, mesh or incast); false when the
+ * result read no counters. */
+bool ix_counter_figure(json_t *result, const char *figure, double *value);
+
 struct ix_headline {
 	const char *name;
 	const char *unit;

@@ -365,6 +365,30 @@ static void pair_table(FILE *f, json_t *list, const char *title, bool failures)
 		fprintf(f, "<p class=\"muted\">&#8230; and %zu more</p>\n", n - LIST_MAX);
 }
 
+/* What moved at a node, class by class ("discards 426, pause_rx 12"). */
+static void node_counters(FILE *f, json_t *c)
+{
+	const char *k;
+	json_t *v;
+	bool any = false;
+
+	if (!json_is_object(c)) {
+		fputs("-", f);
+		return;
+	}
+	json_object_foreach(c, k, v)
+	{
+		if (!json_is_integer(v))
+			continue;
+		fputs(any ? ", " : "", f);
+		ix_html_esc(f, k);
+		fprintf(f, " %lld", (long long)json_integer_value(v));
+		any = true;
+	}
+	if (!any)
+		fputs("none moved", f);
+}
+
 static void node_table(FILE *f, json_t *nodes)
 {
 	size_t n = json_array_size(nodes);
@@ -372,7 +396,8 @@ static void node_table(FILE *f, json_t *nodes)
 	fprintf(f,
 		"%s<table class=\"nodes\"><thead><tr><th>Host</th><th>Bandwidth out</th>"
 		"<th>Bandwidth in</th><th>Latency p50</th><th>Pairs measured</th>"
-		"<th>Bad pairs</th><th>Suspect</th><th>Error</th></tr></thead><tbody>\n",
+		"<th>Bad pairs</th><th>Suspect</th><th>Fabric counters</th><th>Error</th></tr>"
+		"</thead><tbody>\n",
 		n > SVG_MAX_N ? "<details><summary>per-node table</summary>" : "");
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(nodes, i);
@@ -391,11 +416,13 @@ static void node_table(FILE *f, json_t *nodes)
 		fputs("</td><td class=\"n\">", f);
 		ix_html_numf(f, e, "bad", IX_HF_PLAIN);
 		fputs(sus ? "</td><td>&#9650; yes</td><td>" : "</td><td>no</td><td>", f);
+		node_counters(f, json_object_get(e, "counters"));
+		fputs("</td><td>", f);
 		ix_html_esc(f, ix_html_str(e, "error"));
 		fputs("</td></tr>\n", f);
 	}
 	if (!n)
-		fputs("<tr><td colspan=\"8\">-</td></tr>\n", f);
+		fputs("<tr><td colspan=\"9\">-</td></tr>\n", f);
 	fputs(n > SVG_MAX_N ? "</tbody></table></details>\n" : "</tbody></table>\n", f);
 }
 

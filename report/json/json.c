@@ -73,11 +73,12 @@ static json_t *end_json(const struct ix_stream_end *e)
 static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 {
 	struct ix_dir_summary s;
+	json_t *o;
 
 	ix_bw_summarize(r, d, &s);
 	if (!s.present)
 		return json_null();
-	return json_pack(
+	o = json_pack(
 		"{s:I,s:f,s:f,s:o,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
 		(json_int_t)s.bytes, "seconds", s.seconds, "bits_per_second", s.bits_per_second,
 		"percent_of_link",
@@ -88,17 +89,36 @@ static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 		ix_json_opt_u64(s.lost), "loss_percent", ix_json_opt_f64(s.loss_percent),
 		"out_of_order", ix_json_opt_u64(s.out_of_order), "duplicates",
 		ix_json_opt_u64(s.duplicates), "jitter_ns", ix_json_opt_f64(s.jitter_ns));
+	if (r->link.ceiling_bps > 0)
+		json_object_set_new(o, "percent_of_ceiling",
+				    json_real(100.0 * s.bits_per_second / r->link.ceiling_bps));
+	return o;
 }
 
 /* The local interface toward the server and its rate; null when no
  * interface was found. */
 static json_t *link_json(const struct ix_link_limit *l)
 {
+	const struct ix_link_pcie *p = &l->pcie;
+	json_t *o;
+
 	if (!l->iface[0])
 		return json_null();
-	return json_pack("{s:s,s:o,s:s}", "iface", l->iface, "bps",
-			 l->bps > 0 ? json_real(l->bps) : json_null(), "source",
-			 l->source[0] ? l->source : "unknown");
+	o = json_pack("{s:s,s:o,s:s}", "iface", l->iface, "bps",
+		      l->bps > 0 ? json_real(l->bps) : json_null(), "source",
+		      l->source[0] ? l->source : "unknown");
+	json_object_set_new(o, "pcie",
+			    p->known ? json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:b}", "bdf", p->bdf,
+						 "gen", p->gen, "width", p->width, "expected_gen",
+						 p->expected_gen, "expected_width",
+						 p->expected_width, "bps", p->bps, "downtrained",
+						 p->downtrained)
+				     : json_null());
+	json_object_set_new(o, "ceiling_bps",
+			    l->ceiling_bps > 0 ? json_real(l->ceiling_bps) : json_null());
+	json_object_set_new(o, "bottleneck",
+			    l->bottleneck[0] ? json_string(l->bottleneck) : json_null());
+	return o;
 }
 
 static json_t *intervals_json(const struct ix_bw_result *r)
@@ -171,6 +191,7 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
 		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
 	json_object_set_new(o, "link", link_json(&r->link));
+	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));
 	if (r->wire.present)
 		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
 	return o;
@@ -191,6 +212,11 @@ static json_t *hist_json(const struct ix_hist *h)
 	}
 	return json_pack("{s:s,s:i,s:o}", "scheme", "log-linear", "sub_buckets", IX_HIST_SUB,
 			 "buckets", b);
+}
+
+json_t *ix_json_counters_pair(const struct ix_ctr_set *local, const struct ix_ctr_set *remote)
+{
+	return json_pack("{s:o,s:o}", "local", ix_ctr_json(local), "remote", ix_ctr_json(remote));
 }
 
 json_t *ix_json_lat_stats(const struct ix_lat_stats *s)
@@ -221,6 +247,7 @@ json_t *ix_json_lat(const struct ix_lat_result *r)
 		(json_int_t)r->samples.seen, "lost", (json_int_t)r->lost, "seconds", r->seconds,
 		"stats", stats, "histogram", hist_json(r->samples.hist), "cpu", "local",
 		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));
 	if (r->wire.present)
 		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
 	return o;

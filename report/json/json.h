@@ -57,6 +57,9 @@ json_t *ix_json_bw(const struct ix_bw_result *r);
 json_t *ix_json_lat(const struct ix_lat_result *r);
 /* Latency statistics (lat_stats in the schema), null when there is none. */
 json_t *ix_json_lat_stats(const struct ix_lat_stats *s);
+/* {local, remote}: the fabric counters that moved at each end of a test
+ * (probes/core/counters.h), null where not read. */
+json_t *ix_json_counters_pair(const struct ix_ctr_set *local, const struct ix_ctr_set *remote);
 json_t *ix_json_opt_u64(struct ix_opt_u64 v);
 json_t *ix_json_opt_f64(struct ix_opt_f64 v);
 

@@ -92,13 +92,29 @@ static int write_matrices(FILE *f, int depth, void *arg)
 static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
 {
 	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	const struct ix_mesh_counters *kb = ix_mesh_counters_of(r, a, b, IX_MESH_BW);
+	const struct ix_mesh_counters *kl = ix_mesh_counters_of(r, a, b, IX_MESH_LAT);
+	char why[2048];
+	json_t *o;
 
-	char why[256];
+	ix_mesh_pair_reason(r, a, b, why, sizeof(why));
+	o = json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "from", host_json(r->hosts, a), "to",
+		      host_json(r->hosts, b), "bw_bps", num_or_null(c->bw_bps), "lat_p50_ns",
+		      num_or_null(c->lat_p50_ns), "retested", c->retested != 0, "reason", why);
+	if (kb || kl) {
+		json_t *k = json_object();
 
-	ix_mesh_reason(c, &r->findings, why, sizeof(why));
-	return json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "from", host_json(r->hosts, a), "to",
-			 host_json(r->hosts, b), "bw_bps", num_or_null(c->bw_bps), "lat_p50_ns",
-			 num_or_null(c->lat_p50_ns), "retested", c->retested != 0, "reason", why);
+		if (kb)
+			json_object_set_new(k, "bw",
+					    json_pack("{s:o,s:o}", "from", ix_ctr_json(&kb->at_a),
+						      "to", ix_ctr_json(&kb->at_b)));
+		if (kl)
+			json_object_set_new(k, "lat",
+					    json_pack("{s:o,s:o}", "from", ix_ctr_json(&kl->at_a),
+						      "to", ix_ctr_json(&kl->at_b)));
+		json_object_set_new(o, "counters", k);
+	}
+	return o;
 }
 
 /* The bad pairs, one object at a time. */
@@ -136,23 +152,25 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 {
 	const struct ix_mesh_params *p = &r->params;
 	json_t *hosts = json_array(), *nodes = json_array(), *bad = json_array();
-	json_t *suspects = json_array(), *failures = json_array(), *tests = json_array(), *m;
+	json_t *suspects = json_array(), *failures = json_array(), *tests = json_array(), *m, *o;
 
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct ix_mesh_node *nd = r->nodes ? &r->nodes[i] : NULL;
+		json_t *node;
 
 		json_array_append_new(hosts, host_json(r->hosts, i));
-		json_array_append_new(
-			nodes,
-			json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host",
-				  host_json(r->hosts, i), "error",
-				  r->node_error && r->node_error[i] ? json_string(r->node_error[i])
-								    : json_null(),
-				  "bw_out_bps", num_or_null(nd ? nd->bw_out_bps : 0), "bw_in_bps",
-				  num_or_null(nd ? nd->bw_in_bps : 0), "lat_p50_ns",
-				  num_or_null(nd ? nd->lat_p50_ns : 0), "measured",
-				  nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0,
-				  "suspect", nd && nd->suspect));
+		node = json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host",
+				 host_json(r->hosts, i), "error",
+				 r->node_error && r->node_error[i] ? json_string(r->node_error[i])
+								   : json_null(),
+				 "bw_out_bps", num_or_null(nd ? nd->bw_out_bps : 0), "bw_in_bps",
+				 num_or_null(nd ? nd->bw_in_bps : 0), "lat_p50_ns",
+				 num_or_null(nd ? nd->lat_p50_ns : 0), "measured",
+				 nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0,
+				 "suspect", nd && nd->suspect);
+		if (nd && r->counters_read)
+			json_object_set_new(node, "counters", ix_ctr_sum_json(&nd->counters));
+		json_array_append_new(nodes, node);
 	}
 	for (uint32_t a = 0; !lazy && r->cells && a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++)
@@ -179,7 +197,7 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		m = json_pack("{s:o,s:o,s:o,s:o}", "bw_bps", matrix(r, 0), "lat_p50_ns",
 			      matrix(r, 1), "lat_p99_ns", matrix(r, 2), "state", matrix(r, 3));
 	}
-	return json_pack(
+	o = json_pack(
 		"{s:s,s:b,s:o,s:{s:o,s:b,s:i,s:b,s:{s:s,s:I,s:f,s:f},s:{s:s,s:I,s:I,s:f},s:{s:f,s:"
 		"f,s:f}},"
 		"s:i,s:{s:I,s:I,s:I,s:I},s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
@@ -199,6 +217,11 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		num_or_null(r->findings.min_lat_ns), "lat_baseline_ns",
 		num_or_null(r->findings.lat_baseline_ns), "matrix", m, "nodes", nodes, "bad_pairs",
 		bad, "suspects", suspects, "failures", failures);
+	json_object_set_new(o, "counters",
+			    json_pack("{s:I,s:I,s:b}", "tests_read", (json_int_t)r->counters_read,
+				      "tests_moved", (json_int_t)r->ncounters, "truncated",
+				      r->counters_truncated));
+	return o;
 }
 
 json_t *ix_json_mesh(const struct ix_mesh_result *r)
@@ -254,6 +277,12 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 			      (json_int_t)st->point.retransmits, "rounds",
 			      (json_int_t)st->point.rounds, "stalled_rounds",
 			      (json_int_t)st->point.stalled_rounds);
+		if (st->point.counters)
+			json_object_set_new(o, "counters",
+					    json_pack("{s:o,s:o}", "senders",
+						      ix_ctr_sum_json(&st->point.at_senders),
+						      "receiver",
+						      ix_ctr_sum_json(&st->point.at_receiver)));
 		if (stream) {
 			json_object_set_new(o, "jain", json_real(st->jain));
 			json_object_set_new(o, "flows", flows);

@@ -58,20 +58,74 @@ static json_t *rates_json(const struct ix_link_rate *r)
 			 "utilization", opt_f64(r->util_known, r->util), "reset", r->reset);
 }
 
-static json_t *link_json(const struct ix_link *l, const struct ix_link_rate *r)
+/* "source:name" -> value, for each of the n counters of v. */
+static json_t *ctr_object(const struct ix_ctr *v, size_t n)
 {
-	bool ib = l->kind == IX_LINK_IB;
+	json_t *o = json_object();
+	char key[IX_CTR_NAME_MAX + 16];
 
-	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:o,s:o}",
-			 "name", l->name, "kind", ib ? "ib" : "net", "device", l->dev, "port",
-			 ib ? json_integer(l->port) : json_null(), "state", opt_str(l->state),
-			 "phys_state", opt_str(l->phys_state), "link_layer", opt_str(l->link_layer),
-			 "address", opt_str(l->address), "netdev", opt_str(l->netdev), "ifindex",
-			 l->ifindex ? json_integer(l->ifindex) : json_null(), "virtual",
-			 l->is_virtual, "loopback", l->is_loopback, "mtu",
-			 l->mtu_known ? json_integer(l->mtu) : json_null(), "speed_bps",
-			 opt_f64(l->speed_known, l->speed_bps), "counters", counters_json(l),
-			 "rates", rates_json(r));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "%s:%s",
+			 ix_ctr_source_name((enum ix_ctr_source)v[i].source), v[i].name);
+		json_object_set_new(o, key, json_integer((json_int_t)(v[i].value & INT64_MAX)));
+	}
+	return o;
+}
+
+/* The fabric counters over the interval: the rates of the classes that
+ * moved, the counters that moved most; null when unknown. */
+static json_t *fabric_json(const struct ix_link_fabric *f, const struct ix_ctr_set *snap, bool all)
+{
+	json_t *o, *srcs, *rates = json_object(), *moved = json_object();
+	char key[IX_CTR_NAME_MAX + 16];
+
+	if (!f->valid) {
+		json_decref(rates);
+		json_decref(moved);
+		return json_null();
+	}
+	srcs = json_array();
+	for (int i = 0; i < IX_SRC_N; i++)
+		if (f->sources & (1u << i))
+			json_array_append_new(srcs, json_string(ix_ctr_source_name(i)));
+	for (int k = 1; k < IX_CC_N; k++)
+		if (f->has & (1u << k))
+			json_object_set_new(rates, ix_ctr_class_key(k), json_real(f->rate[k]));
+	for (size_t i = 0; i < f->ntop; i++) {
+		snprintf(key, sizeof(key), "%s:%s",
+			 ix_ctr_source_name((enum ix_ctr_source)f->top[i].source), f->top[i].name);
+		json_object_set_new(moved, key,
+				    json_integer((json_int_t)(f->top[i].delta & INT64_MAX)));
+	}
+	o = json_pack("{s:o,s:o,s:o,s:I,s:b}", "sources", srcs, "rates", rates, "moved", moved,
+		      "moved_count", (json_int_t)f->nmoved, "truncated", f->truncated);
+	if (all && snap)
+		json_object_set_new(o, "read", ctr_object(snap->v, snap->n));
+	return o;
+}
+
+static json_t *link_json(const struct ix_top_model *m, size_t i)
+{
+	const struct ix_link *l = &m->cur.v[i];
+	const struct ix_link_rate *r = &m->rates[i];
+	bool ib = l->kind == IX_LINK_IB;
+	json_t *o;
+
+	o = json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:b,s:b,s:o,s:o,s:o,s:o}", "name",
+		      l->name, "kind", ib ? "ib" : "net", "device", l->dev, "port",
+		      ib ? json_integer(l->port) : json_null(), "state", opt_str(l->state),
+		      "phys_state", opt_str(l->phys_state), "link_layer", opt_str(l->link_layer),
+		      "address", opt_str(l->address), "netdev", opt_str(l->netdev), "ifindex",
+		      l->ifindex ? json_integer(l->ifindex) : json_null(), "virtual", l->is_virtual,
+		      "loopback", l->is_loopback, "mtu",
+		      l->mtu_known ? json_integer(l->mtu) : json_null(), "speed_bps",
+		      opt_f64(l->speed_known, l->speed_bps), "counters", counters_json(l), "rates",
+		      rates_json(r));
+	json_object_set_new(o, "fabric",
+			    m->fabric ? fabric_json(&m->fabric[i], m->snaps ? &m->snaps[i] : NULL,
+						    m->fabric_all)
+				      : json_null());
+	return o;
 }
 
 json_t *ix_json_links(const struct ix_top_model *m)
@@ -79,7 +133,7 @@ json_t *ix_json_links(const struct ix_top_model *m)
 	json_t *links = json_array();
 
 	for (size_t i = 0; i < m->cur.n; i++)
-		json_array_append_new(links, link_json(&m->cur.v[i], &m->rates[i]));
+		json_array_append_new(links, link_json(m, i));
 	return json_pack("{s:I,s:o,s:o}", "samples", (json_int_t)m->samples, "interval_s",
 			 opt_f64(m->samples > 1 && m->cur_ns > m->prev_ns,
 				 (double)(m->cur_ns - m->prev_ns) / 1e9),

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "report/fmt/safe.h"
 #include "report/text/text.h"
 
 static void host_name(const struct ix_hostlist *h, uint32_t i, char *buf, size_t len)
@@ -44,9 +45,37 @@ static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 	}
 }
 
+/* What the fabric counted at each host over its tests, where it moved. */
+static void node_counters(FILE *f, const struct ix_mesh_result *r)
+{
+	char name[IX_HOST_NAME_MAX + 16], what[512];
+	bool any = false;
+
+	if (!r->counters_read || !r->nodes)
+		return;
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (ix_ctr_sum_sentence(&r->nodes[i].counters, what, sizeof(what)) == 0)
+			continue;
+		if (!any)
+			fputs("Fabric counters that moved, per host over its tests:\n", f);
+		any = true;
+		host_name(r->hosts, i, name, sizeof(name));
+		fprintf(f, "  %s: %s\n", name, what);
+	}
+	if (!any)
+		fprintf(f, "Fabric counters: none moved at any host (%llu tests read)\n",
+			(unsigned long long)r->counters_read);
+}
+
 void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
 {
-	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[256];
+	ix_text_mesh_reasons(f, r, u, NULL, 0);
+}
+
+void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u,
+			  const char *const *reasons, size_t nreasons)
+{
+	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[1024];
 	size_t shown = 0;
 
 	fprintf(f,
@@ -103,7 +132,10 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 				continue;
 			host_name(r->hosts, x, a, sizeof(a));
 			host_name(r->hosts, y, b, sizeof(b));
-			ix_mesh_reason(cl, &r->findings, c, sizeof(c));
+			if (shown < nreasons && reasons[shown])
+				ix_text_safe(reasons[shown], c, sizeof(c));
+			else
+				ix_mesh_pair_reason(r, x, y, c, sizeof(c));
 			fprintf(f, "  %s -> %s  %s%s\n", a, b, c,
 				cl->retested ? " (confirmed)" : "");
 			shown++;
@@ -114,6 +146,7 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 			r->nodes[r->findings.suspects[i]].bad,
 			r->nodes[r->findings.suspects[i]].measured);
 	}
+	node_counters(f, r);
 	for (uint32_t i = 0; i < r->nfailures; i++) {
 		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
 		host_name(r->hosts, r->failures[i].b, b, sizeof(b));

@@ -60,22 +60,55 @@ void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
 	fflush(f);
 }
 
-/* A goodput against the link's rate: "2.0% of the 10.0 Gbit/s link on
- * eth0" (long) or "2.0% of link"; "" when the rate is unknown. */
+/* A goodput against the path's ceiling: "2.0% of the 10.0 Gbit/s link on
+ * eth0", or of the NIC's PCIe link where that is lower ("94.0% of the
+ * PCIe Gen4 x8 link (126 Gbit/s) of eth0's NIC"), or in short "2.0% of
+ * link" / "94.0% of PCIe"; "" when neither is known. */
 static void link_share(const struct ix_link_limit *l, double bps, bool long_form,
 		       const struct ix_unit_choice *u, char *buf, size_t len)
 {
+	bool pcie = strcmp(l->bottleneck, "pcie") == 0;
+	double ceil = l->ceiling_bps > 0 ? l->ceiling_bps : l->bps;
 	char rate[32];
 
 	buf[0] = '\0';
-	if (l->bps <= 0)
+	if (ceil <= 0)
 		return;
 	if (!long_form) {
-		snprintf(buf, len, "%.1f%% of link", 100.0 * bps / l->bps);
+		snprintf(buf, len, "%.1f%% of %s", 100.0 * bps / ceil, pcie ? "PCIe" : "link");
 		return;
 	}
-	ix_fmt_rate(l->bps, u, rate, sizeof(rate));
-	snprintf(buf, len, "%.1f%% of the %s link on %s", 100.0 * bps / l->bps, rate, l->iface);
+	ix_fmt_rate(ceil, u, rate, sizeof(rate));
+	if (pcie)
+		snprintf(buf, len, "%.1f%% of the PCIe Gen%d x%d link (%s) of %s's NIC",
+			 100.0 * bps / ceil, l->pcie.gen, l->pcie.width, rate, l->iface);
+	else
+		snprintf(buf, len, "%.1f%% of the %s link on %s", 100.0 * bps / ceil, rate,
+			 l->iface);
+}
+
+#define AT_CEILING 0.9 /* a goodput this close to the ceiling sits at it */
+
+/* Which part of the path holds the goodput back, when it is not the line:
+ * the NIC's PCIe link, and whether that trained below what both ends can. */
+static void bottleneck_line(FILE *f, const struct ix_link_limit *l, double bps,
+			    const struct ix_unit_choice *u)
+{
+	char rate[32], line[32];
+
+	if (strcmp(l->bottleneck, "pcie") != 0 || !(l->ceiling_bps > 0))
+		return;
+	ix_fmt_rate(l->ceiling_bps, u, rate, sizeof(rate));
+	if (l->bps > 0)
+		ix_fmt_rate(l->bps, u, line, sizeof(line));
+	fprintf(f, "Ceiling: %s's NIC (%s) is on a PCIe Gen%d x%d link, %s, below %s%s%s", l->iface,
+		l->pcie.bdf, l->pcie.gen, l->pcie.width, rate,
+		l->bps > 0 ? "the line rate of " : "its line rate", l->bps > 0 ? line : "",
+		bps >= AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
+	if (l->pcie.downtrained)
+		fprintf(f, "; the link trained below its Gen%d x%d capability",
+			l->pcie.expected_gen, l->pcie.expected_width);
+	fputs("\n", f);
 }
 
 static void summary_line(FILE *f, const char *label, const struct ix_dir_summary *s,
@@ -108,6 +141,29 @@ static void summary_line(FILE *f, const char *label, const struct ix_dir_summary
 		share[0] ? ")" : "");
 }
 
+void ix_text_counters(FILE *f, const char *indent, const struct ix_ctr_set *local,
+		      const struct ix_ctr_set *remote, bool quiet_too)
+{
+	char l[1024] = "", rm[1024] = "";
+
+	if (!local->valid && !remote->valid)
+		return;
+	ix_ctr_sentence(local, l, sizeof(l));
+	ix_ctr_sentence(remote, rm, sizeof(rm));
+	if (l[0] || rm[0])
+		fprintf(f, "%sFabric counters: local %s; remote %s\n", indent,
+			l[0]           ? l
+			: local->valid ? "none moved"
+				       : "not read",
+			rm[0]           ? rm
+			: remote->valid ? "none moved"
+					: "not read");
+	else if (quiet_too)
+		fprintf(f, "%sFabric counters: none moved (local %s, remote %s)\n", indent,
+			local->valid ? local->iface : "not read",
+			remote->valid ? remote->iface : "not read");
+}
+
 void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
 {
 	struct ix_dir_summary s;
@@ -115,11 +171,16 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 
 	fprintf(f, "%-9s %10s %12s %16s %16s\n", "Summary", "Time", "Transfer", "Goodput (recv)",
 		"Sent rate");
+	double best = 0;
+
 	for (int d = 0; d < 2; d++) {
 		ix_bw_summarize(r, (enum ix_dir)d, &s);
 		if (s.present)
 			summary_line(f, ix_dir_name((enum ix_dir)d), &s, &r->link, u);
+		if (s.present && s.bits_per_second > best)
+			best = s.bits_per_second;
 	}
+	bottleneck_line(f, &r->link, best, u);
 	if (r->cpu_local.valid && r->cpu_local.wall_s > 0)
 		snprintf(cpu, sizeof(cpu), "CPU: local %.1f%%",
 			 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
@@ -142,6 +203,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 			fprintf(f, "Socket buffer: %llu bytes asked\n",
 				(unsigned long long)r->params.window);
 	}
+	ix_text_counters(f, "", &r->ctr_local, &r->ctr_remote, true);
 	ix_text_wire(f, &r->wire);
 	if (!r->complete)
 		fprintf(f, "INCOMPLETE: %s\n", r->error);
@@ -177,6 +239,7 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 			share[0] ? "  " : "", share,
 			r->params.mode == IX_MODE_BIDIR ? (d ? "  reverse" : "  forward") : "");
 	}
+	ix_text_counters(f, "  ", &r->ctr_local, &r->ctr_remote, false);
 	ix_text_wire(f, &r->wire);
 }
 
@@ -205,6 +268,7 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r)
 		s->p50 / 1e3, s->mean / 1e3, s->stdev / 1e3, s->p90 / 1e3, s->p99 / 1e3,
 		s->p999 / 1e3, s->p9999 / 1e3, s->max / 1e3, (unsigned long long)r->lost,
 		r->complete ? "" : "  INCOMPLETE");
+	ix_text_counters(f, "  ", &r->ctr_local, &r->ctr_remote, false);
 	ix_text_wire(f, &r->wire);
 	fflush(f);
 }

@@ -20,6 +20,12 @@
 
 /* ---- text.c: bw and lat ---- */
 
+/* The fabric counters that moved at both ends of a test, a line starting
+ * with indent; nothing when neither end read any, and when nothing moved
+ * only with quiet_too. */
+void ix_text_counters(FILE *f, const char *indent, const struct ix_ctr_set *local,
+		      const struct ix_ctr_set *remote, bool quiet_too);
+
 void ix_text_bw_begin(FILE *f, const struct ix_bw_params *p, const char *server,
 		      const struct ix_unit_choice *u);
 void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
@@ -38,6 +44,11 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r);
 #define IX_TEXT_MATRIX_MAX 16
 
 void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u);
+/* The same with the bad pairs' reasons given: reasons[k] for the k-th bad
+ * cell in row-major order (a saved document's words); where k >= nreasons
+ * or reasons[k] is NULL, ix_mesh_pair_reason's. */
+void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u,
+			  const char *const *reasons, size_t nreasons);
 void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u);
 
 /* ---- wire.c ---- */

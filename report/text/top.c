@@ -40,14 +40,34 @@ static void fmt_events(const struct ix_link_rate *r, uint32_t b1, double v1, uin
 		snprintf(buf, len, "-");
 }
 
+/* The fabric counters that moved, per second, and the driver's names of
+ * the ones that moved most; "-" when unknown, "none" when nothing moved. */
+static void fmt_fabric(const struct ix_link_fabric *fb, char *buf, size_t len)
+{
+	char names[160];
+	size_t n;
+
+	if (!fb->valid) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	n = ix_link_fabric_text(fb, ", ", buf, len);
+	if (!n) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	if (ix_link_fabric_names(fb, 3, names, sizeof(names)) && n + 4 < len)
+		snprintf(buf + n, len - n, " (%s%s)", names, fb->nmoved > 3 ? ", ..." : "");
+}
+
 void ix_text_links(FILE *f, const struct ix_top_model *m)
 {
-	fprintf(f, "%-16s %-8s %-12s %6s %-13s %-13s %7s %8s %8s\n", "INTERFACE", "STATE", "SPEED",
-		"MTU", "RX", "TX", "UTIL", "ERR/s", "DROP/s");
+	fprintf(f, "%-16s %-8s %-12s %6s %-13s %-13s %7s %8s %8s  %s\n", "INTERFACE", "STATE",
+		"SPEED", "MTU", "RX", "TX", "UTIL", "ERR/s", "DROP/s", "FABRIC");
 	for (size_t i = 0; i < m->cur.n; i++) {
 		const struct ix_link *l = &m->cur.v[i];
 		const struct ix_link_rate *r = &m->rates[i];
-		char speed[32], mtu[16], rx[32], tx[32], util[16], errs[32], drops[32];
+		char speed[32], mtu[16], rx[32], tx[32], util[16], errs[32], drops[32], fab[512];
 
 		fmt_opt_rate(l->speed_known, l->speed_bps, speed, sizeof(speed));
 		if (l->mtu_known)
@@ -65,8 +85,9 @@ void ix_text_links(FILE *f, const struct ix_top_model *m)
 			   sizeof(errs));
 		fmt_events(r, IX_LINK_RX_DROPPED, r->rx_dropped_ps, IX_LINK_TX_DROPPED,
 			   r->tx_dropped_ps, 0, 0, drops, sizeof(drops));
-		fprintf(f, "%-16s %-8s %-12s %6s %-13s %-13s %7s %8s %8s\n", l->name,
-			l->state[0] ? l->state : "-", speed, mtu, rx, tx, util, errs, drops);
+		fmt_fabric(&m->fabric[i], fab, sizeof(fab));
+		fprintf(f, "%-16s %-8s %-12s %6s %-13s %-13s %7s %8s %8s  %s\n", l->name,
+			l->state[0] ? l->state : "-", speed, mtu, rx, tx, util, errs, drops, fab);
 	}
 }
 

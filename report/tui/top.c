@@ -1,5 +1,7 @@
-/* 'ixperf top' on the terminal: the links table with sparklines, and the
- * busiest pairs of the capture below it. The models come from
+/* 'ixperf top' on the terminal: the links table with sparklines, under a
+ * link whose fabric counters moved a line of their rates (drops, errors,
+ * pause frames, CNPs and retransmissions highlighted), and the busiest
+ * pairs of the capture below it. The models come from
  * probes/host/links.c and probes/capture/talkers.c; this file only places them. */
 #include "config.h"
 
@@ -85,6 +87,34 @@ static void link_row(struct ix_tui *t, int y, const struct ix_top_model *m, size
 	}
 }
 
+/* The fabric line under a link: each class that moved in its role, then
+ * the driver's names of the counters that moved most. */
+static void fabric_row(struct ix_tui *t, int y, const struct ix_link_fabric *f)
+{
+	char c[64], names[160], line[192];
+	int x = 17;
+
+	for (int k = 1; k < IX_CC_N && x < t->w; k++) {
+		enum ix_ctr_class cls = (enum ix_ctr_class)k;
+
+		if (!ix_link_fabric_clause(f, cls, c, sizeof(c)))
+			continue;
+		x += ix_tui_text(t, y, x, ix_link_fabric_alarm(cls) ? IX_ROLE_FAILED : IX_ROLE_WARN,
+				 c);
+		x += ix_tui_text(t, y, x, IX_ROLE_PLAIN, "  ");
+	}
+	if (x < t->w && ix_link_fabric_names(f, 3, names, sizeof(names))) {
+		snprintf(line, sizeof(line), "(%s)", names);
+		ix_tui_text(t, y, x, IX_ROLE_DIM, line);
+	}
+}
+
+/* Whether a link has a fabric line: some class moved. */
+static bool has_fabric_row(const struct ix_top_model *m, size_t i)
+{
+	return m->fabric && m->fabric[i].valid && m->fabric[i].has != 0;
+}
+
 static int talkers(struct ix_tui *t, int y, const struct ix_talkers_view *v, int rows)
 {
 	struct ix_talkers_pair pairs[64];
@@ -118,8 +148,11 @@ void ix_tui_top_draw(struct ix_tui *t, const struct ix_tui_top *s)
 		 "STATE", "SPEED", "MTU", "RX", "TX", "UTIL", "ERR/s", sparkw > 4 ? sparkw : 0,
 		 sparkw > 4 ? "rx history" : "", sparkw > 4 ? "tx history" : "");
 	ix_tui_text(t, 1, 0, IX_ROLE_DIM, line);
-	for (size_t i = s->first; i < m->cur.n && y < t->h - (s->talkers ? 6 : 1); i++, y++)
+	for (size_t i = s->first; i < m->cur.n && y < t->h - (s->talkers ? 6 : 1); i++, y++) {
 		link_row(t, y, m, i);
+		if (has_fabric_row(m, i) && y + 1 < t->h - (s->talkers ? 6 : 1))
+			fabric_row(t, ++y, &m->fabric[i]);
+	}
 	if (!m->cur.n)
 		ix_tui_text(t, y++, 0, IX_ROLE_DIM, "no links to show (try --all)");
 	if (s->talkers) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A mesh that must find the bad host: 6 hosts on a bridge, host 4's port
-# shaped far below the others. Exactly the pairs with host 4 are flagged and
-# host 4 is named the suspect.
+# shaped far below the others. Exactly the pairs with host 4 are flagged,
+# host 4 is named the suspect, and where host 4 sent, its port's drops
+# (the tbf's, read around each test) are cited. Unshaped and idle, the
+# same fabric flags no pair for latency.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 [ "${IX_SKIP_NETNS:-0}" = 1 ] && ix_skip "IX_SKIP_NETNS=1"
@@ -39,8 +41,35 @@ check "bad pairs were retested and confirmed" jq_true "$J/mesh.json" \
 	'[.results[0].bad_pairs[].retested] | all'
 check "each says why: below 0.7 x the median bandwidth ($(jq -c '.results[0].bad_pairs[0].reason' "$J/mesh.json"))" \
 	jq_true "$J/mesh.json" \
-	'[.results[0].bad_pairs[].reason | test("^bandwidth [0-9.]+ [MG]bit/s < 0.7 x median [0-9.]+ [MG]bit/s \\([0-9]+%\\)$")] | all'
+	'[.results[0].bad_pairs[].reason | test("^bandwidth [0-9.]+ [MG]bit/s < 0.7 x median [0-9.]+ [MG]bit/s \\([0-9]+%\\)")] | all'
+jq -r '.results[0].bad_pairs[] | "  \(.from) -> \(.to): \(.reason)"' "$J/mesh.json"
+# Host 4's own port drops what it sends beyond 50 Mbit/s: its tbf's drops
+# are read before and after each test and cited where host 4 sent.
+check "pairs host $BAD sent in cite its port's drops (qdisc tbf_drops)" jq_true "$J/mesh.json" \
+	"[.results[0].bad_pairs[] | select(.from | startswith(\"198.18.0.$BAD:\"))] as \$p
+	 | (\$p | length) > 0 and (\$p | all(.counters.bw.from.moved[\"qdisc:tbf_drops\"] > 0
+	   and (.reason | test(\"; at 198.18.0.$BAD:[0-9]+: eth0: [0-9]+ drops \\\\(qdisc tbf_drops [0-9]+\\\\)\"))))"
+check "no bad pair blames a counter at another host" jq_true "$J/mesh.json" \
+	"[.results[0].bad_pairs[].reason | scan(\"; at ([0-9.]+):\") | .[0]] | all(. == \"198.18.0.$BAD\")"
+check "host $BAD's node counts the drops at its end" jq_true "$J/mesh.json" \
+	".results[0].nodes[$((BAD - 1))].counters.discards > 0 and .results[0].counters.tests_read >= 15"
 schema_check "$J/mesh.json"
+"$IXPERF" report "$J/mesh.json" >"$J/mesh.txt" 2>&1
+check "ixperf report of the saved mesh lists the 5 bad pairs, each with its saved reason" bash -c \
+	"grep -q '^5 bad pair(s):' '$J/mesh.txt' &&
+	 jq -r '.results[0].bad_pairs[] | \"  \\(.from) -> \\(.to)  \\(.reason[0:200])\"' '$J/mesh.json' |
+	 while IFS= read -r line; do grep -qF -- \"\$line\" '$J/mesh.txt' || exit 1; done"
+check "and names host $BAD the suspect" grep -q "^SUSPECT: 198.18.0.$BAD:" "$J/mesh.txt"
+
+# The same fabric unshaped and idle: the latency rule flags no pair.
+for ((i = 1; i <= N; i++)); do
+	tc -n "$SW" qdisc del dev "swp$i" root
+	tc -n "ixm$$-h$i" qdisc del dev eth0 root
+done
+ip netns exec "ixm$$-h1" "$IXPERF" mesh --test lat -n 1000 -w 0.1 -J "$hosts" >"$J/idle.json" 2>"$J/idle.err"
+rc=$?
+check "an idle, unshaped fabric: latency mesh exits 0, no bad pair ($(jq -c '[.results[0].lat_baseline_ns, .results[0].bad_pairs[0].reason]' "$J/idle.json"))" \
+	jq_true "$J/idle.json" ".results[0].bad_pairs == [] and $rc == 0"
 
 # Kill one agent mid-mesh: its pairs fail with the reason, the rest completes.
 victim=${SPIDS[6]}

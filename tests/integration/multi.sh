@@ -39,6 +39,18 @@ check "unmeasured directions are null" jq_true "$J/mesh.json" \
 	  | $m.bw_bps[$a][$b] == null] | all'
 check "the mesh warns that the agents run without a token" grep -q "WARNING: 5 agent(s) run without a token" "$J/mesh.err"
 schema_check "$J/mesh.json"
+# The saved mesh, shown again as the mesh printed it.
+"$IXPERF" report "$J/mesh.json" >"$J/mesh.txt" 2>"$J/report.err"
+check "ixperf report of the saved mesh exits 0" test "$?" = 0
+check "it shows the header, both matrices and a row per host" bash -c \
+	"grep -q '^ixperf mesh: 5 hosts, 5 rounds, 10 of 10 pairs measured' '$J/mesh.txt' &&
+	 grep -q '^Bandwidth (row sends to column' '$J/mesh.txt' &&
+	 grep -q '^Latency p50, one-way' '$J/mesh.txt' &&
+	 [ \$(grep -cE '^[0-4] +127\\.0\\.0\\.1:[0-9]+ ' '$J/mesh.txt') = 5 ]"
+check "it counts the bad pairs the document lists, with their reasons" bash -c \
+	"grep -q \"^\$(jq '.results[0].bad_pairs | length' '$J/mesh.json') bad pair(s)\" '$J/mesh.txt' &&
+	 jq -r '.results[0].bad_pairs[].reason' '$J/mesh.json' | while read -r why; do
+		grep -qF -- \"\$why\" '$J/mesh.txt' || exit 1; done"
 
 "$IXPERF" mesh --test lat -n 200 -w 0 --both-directions --concurrency 1 -J "$HOSTS" >"$J/meshlat.json" 2>/dev/null
 check "--both-directions measures all 20 ordered pairs" jq_true "$J/meshlat.json" \
@@ -64,6 +76,12 @@ check "every round of every step is measured" jq_true "$J/read.json" \
 check "round times are ordered" jq_true "$J/read.json" \
 	'[.results[0].steps[].read.round_ns | .min <= .p50 and .p50 <= .p99 and .p99 <= .max] | all'
 schema_check "$J/read.json"
+for doc in incast read; do
+	"$IXPERF" report "$J/$doc.json" >"$J/$doc.txt" 2>/dev/null
+	check "ixperf report of the saved $doc sweep shows its steps and diagnosis" bash -c \
+		"grep -q '^ Senders  ' '$J/$doc.txt' &&
+		 grep -qF \"Diagnosis: \$(jq -r '.results[0].diagnosis' '$J/$doc.json')\" '$J/$doc.txt'"
+done
 "$IXPERF" incast --mode read --path udp "$HOSTS" >/dev/null 2>"$J/readudp.err"
 check "synchronised reads over UDP are refused (exit 2)" test "$?" = 2
 "$IXPERF" incast --sweep 1,9 "$HOSTS" >/dev/null 2>"$J/sweep.err"
@@ -169,5 +187,9 @@ check "pairs among the live agents were all measured" jq_true "$J/dead.json" \
 	  | ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
 check "the JSON still holds everything measured" jq_true "$J/dead.json" \
 	'(.complete | not) and .results[0].pairs.measured >= 3 and .results[0].pairs.failed >= 1'
+"$IXPERF" report "$J/dead.json" >"$J/dead.txt" 2>/dev/null
+check "ixperf report of it names the dead agent's error and the failed pairs" bash -c \
+	"grep -qF \"\$(jq -r '.results[0].nodes[2].error' '$J/dead.json')\" '$J/dead.txt' &&
+	 grep -qE '^(FAILED|INCOMPLETE): ' '$J/dead.txt' && grep -q ' x ' '$J/dead.txt'"
 
 ix_done

@@ -2,7 +2,8 @@
 # The live views under tmux: 'ixperf mesh --live' over loopback agents (one
 # of them slow, so bad pairs and a suspect node show), its keys, stopping
 # it midway, monochrome and 8-colour terminals, 80x24, a resize,
-# 'ixperf top --mesh' on the state file, and 'ixperf top' itself.
+# 'ixperf top --mesh' on the state file, and 'ixperf top' itself (its
+# fabric counters too).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v tmux >/dev/null || ix_skip "tmux is not installed (contrib/setup.sh installs it)"
@@ -204,6 +205,50 @@ T send-keys -t ix p
 check "p pauses top" wait_screen 'PAUSED' 3
 T send-keys -t ix q
 check "top leaves with q, exit 0" exits_with 0
+
+# --- ixperf top: fabric counters per second under their link. -------------
+# A copy of the sysfs fixture whose ethtool statistics and RoCE hw_counters
+# grow while top watches it.
+FX=$J/fabric
+mkdir -p "$FX"
+cp -r "$top_srcdir/tests/data/sysfs/basic/." "$FX/"
+HW=$FX/sys/class/infiniband/mlx5_1/ports/1/hw_counters
+(
+	i=0
+	while :; do
+		i=$((i + 1))
+		printf 'NIC statistics:\n     rx_prio3_pause: %d\n     rx_discards_phy: %d\n' \
+			$((i * 40)) $((i * 2)) >"$FX/ethtool/eth0.new"
+		mv "$FX/ethtool/eth0.new" "$FX/ethtool/eth0"
+		echo $((i * 6)) >"$HW/np_cnp_sent"
+		echo $((i * 3)) >"$HW/np_ecn_marked_roce_packets"
+		echo $((10000000000 + i * 50000000)) >"$FX/sys/class/net/eth0/statistics/rx_bytes"
+		sleep 0.1
+	done
+) &
+BUMP=$!
+IX_PIDS+=("$BUMP")
+start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --sysfs "$FX" --iface eth0,mlx5_1 -i 0.3
+check "top puts the fabric rates under the link" \
+	wait_screen '^ {17}drops [0-9.]+k?/s  pause rx [0-9.]+k?/s  \(rx_prio3_pause, rx_discards_phy\)' 5
+check "and a RoCE port's CNPs and ECN marks under the port" \
+	wait_screen '^ {17}ecn [0-9.]+k?/s  cnp sent [0-9.]+k?/s  \(np_cnp_sent, np_ecn_marked_roce_packets\)' 1
+check "drops and pause frames are highlighted in red" \
+	escapes_match "31mdrops .*31mpause rx .*"
+check "CNPs too" escapes_match "31mcnp sent [0-9.]+k?/s"
+check "ECN marks are a warning (yellow), not an alarm" escapes_match "33mecn [0-9.]+k?/s"
+check "the link keeps its sparklines above the fabric line" wait_screen '^eth0 .*[▁▂▃▄▅▆▇█]' 3
+T send-keys -t ix q
+check "top with fabric rates leaves with q, exit 0" exits_with 0
+start 80 24 LANG=C TERM=vt100 NO_COLOR=1 -- "$IXPERF" top --sysfs "$FX" --iface eth0 -i 0.3
+check "monochrome: the fabric line shows" \
+	wait_screen '^ {17}drops [0-9.]+k?/s  pause rx' 5
+check "monochrome: drops in bold, no colour" escapes_match "${ESC}\\[1mdrops "
+check "monochrome: the fabric line fits 80 columns" fits 80
+T send-keys -t ix q
+wait_exit 5
+kill "$BUMP" 2>/dev/null
+wait "$BUMP" 2>/dev/null
 
 # --- ixperf top --capture: the traffic matrix as a heatmap (root only). ----
 if [ "$(id -u)" = 0 ]; then

@@ -39,12 +39,13 @@ amd-mi300x  After public AMD Instinct MI300X platform diagrams (8 OAM GPUs,
             9000) on 2 EPYC sockets.  Two switches share each host bridge
             (different root ports), two host bridges per socket, so the
             GPU pairs give PHB, NODE and SYS.  Healthy.
-downtrained A small one-socket host: a ConnectX-7 (Gen5 x16 capable) behind
-            a Gen5 x16 root port trained at 16.0 GT/s x8 (one finding), and
-            a second ConnectX-7 behind a root port that only supports Gen4
-            x16, trained at Gen4 x16 (not a finding: the expected link is
-            the lower of both ends).  As on a host, the root port shows the
-            same trained link as the device below it.
+downtrained A small one-socket host: a ConnectX-7 (Gen5 x16 capable, IPoIB
+            ibp1s0) behind a Gen5 x16 root port trained at 16.0 GT/s x8
+            (one finding), and a second ConnectX-7 (ibp2s0) behind a root
+            port that only supports Gen4 x16, trained at Gen4 x16 (not a
+            finding: the expected link is the lower of both ends).  As on
+            a host, the root port shows the same trained link as the
+            device below it.
 ib-init-aer Two sockets with one GPU: an IB port in "2: INIT" with
             "5: LinkUp" (no subnet manager), AER correctable errors on that
             NIC, AER non-fatal errors on the GPU, a RoCE port whose netdev
@@ -680,6 +681,10 @@ def downtrained(fx):
                      aer=zero_aer())
         guid = ib_guid(bus)
         fx.rdma(nic, "mlx5_%d" % i, [ib_port(guid)], guid)
+        fx.netdev(nic, "ibp%ds0" % bus, 4092, 400000,
+                  "80:00:00:00:fe:80:00:00:00:00:00:00:" + ":".join(
+                      guid.replace(":", "")[k:k + 2] for k in range(0, 16, 2)),
+                  arptype=32)
         if i == 0:
             nic.train(4, 8)         # Gen5 x16 on both ends, trained Gen4 x8
         else:

@@ -33,7 +33,8 @@ Test(plan, default_plan_parses)
 	cr_assert_geq(p.nchecks, 6);
 	cr_assert_str_eq(p.checks[0].name, "tcp-bw");
 	cr_assert_eq(p.checks[0].probe, IX_CHECK_BW);
-	cr_assert_eq(p.checks[0].nexpect, 1);
+	cr_assert_eq(p.checks[0].nexpect, 2);
+	cr_assert_str_eq(p.checks[0].expect[1].figure, "fabric_errors");
 	ix_plan_free(&p);
 }
 
@@ -130,6 +131,34 @@ Test(plan, settings_and_expectations)
 	cr_assert_eq(p.checks[3].sweep[2], 4);
 	cr_assert_eq(p.checks[3].incast.read.sru, 16384);
 	ix_plan_free(&p);
+}
+
+Test(plan, fabric_counter_expectations)
+{
+	static const char *const keys[][2] = {
+		{ "max_pfc_pauses", "pfc_pauses" },
+		{ "max_cnp", "cnp" },
+		{ "max_ecn_marked", "ecn_marked" },
+		{ "max_fabric_drops", "fabric_drops" },
+		{ "max_fabric_retransmissions", "fabric_retransmissions" },
+		{ "max_fabric_errors", "fabric_errors" },
+	};
+	static const char *const probes[] = { "bw", "lat", "mesh", "incast" };
+	char text[256];
+	struct ix_plan p;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
+			snprintf(text, sizeof(text), "[c]\nprobe = %s\n%s = %zu\n", probes[k],
+				 keys[i][0], i);
+			good(text, &p);
+			cr_assert_str_eq(p.checks[0].expect[0].figure, keys[i][1]);
+			cr_assert_eq(p.checks[0].expect[0].kind, IX_EXPECT_MAX);
+			cr_assert_float_eq(p.checks[0].expect[0].limit, (double)i, 1e-9);
+			ix_plan_free(&p);
+		}
+	refused("[c]\nprobe = bw\nmax_pfc_pauses = lots\n", "bad value for max_pfc_pauses");
+	refused("[c]\nprobe = mesh\nmax_cnp = -1\n", "bad value for max_cnp");
 }
 
 Test(plan, line_relative_bandwidth)

@@ -481,6 +481,13 @@ Test(mesh, large_mesh)
 
 /* ---- incast diagnosis ---- */
 
+/* A sweep point without fabric counters. */
+#define PT(n_, bps_, stalled_, rounds_, retr_)                                        \
+	{                                                                             \
+		.senders = (n_), .goodput_bps = (bps_), .stalled_rounds = (stalled_), \
+		.rounds = (rounds_), .retransmits = (retr_)                           \
+	}
+
 static void expect_has(const char *buf, const char *phrase)
 {
 	cr_assert_not_null(strstr(buf, phrase), "\"%s\" lacks \"%s\"", buf, phrase);
@@ -489,9 +496,8 @@ static void expect_has(const char *buf, const char *phrase)
 Test(incast, collapse_with_stalls)
 {
 	const struct ix_incast_point p[] = {
-		{ 1, 9.4e9, 0, 100, 0 },
-		{ 8, 9.3e9, 0, 100, 2 },
-		{ 32, 1.2e9, 37, 100, 900 }, /* 12.8% */
+		PT(1, 9.4e9, 0, 100, 0), PT(8, 9.3e9, 0, 100, 2),
+		PT(32, 1.2e9, 37, 100, 900), /* 12.8% */
 	};
 	char buf[512];
 
@@ -504,9 +510,9 @@ Test(incast, collapse_with_stalls)
 Test(incast, collapse_without_stalls)
 {
 	const struct ix_incast_point p[] = {
-		{ 1, 9.4e9, 0, 0, 0 },
-		{ 16, 3.0e9, 0, 0, 4521 }, /* 31.9% */
-		{ 32, 4.0e9, 0, 0, 100 },
+		PT(1, 9.4e9, 0, 0, 0),
+		PT(16, 3.0e9, 0, 0, 4521), /* 31.9% */
+		PT(32, 4.0e9, 0, 0, 100),
 	};
 	char buf[512];
 
@@ -519,7 +525,7 @@ Test(incast, collapse_without_stalls)
 Test(incast, mild_degradation)
 {
 	const struct ix_incast_point p[] = {
-		{ 2, 9.0e9, 0, 50, 0 }, { 4, 8.9e9, 0, 50, 0 }, { 64, 6.75e9, 1, 50, 12 }, /* 75% */
+		PT(2, 9.0e9, 0, 50, 0), PT(4, 8.9e9, 0, 50, 0), PT(64, 6.75e9, 1, 50, 12), /* 75% */
 	};
 	char buf[512];
 
@@ -532,9 +538,8 @@ Test(incast, mild_degradation)
 Test(incast, goodput_holds)
 {
 	const struct ix_incast_point p[] = {
-		{ 1, 9.4e9, 0, 100, 0 },
-		{ 8, 9.35e9, 0, 100, 0 },
-		{ 32, 9.3e9, 0, 100, 0 }, /* 98.9% */
+		PT(1, 9.4e9, 0, 100, 0), PT(8, 9.35e9, 0, 100, 0),
+		PT(32, 9.3e9, 0, 100, 0), /* 98.9% */
 	};
 	char buf[512];
 
@@ -546,9 +551,9 @@ Test(incast, goodput_holds)
 Test(incast, base_is_the_fewest_senders_whatever_the_order)
 {
 	const struct ix_incast_point p[] = {
-		{ 32, 1.0e9, 5, 10, 0 },
-		{ 4, 9.0e9, 0, 10, 0 },
-		{ 8, 8.8e9, 0, 10, 0 },
+		PT(32, 1.0e9, 5, 10, 0),
+		PT(4, 9.0e9, 0, 10, 0),
+		PT(8, 8.8e9, 0, 10, 0),
 	};
 	char buf[512];
 
@@ -556,9 +561,43 @@ Test(incast, base_is_the_fewest_senders_whatever_the_order)
 	expect_has(buf, "goodput at N=32 is 11% of N=4 with 5 of 10 rounds stalled");
 }
 
+/* Switch-side evidence as the hosts count it, next to retransmissions. */
+Test(incast, collapse_cites_the_counters)
+{
+	struct ix_incast_point p[] = { PT(1, 9.4e9, 0, 100, 0), PT(16, 2.0e9, 30, 100, 4000) };
+	char buf[1024];
+
+	p[1].counters = true;
+	p[1].at_receiver.v[IX_CC_PAUSE_TX] = 1800;
+	p[1].at_receiver.v[IX_CC_CNP_SENT] = 250;
+	p[1].at_receiver.has = (1u << IX_CC_PAUSE_TX) | (1u << IX_CC_CNP_SENT);
+	p[1].at_senders.v[IX_CC_PAUSE_RX] = 1790;
+	p[1].at_senders.v[IX_CC_CNP_HANDLED] = 240;
+	p[1].at_senders.has = (1u << IX_CC_PAUSE_RX) | (1u << IX_CC_CNP_HANDLED);
+	ix_incast_diagnose(p, 2, buf, sizeof(buf));
+	expect_has(buf, "incast collapse");
+	expect_has(buf,
+		   "; fabric counters at N=16: receiver 1800 pause frames sent, 250 CNPs sent, "
+		   "senders 1790 pause frames received, 240 CNPs handled");
+	/* Read but quiet: the loss is past the hosts' ports. */
+	memset(&p[1].at_receiver, 0, sizeof(p[1].at_receiver));
+	memset(&p[1].at_senders, 0, sizeof(p[1].at_senders));
+	ix_incast_diagnose(p, 2, buf, sizeof(buf));
+	expect_has(buf, "no fabric counter moved at the hosts");
+	/* A healthy sweep with quiet counters says nothing more. */
+	p[1].goodput_bps = 9.3e9;
+	ix_incast_diagnose(p, 2, buf, sizeof(buf));
+	cr_assert_null(strstr(buf, "fabric counter"), "%s", buf);
+	/* Never read: nothing said about counters. */
+	p[1].goodput_bps = 2.0e9;
+	p[1].counters = false;
+	ix_incast_diagnose(p, 2, buf, sizeof(buf));
+	cr_assert_null(strstr(buf, "fabric counter"), "%s", buf);
+}
+
 Test(incast, fewer_than_two_points)
 {
-	const struct ix_incast_point p[] = { { 1, 9.4e9, 0, 100, 0 } };
+	const struct ix_incast_point p[] = { PT(1, 9.4e9, 0, 100, 0) };
 	char buf[512];
 
 	ix_incast_diagnose(p, 1, buf, sizeof(buf));
@@ -569,7 +608,7 @@ Test(incast, fewer_than_two_points)
 
 Test(incast, no_goodput_at_the_base)
 {
-	const struct ix_incast_point p[] = { { 1, 0, 0, 0, 0 }, { 2, 1e9, 0, 0, 0 } };
+	const struct ix_incast_point p[] = { PT(1, 0, 0, 0, 0), PT(2, 1e9, 0, 0, 0) };
 	char buf[512];
 
 	ix_incast_diagnose(p, 2, buf, sizeof(buf));
@@ -579,8 +618,8 @@ Test(incast, no_goodput_at_the_base)
 Test(incast, tiny_buffer_is_terminated_and_not_overrun)
 {
 	const struct ix_incast_point p[] = {
-		{ 1, 9.4e9, 0, 100, 0 },
-		{ 32, 1.2e9, 37, 100, 900 },
+		PT(1, 9.4e9, 0, 100, 0),
+		PT(32, 1.2e9, 37, 100, 900),
 	};
 	char buf[32];
 

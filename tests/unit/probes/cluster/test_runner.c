@@ -84,6 +84,34 @@ Test(run, unreachable_peer_is_a_failed_report)
 	json_decref(rep);
 }
 
+Test(report, counters_of_both_ends)
+{
+	struct ix_ctr_set local, remote;
+	struct ix_err err = { 0 };
+	json_t *rep = json_loads(
+		"{\"ok\":true,\"counters\":{\"local\":{\"iface\":\"eth0\",\"rdma\":\"\","
+		"\"sources\":[\"qdisc\"],\"moved\":{\"qdisc:tbf_drops\":426},\"summary\":{}},"
+		"\"remote\":null}}",
+		0, NULL);
+	json_t *bad =
+		json_loads("{\"ok\":true,\"counters\":{\"local\":{\"moved\":{\"x\":1}}}}", 0, NULL);
+	json_t *absent = json_loads("{\"ok\":true}", 0, NULL);
+
+	cr_assert_eq(ix_runner_parse_counters(rep, &local, &remote, &err), 0, "%s", err.msg);
+	cr_assert(local.valid && !remote.valid);
+	cr_assert_eq(local.n, 1);
+	cr_assert_eq(local.v[0].cls, IX_CC_DISCARD);
+	cr_assert_eq(local.v[0].value, 426);
+	ix_ctr_set_free(&local);
+	cr_assert_eq(ix_runner_parse_counters(bad, &local, &remote, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "SOURCE:NAME"), "%s", err.msg);
+	cr_assert_eq(ix_runner_parse_counters(absent, &local, &remote, &err), 0);
+	cr_assert(!local.valid && !remote.valid);
+	json_decref(rep);
+	json_decref(bad);
+	json_decref(absent);
+}
+
 Test(report, bw_and_lat_figures)
 {
 	struct ix_run_figures f;

@@ -131,3 +131,51 @@ Test(inventory, loopback_route_has_no_rate)
 	cr_assert_str_eq(l.source, "unknown");
 	cr_assert_eq(ix_link_rate_bps("127.0.0.1", root), 0);
 }
+
+/* The path's ceiling: an IPoIB link of 400 Gbit/s whose ConnectX-7 trained
+ * Gen4 x8 of Gen5 x16 (the downtrained layout of tests/topo/mkfixture.py):
+ * its PCIe link is the bottleneck; its neighbour's Gen4 x16 is not. */
+Test(inventory, pcie_link_below_the_line_rate_is_the_ceiling)
+{
+	char dir[64] = "/tmp/ixperf-pcie.XXXXXX", cmd[512], *top = getenv("top_srcdir");
+	struct ix_link_limit l;
+
+	if (system("command -v python3 >/dev/null") != 0)
+		cr_skip_test("python3 is not installed (tests/topo/mkfixture.py builds the tree)");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/topo/mkfixture.py' downtrained '%s'",
+		 top && *top ? top : ".", dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	cr_assert_eq(ix_link_limit_of("ibp1s0", dir, &l), 0);
+	cr_assert_float_eq(l.bps, 400e9, 1);
+	cr_assert(l.pcie.known);
+	cr_assert_str_eq(l.pcie.bdf, "0000:01:00.0");
+	cr_assert_eq(l.pcie.gen, 4);
+	cr_assert_eq(l.pcie.width, 8);
+	cr_assert_eq(l.pcie.expected_gen, 5);
+	cr_assert_eq(l.pcie.expected_width, 16);
+	cr_assert(l.pcie.downtrained);
+	cr_assert_float_eq(l.ceiling_bps, 16e9 * 8 * 128 / 130, 1e3);
+	cr_assert_str_eq(l.bottleneck, "pcie");
+	/* Gen4 x16 (252 Gbit/s) is still below 400 Gbit/s, but as expected. */
+	cr_assert_eq(ix_link_limit_of("ibp2s0", dir, &l), 0);
+	cr_assert_str_eq(l.bottleneck, "pcie");
+	cr_assert_not(l.pcie.downtrained);
+	cr_assert_float_eq(l.ceiling_bps, 16e9 * 16 * 128 / 130, 1e3);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
+/* No PCI function behind it: the ceiling is the link's own rate. */
+Test(inventory, no_pcie_the_link_is_the_ceiling)
+{
+	struct ix_link_limit l;
+
+	cr_assert_eq(ix_link_limit_of("eth0", root, &l), 0);
+	cr_assert_not(l.pcie.known);
+	cr_assert_float_eq(l.ceiling_bps, 25e9, 1);
+	cr_assert_str_eq(l.bottleneck, "link");
+	cr_assert_eq(ix_link_limit_of("veth0", root, &l), -1);
+	cr_assert_float_eq(l.ceiling_bps, 0, 1e-9);
+	cr_assert_str_eq(l.bottleneck, "");
+}

@@ -1,6 +1,7 @@
 /* Unit tests for probes/host/links.c: sysfs snapshots of network devices and
  * InfiniBand/RoCE ports (fixtures in tests/data/sysfs), rates between two
- * snapshots, histories, sparklines and the monitor's model. */
+ * snapshots, histories, sparklines, fabric counter rates and the monitor's
+ * model. */
 #include "config.h"
 
 #include <math.h>
@@ -470,6 +471,162 @@ Test(links, symlinked_virtual_device)
 	ix_links_free(&ls);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	cr_assert_eq(system(cmd), 0);
+}
+
+static const struct ix_link_fabric *fabric_of(const struct ix_top_model *m, const char *name)
+{
+	return &m->fabric[must_find(&m->cur, name) - m->cur.v];
+}
+
+#define BIT(c) (1u << (c))
+
+/* basic -> basic2, 2 s: eth0's netdev and ethtool counters (the fixture's
+ * ethtool/eth0 files), the RoCE port's hw_counters. */
+Test(links, fabric_rates_per_class)
+{
+	struct ix_top_model m;
+	const struct ix_link_fabric *f;
+	char buf[256];
+
+	sample_both(&m, NULL);
+	f = fabric_of(&m, "eth0");
+	cr_assert(f->valid);
+	cr_assert_eq(f->sources, BIT(IX_SRC_NETDEV) | BIT(IX_SRC_ETHTOOL), "0x%x", f->sources);
+	cr_assert_eq(f->interval_s, 2.0);
+	cr_assert_eq(f->has, BIT(IX_CC_DISCARD) | BIT(IX_CC_PAUSE_RX) | BIT(IX_CC_ERROR), "0x%x",
+		     f->has);
+	/* netdev rx_dropped +4, ethtool rx_discards_phy +24: the larger. */
+	cr_assert_eq(f->rate[IX_CC_DISCARD], 12);
+	cr_assert_eq(f->rate[IX_CC_PAUSE_RX], 400); /* prio3 +700, prio4 +100 */
+	cr_assert_eq(f->rate[IX_CC_ERROR], 5);
+	cr_assert_eq(f->rate[IX_CC_PAUSE_TX], 0);
+	cr_assert_eq(f->nmoved, 5);
+	cr_assert_eq(f->ntop, 5);
+	cr_assert_str_eq(f->top[0].name, "rx_prio3_pause");
+	cr_assert_eq(f->top[0].source, IX_SRC_ETHTOOL);
+	cr_assert_eq(f->top[0].cls, IX_CC_PAUSE_RX);
+	cr_assert_eq(f->top[0].delta, 700);
+	cr_assert_str_eq(f->top[1].name, "rx_prio4_pause");
+	cr_assert_str_eq(f->top[2].name, "rx_discards_phy");
+	cr_assert_eq(f->top[2].delta, 24);
+	cr_assert_str_eq(f->top[4].name, "rx_dropped");
+	cr_assert_eq(f->top[4].source, IX_SRC_NETDEV);
+	ix_link_fabric_text(f, ", ", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "drops 12/s, pause rx 400/s, errors 5/s");
+	ix_link_fabric_names(f, 3, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "rx_prio3_pause, rx_prio4_pause, rx_discards_phy");
+
+	/* The RoCE port: its hw_counters; a counter that went down is a
+	 * reset, left out (local_ack_timeout_err 9 -> 5). */
+	f = fabric_of(&m, "mlx5_1/1");
+	cr_assert(f->valid);
+	cr_assert_eq(f->sources, BIT(IX_SRC_HW) | BIT(IX_SRC_PORT), "0x%x", f->sources);
+	cr_assert_eq(f->has, BIT(IX_CC_CNP_SENT) | BIT(IX_CC_ECN), "0x%x", f->has);
+	cr_assert_eq(f->rate[IX_CC_CNP_SENT], 30);
+	cr_assert_eq(f->rate[IX_CC_ECN], 5);
+	cr_assert_eq(f->rate[IX_CC_RETRANS], 0);
+	ix_link_fabric_text(f, "  ", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "ecn 5/s  cnp sent 30/s");
+	/* ...which its network device does not count again. */
+	f = fabric_of(&m, "ens1f1");
+	cr_assert(f->valid);
+	cr_assert_eq(f->sources, BIT(IX_SRC_NETDEV));
+	cr_assert_eq(f->has, 0);
+	ix_link_fabric_text(f, ", ", buf, sizeof(buf));
+	cr_assert_str_eq(buf, "");
+	/* An InfiniBand port's PMA counters. */
+	f = fabric_of(&m, "mlx5_0/1");
+	cr_assert_eq(f->rate[IX_CC_ERROR], 2);
+	cr_assert_eq(f->rate[IX_CC_DISCARD], 1);
+	/* Just appeared: no rates yet. */
+	cr_assert_not(fabric_of(&m, "veth1")->valid);
+	ix_top_model_free(&m);
+}
+
+Test(links, fabric_first_sample_and_recreated_device)
+{
+	struct ix_top_model m;
+	struct ix_err err = { 0 };
+	char root[] = "/tmp/ixperf-links-XXXXXX", cmd[8192], dir[4096];
+
+	cr_assert_eq(ix_top_model_init(&m, NULL, &err), 0);
+	cr_assert_eq(ix_top_model_sample(&m, basic, 1000000000, &err), 0, "%s", err.msg);
+	cr_assert_not(fabric_of(&m, "eth0")->valid, "one snapshot: no rates");
+	cr_assert(m.snaps[must_find(&m.cur, "eth0") - m.cur.v].valid);
+	/* eth0 deleted and created again between two samples: its counters
+	 * started again, so no rates rather than a reset's nonsense. */
+	cr_assert_not_null(mkdtemp(root));
+	snprintf(cmd, sizeof(cmd), "cp -r %s/. %s", basic2, root);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(dir, sizeof(dir), "%s/sys/class/net/eth0", root);
+	put(dir, "ifindex", "77\n");
+	cr_assert_eq(ix_top_model_sample(&m, root, 3000000000, &err), 0, "%s", err.msg);
+	cr_assert_not(fabric_of(&m, "eth0")->valid);
+	cr_assert(fabric_of(&m, "mlx5_1/1")->valid);
+	ix_top_model_free(&m);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	cr_assert_eq(system(cmd), 0);
+}
+
+/* Hand-made snapshots: edge cases, the largest growths kept in order. */
+Test(links, fabric_rates_edge_cases)
+{
+	struct ix_ctr_set a, b;
+	struct ix_link_fabric f;
+	char name[32], buf[64];
+
+	ix_ctr_set_init(&a);
+	ix_ctr_set_init(&b);
+	a.valid = b.valid = true;
+	a.sources = b.sources = BIT(IX_SRC_ETHTOOL);
+	for (int i = 0; i < 12; i++) {
+		snprintf(name, sizeof(name), "rx_prio%d_pause", i);
+		ix_ctr_set_add(&a, IX_SRC_ETHTOOL, name, 1000);
+		ix_ctr_set_add(&b, IX_SRC_ETHTOOL, name, 1000 + (uint64_t)(i % 6) * 10);
+	}
+	ix_ctr_set_add(&a, IX_SRC_ETHTOOL, "rx_packets", 5);
+	ix_ctr_set_add(&b, IX_SRC_ETHTOOL, "rx_packets", 500);
+	cr_assert_eq(ix_link_fabric_rates(NULL, &b, 1000000000, &f), 0);
+	cr_assert_not(f.valid);
+	cr_assert_eq(ix_link_fabric_rates(&a, &b, 0, &f), 0);
+	cr_assert_not(f.valid);
+	cr_assert_eq(ix_link_fabric_rates(&a, &b, 4000000000, &f), 0);
+	cr_assert(f.valid);
+	cr_assert_eq(f.has, BIT(IX_CC_PAUSE_RX), "traffic is no class: 0x%x", f.has);
+	cr_assert_eq(f.nmoved, 10, "two of each growth, zero growth left out");
+	cr_assert_eq(f.ntop, IX_LINK_FABRIC_TOP);
+	cr_assert_eq(f.rate[IX_CC_PAUSE_RX], 2 * (10 + 20 + 30 + 40 + 50) / 4.0);
+	/* Largest first; equal growths by name. */
+	cr_assert_str_eq(f.top[0].name, "rx_prio11_pause");
+	cr_assert_str_eq(f.top[1].name, "rx_prio5_pause");
+	cr_assert_eq(f.top[7].delta, 20);
+	ix_link_fabric_clause(&f, IX_CC_PAUSE_RX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pause rx 75/s");
+	cr_assert_eq(ix_link_fabric_clause(&f, IX_CC_DISCARD, buf, sizeof(buf)), 0);
+	cr_assert_str_eq(buf, "");
+	f.rate[IX_CC_PAUSE_RX] = 0.5;
+	ix_link_fabric_clause(&f, IX_CC_PAUSE_RX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pause rx 0.5/s");
+	f.rate[IX_CC_PAUSE_RX] = 123456;
+	ix_link_fabric_clause(&f, IX_CC_PAUSE_RX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pause rx 123k/s");
+	f.rate[IX_CC_PAUSE_RX] = 2.5e9;
+	ix_link_fabric_clause(&f, IX_CC_PAUSE_RX, buf, sizeof(buf));
+	cr_assert_str_eq(buf, "pause rx 2500M/s");
+	/* A buffer too small for the whole clause: cut, terminated. */
+	cr_assert_eq(ix_link_fabric_clause(&f, IX_CC_PAUSE_RX, buf, 6), 5);
+	cr_assert_str_eq(buf, "pause");
+	cr_assert(ix_link_fabric_alarm(IX_CC_DISCARD));
+	cr_assert(ix_link_fabric_alarm(IX_CC_PAUSE_TX));
+	cr_assert(ix_link_fabric_alarm(IX_CC_CNP_HANDLED));
+	cr_assert(ix_link_fabric_alarm(IX_CC_RETRANS));
+	cr_assert(ix_link_fabric_alarm(IX_CC_ERROR));
+	cr_assert_not(ix_link_fabric_alarm(IX_CC_ECN));
+	cr_assert_not(ix_link_fabric_alarm(IX_CC_XMIT_WAIT));
+	cr_assert_not(ix_link_fabric_alarm(IX_CC_NONE));
+	cr_assert_str_eq(ix_link_fabric_label(IX_CC_CNP_HANDLED), "cnp handled");
+	ix_ctr_set_free(&a);
+	ix_ctr_set_free(&b);
 }
 
 Test(links, history_ring)

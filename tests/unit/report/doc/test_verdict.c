@@ -98,3 +98,42 @@ Test(baseline, headline_by_check_name)
 	cr_assert(!ix_baseline_headline(doc, "c", &v), "absent");
 	json_decref(doc);
 }
+
+/* Fabric counter figures: both ends of bw and lat tests, every node of a
+ * mesh, senders and receiver of every incast step; the worst result. */
+Test(counters, class_sums_over_ends_nodes_and_steps)
+{
+	json_t *bw = parse("[{\"kind\":\"bw\",\"counters\":{\"local\":{\"summary\":{\"pause_rx\":5,"
+			   "\"discards\":2}},\"remote\":{\"summary\":{\"pause_tx\":7,"
+			   "\"cnp_sent\":3}}}},"
+			   "{\"kind\":\"bw\",\"counters\":{\"local\":{\"summary\":{}},"
+			   "\"remote\":null}}]");
+	json_t *mesh = parse("[{\"kind\":\"mesh\",\"nodes\":[{\"counters\":{\"errors\":1,"
+			     "\"link_events\":2}},{\"counters\":{\"discards\":40}},{}]}]");
+	json_t *incast = parse("[{\"kind\":\"incast\",\"steps\":[{\"counters\":{\"senders\":"
+			       "{\"cnp_handled\":10},\"receiver\":{\"cnp_sent\":11,"
+			       "\"ecn_marked\":12}}},{}]}]");
+	json_t *none = parse("[{\"kind\":\"lat\",\"stats\":{\"p50_ns\":1}}]");
+	double v;
+
+	cr_assert(ix_figure_of("bw", bw, "pfc_pauses", &v));
+	cr_assert_float_eq(v, 12, 1e-9, "5 received + 7 sent, the worst size");
+	cr_assert(ix_figure_of("bw", bw, "cnp", &v));
+	cr_assert_float_eq(v, 3, 1e-9);
+	cr_assert(ix_figure_of("bw", bw, "fabric_drops", &v));
+	cr_assert_float_eq(v, 2, 1e-9);
+	cr_assert(ix_figure_of("mesh", mesh, "fabric_errors", &v));
+	cr_assert_float_eq(v, 3, 1e-9, "errors and link events");
+	cr_assert(ix_figure_of("mesh", mesh, "fabric_drops", &v));
+	cr_assert_float_eq(v, 40, 1e-9);
+	cr_assert(ix_figure_of("incast", incast, "cnp", &v));
+	cr_assert_float_eq(v, 21, 1e-9);
+	cr_assert(ix_figure_of("incast", incast, "ecn_marked", &v));
+	cr_assert_float_eq(v, 12, 1e-9);
+	cr_assert(!ix_figure_of("lat", none, "pfc_pauses", &v), "no counters read: not measured");
+	cr_assert(!ix_figure_of("bw", bw, "no_such_counter", &v));
+	json_decref(bw);
+	json_decref(mesh);
+	json_decref(incast);
+	json_decref(none);
+}

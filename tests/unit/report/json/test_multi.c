@@ -48,6 +48,69 @@ Test(mesh, json_fields)
 	json_decref(j);
 }
 
+/* The bad pair n1 -> n3: n3's port dropped during its bandwidth test, n1
+ * saw pause frames; the latency test moved nothing. */
+Test(mesh, bad_pair_cites_the_counters_that_moved)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	struct ix_ctr_set a, b, none_a, none_b;
+	json_t *j, *bp, *k;
+
+	mesh(&r, cells, nodes, errs, sus);
+	ix_ctr_set_init(&a);
+	ix_ctr_set_init(&b);
+	ix_ctr_set_init(&none_a);
+	ix_ctr_set_init(&none_b);
+	snprintf(a.iface, sizeof(a.iface), "eth0");
+	snprintf(b.iface, sizeof(b.iface), "ens1f0np0");
+	snprintf(b.rdma, sizeof(b.rdma), "mlx5_0/1");
+	cr_assert_eq(ix_ctr_set_add(&a, IX_SRC_ETHTOOL, "rx_prio3_pause", 12), 0);
+	cr_assert_eq(ix_ctr_set_add(&b, IX_SRC_ETHTOOL, "rx_discards_phy", 2048), 0);
+	cr_assert_eq(ix_mesh_keep_counters(&r, 0, 2, IX_MESH_BW, &a, &b), 0);
+	cr_assert_null(a.v, "the sets were taken");
+	/* Nothing moved in the latency test: nothing kept. */
+	none_a.valid = none_b.valid = true;
+	cr_assert_eq(ix_mesh_keep_counters(&r, 0, 2, IX_MESH_LAT, &none_a, &none_b), 0);
+	cr_assert_eq(r.ncounters, 1);
+	cr_assert_null(ix_mesh_counters_of(&r, 0, 2, IX_MESH_LAT));
+	r.counters_read = 2;
+	j = ix_json_mesh(&r);
+	bp = json_array_get(json_object_get(j, "bad_pairs"), 0);
+	cr_assert_str_eq(
+		json_string_value(json_object_get(bp, "reason")),
+		"bandwidth 1.00 Gbit/s < 0.7 x median 5.00 Gbit/s (20%); at n1:5301: eth0: "
+		"12 pause frames received (ethtool rx_prio3_pause 12); at n3:6000: "
+		"ens1f0np0 (mlx5_0/1): 2048 drops (ethtool rx_discards_phy 2048)");
+	k = json_object_get(json_object_get(bp, "counters"), "bw");
+	cr_assert_eq(json_integer_value(
+			     json_object_get(json_object_get(json_object_get(k, "to"), "moved"),
+					     "ethtool:rx_discards_phy")),
+		     2048);
+	cr_assert_null(json_object_get(json_object_get(bp, "counters"), "lat"));
+	cr_assert_eq(
+		json_integer_value(json_object_get(json_object_get(j, "counters"), "tests_moved")),
+		1);
+	json_decref(j);
+
+	/* A retest that moved nothing replaces the first run's counters. */
+	cr_assert_eq(ix_mesh_keep_counters(&r, 0, 2, IX_MESH_BW, &none_a, &none_b), 0);
+	j = ix_json_mesh(&r);
+	cr_assert_str_eq(json_string_value(json_object_get(
+				 json_array_get(json_object_get(j, "bad_pairs"), 0), "reason")),
+			 "bandwidth 1.00 Gbit/s < 0.7 x median 5.00 Gbit/s (20%); no fabric "
+			 "counter moved at either host");
+	json_decref(j);
+	for (uint32_t i = 0; i < r.ncounters; i++) {
+		ix_ctr_set_free(&r.counters[i].at_a);
+		ix_ctr_set_free(&r.counters[i].at_b);
+	}
+	free(r.counters);
+}
+
 Test(mesh, lazy_document_reads_back_as_the_whole_one)
 {
 	struct ix_mesh_result r;

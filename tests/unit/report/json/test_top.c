@@ -113,6 +113,59 @@ Test(json_top, links_rates_and_nulls)
 	ix_top_model_free(&m);
 }
 
+/* The fabric counters of the fixtures' ethtool/eth0 files and the RoCE
+ * port's hw_counters, basic -> basic2 over 2 s. */
+Test(json_top, fabric_rates_and_moved_counters)
+{
+	struct ix_top_model m;
+	json_t *doc, *f, *r, *mv, *src;
+
+	model(&m, true);
+	doc = ix_test_json_roundtrip(ix_json_links(&m));
+	f = get(link_named(doc, "eth0"), "fabric");
+	src = get(f, "sources");
+	cr_assert_eq(json_array_size(src), 2);
+	cr_assert_str_eq(json_string_value(json_array_get(src, 0)), "netdev");
+	cr_assert_str_eq(json_string_value(json_array_get(src, 1)), "ethtool");
+	r = get(f, "rates");
+	cr_assert_eq(json_object_size(r), 3, "only the classes that moved");
+	cr_assert_eq(num(r, "discards"), 12);
+	cr_assert_eq(num(r, "pause_rx"), 400);
+	cr_assert_eq(num(r, "errors"), 5);
+	mv = get(f, "moved");
+	cr_assert_eq(json_object_size(mv), 5);
+	cr_assert_eq(num(mv, "ethtool:rx_prio3_pause"), 700);
+	cr_assert_eq(num(mv, "ethtool:rx_discards_phy"), 24);
+	cr_assert_eq(num(mv, "netdev:rx_errors"), 10);
+	cr_assert_eq(num(f, "moved_count"), 5);
+	cr_assert(json_is_false(get(f, "truncated")));
+	cr_assert_null(json_object_get(f, "read"), "every counter only when asked");
+
+	r = get(get(link_named(doc, "mlx5_1/1"), "fabric"), "rates");
+	cr_assert_eq(json_object_size(r), 2);
+	cr_assert_eq(num(r, "cnp_sent"), 30);
+	cr_assert_eq(num(r, "ecn_marked"), 5);
+	/* The RoCE port's network device: read, nothing moved. */
+	f = get(link_named(doc, "ens1f1"), "fabric");
+	cr_assert_eq(json_object_size(get(f, "rates")), 0);
+	cr_assert_eq(json_object_size(get(f, "moved")), 0);
+	is_null(link_named(doc, "veth1"), "fabric");
+	json_decref(doc);
+
+	/* --counters: every counter read at the end of the interval. */
+	m.fabric_all = true;
+	doc = ix_test_json_roundtrip(ix_json_links(&m));
+	f = get(get(link_named(doc, "eth0"), "fabric"), "read");
+	cr_assert_eq(num(f, "ethtool:rx_vport_rdma_unicast_packets"), 700);
+	cr_assert_eq(num(f, "ethtool:rx_prio3_pause"), 1700);
+	cr_assert_eq(num(f, "netdev:rx_bytes"), 11562500000.0);
+	f = get(get(link_named(doc, "mlx5_1/1"), "fabric"), "read");
+	cr_assert_eq(num(f, "hw_counters:np_cnp_sent"), 160);
+	cr_assert_eq(num(f, "port_counters:port_xmit_data"), 4294967295.0);
+	json_decref(doc);
+	ix_top_model_free(&m);
+}
+
 Test(json_top, first_sample_has_no_rates)
 {
 	struct ix_top_model m;
@@ -127,6 +180,7 @@ Test(json_top, first_sample_has_no_rates)
 	r = get(link_named(doc, "eth0"), "rates");
 	json_object_foreach(r, k, v) if (strcmp(k, "reset") != 0)
 		cr_assert(json_is_null(v), "%s is not null", k);
+	is_null(link_named(doc, "eth0"), "fabric");
 	json_decref(doc);
 	ix_top_model_free(&m);
 }

@@ -96,3 +96,55 @@ Test(bw, udp_summary_shows_duplicates)
 	cr_assert_null(strstr(buf, "duplicates"), "%s", buf);
 	free(buf);
 }
+
+/* report/text/text.c: a TCP summary at a NIC's PCIe ceiling below the
+ * line rate names it, and says what the fabric counters saw. */
+Test(bw, summary_names_the_pcie_ceiling_and_the_counters)
+{
+	struct ix_bw_params p = { .path = "tcp", .streams = 1, .mode = IX_MODE_FORWARD };
+	struct ix_unit_choice u = { 0 };
+	struct ix_bw_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ix_bw_result_init(&r, &p);
+	r.streams[0].receiver = (struct ix_stream_end){ .valid = true,
+							.bytes = 14750000000ull,
+							.seconds = 1 }; /* 118 Gbit/s */
+	r.streams[0].sender = r.streams[0].receiver;
+	r.link = (struct ix_link_limit){
+		.iface = "ibp1s0",
+		.bps = 400e9,
+		.source = "infiniband rate",
+		.pcie = { .known = true,
+			  .bdf = "0000:01:00.0",
+			  .gen = 4,
+			  .width = 8,
+			  .expected_gen = 5,
+			  .expected_width = 16,
+			  .bps = 126e9,
+			  .downtrained = true },
+		.ceiling_bps = 126e9,
+		.bottleneck = "pcie",
+	};
+	r.ctr_local.valid = r.ctr_remote.valid = true;
+	snprintf(r.ctr_remote.iface, sizeof(r.ctr_remote.iface), "ibp2s0");
+	cr_assert_eq(ix_ctr_set_add(&r.ctr_remote, IX_SRC_PORT, "port_xmit_wait", 5000), 0);
+	ix_text_bw_summary(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(
+		strstr(buf, "(93.7% of the PCIe Gen4 x8 link (126 Gbit/s) of ibp1s0's NIC)"), "%s",
+		buf);
+	cr_assert_not_null(strstr(buf, "Ceiling: ibp1s0's NIC (0000:01:00.0) is on a PCIe Gen4 x8 "
+				       "link, 126 Gbit/s, below the line rate of 400 Gbit/s; the "
+				       "goodput sits at it; the link trained below its Gen5 x16 "
+				       "capability\n"),
+			   "%s", buf);
+	cr_assert_not_null(strstr(buf, "Fabric counters: local none moved; remote ibp2s0: 5000 "
+				       "ticks waiting for credits (port_counters port_xmit_wait "
+				       "5000)\n"),
+			   "%s", buf);
+	ix_bw_result_free(&r);
+	free(buf);
+}

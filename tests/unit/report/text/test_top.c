@@ -78,6 +78,35 @@ Test(text_top, links_table)
 	ix_top_model_free(&m);
 }
 
+/* The fabric column: the classes that moved per second, then the driver's
+ * names of the counters that moved most. */
+Test(text_top, fabric_column)
+{
+	struct ix_top_model m;
+	char *text, line[512];
+	const char *p;
+
+	model(&m, true);
+	text = render(links_text, &m, 0);
+	cr_assert_not_null(strstr(text, " FABRIC\n"), "%s", text);
+	line_of(text, "eth0", line, sizeof(line));
+	p = strstr(line, "drops 12/s, pause rx 400/s, errors 5/s "
+			 "(rx_prio3_pause, rx_prio4_pause, rx_discards_phy, ...)");
+	cr_assert_not_null(p, "%s", line);
+	cr_assert_eq(p[strlen(p) - 1], ')', "last column: %s", line);
+	line_of(text, "mlx5_1/1", line, sizeof(line));
+	cr_assert_not_null(strstr(line, "  ecn 5/s, cnp sent 30/s (np_cnp_sent, "
+					"np_ecn_marked_roce_packets)"),
+			   "%s", line);
+	line_of(text, "ens1f1", line, sizeof(line));
+	cr_assert(strlen(line) > 6 && strcmp(line + strlen(line) - 6, "  none") == 0,
+		  "nothing moved: %s", line);
+	line_of(text, "veth1", line, sizeof(line));
+	cr_assert_eq(line[strlen(line) - 1], '-', "just appeared: %s", line);
+	free(text);
+	ix_top_model_free(&m);
+}
+
 Test(text_top, talkers_table)
 {
 	struct ix_talkers_view v;

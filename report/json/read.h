@@ -1,0 +1,49 @@
+/*
+ * Saved documents read back into the result structs, so that a saved mesh
+ * or incast renders with the same renderer as the live one (ixperf report).
+ * The input is a document from outside: every member the structs need is
+ * checked for its type and range, sizes are bounded by the document itself
+ * (a matrix must have the rows and columns its hosts say), and a malformed
+ * result is an error naming the member ("matrix.state[2][1]: ..."), never a
+ * crash. Strings are copied made safe for a terminal (ix_text_safe).
+ */
+#ifndef IX_REPORT_JSON_READ_H
+#define IX_REPORT_JSON_READ_H
+
+#include <jansson.h>
+
+#include "probes/cluster/multi.h"
+#include "probes/core/err.h"
+#include "probes/core/wirefig.h"
+
+/* A mesh result read back and what it owns. */
+struct ix_mesh_saved {
+	struct ix_mesh_result r;  /* r.hosts points at hosts */
+	struct ix_hostlist hosts; /* in the order of the document's "hosts" */
+	char bw_path[16], lat_path[16];
+	/* The bad pairs' saved reasons, one per bad cell in row-major order
+	 * (r.findings.bad_pairs of them); an entry is NULL where the document
+	 * has none (older documents), and the reason is then worked out again. */
+	char **reasons;
+};
+
+/* res: a "mesh" result object. On failure *out is empty (free it anyway). */
+int ix_json_read_mesh(json_t *res, struct ix_mesh_saved *out, struct ix_err *err);
+void ix_mesh_saved_free(struct ix_mesh_saved *s);
+
+/* An incast result read back. Its hosts are the receiver (index 0) and the
+ * senders in the order the flows first name them. */
+struct ix_incast_saved {
+	struct ix_incast_result r; /* r.hosts points at hosts */
+	struct ix_hostlist hosts;
+	char path[16];
+};
+
+/* res: an "incast" result object. On failure *out is empty (free it anyway). */
+int ix_json_read_incast(json_t *res, struct ix_incast_saved *out, struct ix_err *err);
+void ix_incast_saved_free(struct ix_incast_saved *s);
+
+/* A "wire" object (null: no capture, present false). */
+int ix_json_read_wire(json_t *w, struct ix_wire_figures *out, struct ix_err *err);
+
+#endif
