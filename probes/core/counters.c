@@ -95,7 +95,7 @@ static const struct {
 	{ ANY, "out_of_seq_request", IX_CC_SEQ_ERR },
 	{ ANY, "rcvd_rnr_err", IX_CC_RNR },
 	{ ANY, "send_rnr_err", IX_CC_RNR },
-	{ ANY, "send_err", IX_CC_ERROR },
+	{ ANY, "send_err", IX_CC_DISCARD }, /* refused by the egress (a full qdisc) */
 	{ ANY, "link_downed", IX_CC_LINK },
 	{ ANY, "ack_deferred", IX_CC_NONE },
 	{ ANY, "lifespan", IX_CC_NONE },

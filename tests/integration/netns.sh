@@ -69,7 +69,8 @@ check "tcp goodput within 5% of ${RATE_MBIT} Mbit/s" within tcp forward
 # interface's speed).
 link_rate=10000000000
 check "tcp names the link toward the server (ixa0, 10 Gbit/s, ethtool speed)" jq_true "$J/tcp.json" \
-	'.results[0].link == {"iface": "ixa0", "bps": '"$link_rate"', "source": "ethtool speed"}'
+	'.results[0].link == {"iface": "ixa0", "bps": '"$link_rate"', "source": "ethtool speed",
+	  "pcie": null, "ceiling_bps": '"$link_rate"', "bottleneck": "link"}'
 percent_of_link() { # percent_of_link NAME DIRECTION: 100 * goodput / link rate
 	echo "  $1 $2: $(jq -r ".results[0].summary.$2 | \"\(.bits_per_second) bit/s = \(.percent_of_link)%\"" "$J/$1.json") of the ${link_rate} bit/s link"
 	jq_true "$J/$1.json" ".results[0].summary.$2 | ((.percent_of_link - 100 * .bits_per_second / $link_rate) | fabs) < 1e-6"

@@ -18,7 +18,7 @@
 
 IX_VM_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
 	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net crc32_generic
-	ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth"
+	ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth sch_tbf"
 
 # Why VMs cannot run here, or nothing.
 ix_vm_missing() {
@@ -38,7 +38,8 @@ ix_vm_missing() {
 
 ix_vm_prepare() {
 	local c=$1 pkg kver m f d
-	[ -f "$c/ready" ] && return 0
+	# A cache made for another list of modules is made again.
+	[ -f "$c/ready" ] && [ "$(cat "$c/modules-list" 2>/dev/null)" = "$IX_VM_MODULES" ] && return 0
 	mkdir -p "$c" && rm -rf "$c/kernel" "$c/initrd.d" "$c"/*.deb
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
@@ -60,6 +61,7 @@ ix_vm_prepare() {
 	done
 	(cd "$d" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$c/initrd.gz" || return 1
 	echo "$pkg" >"$c/kernel-package"
+	printf '%s' "$IX_VM_MODULES" >"$c/modules-list"
 	rm -rf "$c/kernel" "$d" "$c"/*.deb
 	touch "$c/ready"
 }

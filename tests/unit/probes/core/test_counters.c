@@ -56,6 +56,7 @@ static const struct {
 	/* rdma_rxe */
 	{ IX_SRC_HW, "completer_retry_err", IX_CC_RETRANS },
 	{ IX_SRC_HW, "rcvd_rnr_err", IX_CC_RNR },
+	{ IX_SRC_HW, "send_err", IX_CC_DISCARD },
 	{ IX_SRC_HW, "sent_pkts", IX_CC_NONE },
 	/* bnxt_re and bnxt_en */
 	{ IX_SRC_HW, "to_retransmits", IX_CC_RETRANS },
