@@ -2,7 +2,8 @@
  * Fabric counters: what the NIC, the RDMA device, the InfiniBand port and
  * the kernel counted while a test ran. One model for every source:
  *
- *   netdev        /sys/class/net/IF/statistics (the kernel's netdev stats)
+ *   netdev        the kernel's netdev statistics (IFLA_STATS64, named as
+ *                 /sys/class/net/IF/statistics names them)
  *   ethtool       ETHTOOL_GSTATS, named as the driver names them
  *   qdisc         the interface's root qdisc (drops of a shaper)
  *   hw_counters   /sys/class/infiniband/DEV/ports/N/hw_counters

@@ -6,9 +6,9 @@
  * root is a prefix put before "/sys/..." paths: "" (or NULL) for the live
  * system, a fixture tree in tests. Under a fixture root the ethtool
  * statistics come from root/ethtool/IF, a file as `ethtool -S IF` prints
- * it, and no qdisc is read; the live system asks the kernel (SIOCETHTOOL
- * ETHTOOL_GSTATS, rtnetlink RTM_GETQDISC) in the caller's network
- * namespace.
+ * it, and no qdisc is read; the live system asks the kernel (rtnetlink
+ * RTM_GETLINK for the netdev statistics, SIOCETHTOOL ETHTOOL_GSTATS,
+ * RTM_GETQDISC) in the caller's network namespace.
  */
 #ifndef IX_FABRIC_H
 #define IX_FABRIC_H

@@ -230,3 +230,47 @@ Test(fabric, live_loopback_socket_and_counters)
 	cr_assert_str_eq(s.rdma, "");
 	ix_ctr_set_free(&s);
 }
+
+static uint64_t sysfs_stat(const char *name)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/lo/statistics/%s", name);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "%s", path);
+	cr_assert_eq(fscanf(f, "%llu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/* The live netdev statistics come from rtnetlink, named and valued as the
+ * sysfs files: between two reads of the file, never outside them. */
+Test(fabric, live_netdev_statistics_are_the_sysfs_ones)
+{
+	struct ix_fabric_where w = { .iface = "lo", .sources = 1u << IX_SRC_NETDEV };
+	static const char *const names[] = { "rx_packets", "tx_bytes",   "rx_dropped",
+					     "rx_errors",  "tx_dropped", "rx_nohandler" };
+	struct ix_ctr_set s;
+	uint64_t lo[6], hi[6];
+
+	for (size_t i = 0; i < 6; i++)
+		lo[i] = sysfs_stat(names[i]);
+	ix_fabric_snapshot(NULL, &w, &s);
+	for (size_t i = 0; i < 6; i++)
+		hi[i] = sysfs_stat(names[i]);
+	cr_assert_geq(s.n, 23, "%zu counters", s.n);
+	for (size_t i = 0; i < 6; i++) {
+		size_t k = 0;
+
+		while (k < s.n && strcmp(s.v[k].name, names[i]) != 0)
+			k++;
+		cr_assert_lt(k, s.n, "no %s", names[i]);
+		cr_assert(s.v[k].value >= lo[i] && s.v[k].value <= hi[i],
+			  "%s: %llu not in [%llu, %llu]", names[i],
+			  (unsigned long long)s.v[k].value, (unsigned long long)lo[i],
+			  (unsigned long long)hi[i]);
+	}
+	ix_ctr_set_free(&s);
+}
