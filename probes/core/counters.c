@@ -524,10 +524,9 @@ size_t ix_ctr_sentence(const struct ix_ctr_set *moved, char *buf, size_t len)
 		else if (first && (moved->iface[0] || moved->rdma[0]))
 			off += (size_t)snprintf(
 				buf, len, "%s: ", moved->iface[0] ? moved->iface : moved->rdma);
-		if (!first) {
+		else if (!first)
 			off += (size_t)snprintf(buf + (off < len ? off : len),
 						off < len ? len - off : 0, ", ");
-		}
 		first = false;
 		off += clause(moved, k, sum.v[k], buf + (off < len ? off : len),
 			      off < len ? len - off : 0);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "probes/host/fabric.h"
+#include "probes/host/sysfs.h"
 
 #define ETHTOOL_MAX_STATS 16384 /* more than any driver reports */
 #define NL_BUF            32768 /* one read of an rtnetlink answer */
@@ -49,18 +50,10 @@ static bool copy(char *dst, size_t len, const char *src)
 	return true;
 }
 
+/* The first line of a file (sysfs.h), as a condition. */
 static bool read_line(const char *path, char *buf, size_t len)
 {
-	FILE *f = fopen(path, "r");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
+	return ix_sysfs_read(path, buf, len) >= 0;
 }
 
 static bool read_u64(const char *path, uint64_t *v)
