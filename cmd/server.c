@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -28,6 +29,7 @@ struct server_opts {
 	const char *token_file;
 	const char *allow_run;
 	const char *rdma_dev;
+	const char *sysfs;
 	const char *rdma_gpu;
 	bool help;
 };
@@ -71,6 +73,10 @@ static const struct ix_option server_options[] = {
 	  "RDMA device for --path rdma tests (default: the one on the client's route)", 0, 0 },
 	{ 0, "rdma-gpu", IX_OPT_STRING, offsetof(struct server_opts, rdma_gpu), "N",
 	  "buffers of --path rdma tests in GPU N's memory (GPUDirect RDMA)", 0, 0 },
+	{ 0, "sysfs", IX_OPT_STRING, offsetof(struct server_opts, sysfs), "ROOT",
+	  "read the links tests leave by (line rate, the NIC's PCIe link) from ROOT/sys instead "
+	  "of /sys (a saved tree, test fixtures)",
+	  0, 0 },
 	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
 	  "log nothing but errors", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
@@ -162,6 +168,18 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	cfg.limits.max_rate_bps = o.max_rate;
 	cfg.idle_s = o.idle_s;
 	cfg.rdma_dev = o.rdma_dev;
+	cfg.sysfs = o.sysfs;
+	if (o.sysfs) {
+		char sys[4096];
+		struct stat st;
+
+		snprintf(sys, sizeof(sys), "%s/sys", o.sysfs);
+		if (stat(sys, &st) < 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "ixperf server: --sysfs %s: no directory %s\n", o.sysfs,
+				sys);
+			return IX_EXIT_USAGE;
+		}
+	}
 	if (o.rdma_gpu && ix_parse_gpu_index(o.rdma_gpu, "--rdma-gpu", &cfg.rdma_gpu, &err) < 0)
 		return ix_report_error("server", &err);
 	cfg.log = log_line;

@@ -289,6 +289,7 @@ int ix_agent_open(struct ix_agent *a, const struct ix_agent_config *cfg, atomic_
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->cond, NULL);
 	pthread_cond_init(&a->work, NULL);
+	ix_link_cache_init(&a->links, cfg->sysfs);
 	fit_descriptors(a);
 	if (pipe2(a->wake, O_CLOEXEC | O_NONBLOCK) < 0) {
 		a->listen_fd = -1;
@@ -438,4 +439,5 @@ void ix_agent_close(struct ix_agent *a)
 			close(a->wake[i]);
 		a->wake[i] = -1;
 	}
+	ix_link_cache_destroy(&a->links);
 }

@@ -19,6 +19,7 @@
 #include "probes/agent/slots.h"
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
+#include "probes/core/link.h"
 #include "probes/ctl/auth.h"
 #include "probes/host/fabric.h"
 #include "probes/net/net.h"
@@ -366,6 +367,7 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 		       struct ix_ctr_set *ctr0)
 {
 	struct ix_ctr_set after, moved;
+	struct ix_link_limit link;
 	json_t *arr = json_array(), *res;
 	struct ix_cpu cpu;
 	struct rusage ru1;
@@ -388,8 +390,9 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 	}
 	ix_fabric_snapshot_socket(ss->fd, &after); /* where the client reached us */
 	ix_ctr_delta(ctr0, &after, &moved);
-	res = json_pack("{s:o,s:o,s:o}", "streams", arr, "cpu", ix_wire_cpu(&cpu), "counters",
-			ix_ctr_json(&moved));
+	ix_link_cache_socket(&ss->a->links, ss->fd, &link); /* this end's ceiling */
+	res = json_pack("{s:o,s:o,s:o,s:o}", "streams", arr, "cpu", ix_wire_cpu(&cpu), "counters",
+			ix_ctr_json(&moved), "link", ix_link_json(&link));
 	ix_ctr_set_free(&after);
 	ix_ctr_set_free(&moved);
 	rc = ix_frame_send(ss->fd, IX_MSG_RESULT, res, ix_now_ns() + 5 * IX_NSEC_PER_SEC, &ss->err);
@@ -633,7 +636,8 @@ static int serve_run(struct session *ss, json_t *req)
 				     .limits = &a->cfg.limits,
 				     .stop = a->stop,
 				     .bind_addr = a->cfg.source_addr,
-				     .rdma_dev = a->cfg.rdma_dev };
+				     .rdma_dev = a->cfg.rdma_dev,
+				     .links = &a->links };
 	json_t *report, *tg;
 	char targets[256] = "";
 	struct ix_agent_slot slot;

@@ -11,6 +11,7 @@
 
 #include "probes/ctl/auth.h"
 #include "probes/ctl/wire.h"
+#include "probes/host/linkcache.h"
 
 #define IX_AGENT_MAX_ALLOW 32
 
@@ -48,6 +49,7 @@ struct ix_agent_config {
 	const char *rdma_dev;         /* RDMA device for --path rdma tests, NULL: choose */
 	const char *source_addr;      /* RUN jobs' tests send from it, NULL: any */
 	int rdma_gpu;                 /* their buffers in this GPU's memory, -1: host */
+	const char *sysfs;            /* links are read below it; NULL: the live /sys */
 	/* Log sink (the command prints; the agent never does). */
 	void (*log)(void *arg, const char *msg);
 	void *log_arg;
@@ -70,8 +72,9 @@ struct ix_agent {
 	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
-	bool coordinator_seen; /* a coordinator has been greeted */
-	int wake[2];           /* written by ix_agent_stop: the accept loop ends */
+	bool coordinator_seen;      /* a coordinator has been greeted */
+	struct ix_link_cache links; /* what tests leave by, for RESULT and REPORT */
+	int wake[2];                /* written by ix_agent_stop: the accept loop ends */
 	/* Threads that served a connection wait a while for the next one
 	 * (agent.c): a mesh's tests do not each start and end threads. */
 	pthread_cond_t work;

@@ -419,3 +419,52 @@ void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, 
 			 base->senders, max_senders, pct, base->senders);
 	counter_evidence(worst, ratio < 0.9, buf, len);
 }
+
+bool ix_link_verdict(const struct ix_link_limit *l, double bps, char *buf, size_t len)
+{
+	char v[32], c[32], line[32];
+	int n;
+
+	if (!buf || !len)
+		return false;
+	buf[0] = '\0';
+	/* Well above the ceiling, the traffic took another way (a bond, a
+	 * second port) and the link is not what held it. */
+	if (!l || strcmp(l->bottleneck, "pcie") != 0 || !l->pcie.known || !(l->ceiling_bps > 0) ||
+	    !(bps >= IX_AT_CEILING * l->ceiling_bps) || bps > IX_ABOVE_CEILING * l->ceiling_bps)
+		return false;
+	rate(bps, v, sizeof(v));
+	rate(l->ceiling_bps, c, sizeof(c));
+	n = snprintf(buf, len, "%s is %.0f%% of its NIC's PCIe Gen%d x%d link (%s)", v,
+		     100.0 * bps / l->ceiling_bps, l->pcie.gen, l->pcie.width, c);
+	if (n < 0 || (size_t)n >= len)
+		return true;
+	if (l->pcie.downtrained)
+		snprintf(buf + n, len - (size_t)n, ", trained below its Gen%d x%d capability",
+			 l->pcie.expected_gen, l->pcie.expected_width);
+	else if (l->bps > 0) {
+		rate(l->bps, line, sizeof(line));
+		snprintf(buf + n, len - (size_t)n, ", below the line rate of %s", line);
+	}
+	return true;
+}
+
+void ix_incast_ceiling_clause(const struct ix_incast_point *pts, size_t n,
+			      const struct ix_link_limit *receiver, char *buf, size_t len)
+{
+	const struct ix_incast_point *best = NULL;
+	char why[256];
+	size_t off;
+
+	if (!buf || !len || !pts)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!best || pts[i].goodput_bps > best->goodput_bps)
+			best = &pts[i];
+	if (!best || !ix_link_verdict(receiver, best->goodput_bps, why, sizeof(why)))
+		return;
+	off = strlen(buf);
+	/* "its NIC's" reads as the receiver's here. */
+	if (off + 4 < len)
+		snprintf(buf + off, len - off, "; at N=%u the receiver's %s", best->senders, why);
+}

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "probes/core/counters.h"
+#include "probes/core/link.h"
 
 /* Jain's fairness index (sum x)^2 / (n * sum x^2): 1 = perfectly fair,
  * 1/n = one flow got everything. 0 when n == 0 or every x is 0. */
@@ -83,5 +84,17 @@ struct ix_incast_point {
 };
 
 void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len);
+/* Appends to a diagnosis, when the best step's goodput sits at the
+ * receiver's ceiling and that is its NIC's PCIe link: "; N=4's 118 Gbit/s
+ * is 94% of the receiver's NIC's PCIe Gen4 x8 link (126 Gbit/s), ...". */
+void ix_incast_ceiling_clause(const struct ix_incast_point *pts, size_t n,
+			      const struct ix_link_limit *receiver, char *buf, size_t len);
+
+/* "118 Gbit/s is 94% of its NIC's PCIe Gen4 x8 link (126 Gbit/s), trained
+ * below its Gen5 x16 capability" (or "..., below the line rate of 400
+ * Gbit/s" when it trained as it should) when bps sits at a ceiling (from
+ * IX_AT_CEILING to IX_ABOVE_CEILING of it) that is the NIC's PCIe link,
+ * below the line; false (buf "") otherwise. */
+bool ix_link_verdict(const struct ix_link_limit *l, double bps, char *buf, size_t len);
 
 #endif

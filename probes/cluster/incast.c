@@ -53,10 +53,22 @@ static void flow_counters(struct ix_incast_step *st, json_t *report)
 	ix_ctr_set_free(&rcv);
 }
 
+/* The receiver's link from a report: the remote end of a sender's flow,
+ * the local end of the receiver's own read job. */
+static void receiver_link(json_t *report, bool remote, struct ix_link_limit *out)
+{
+	struct ix_link_limit local, far;
+
+	if (ix_runner_parse_links(report, &local, &far, NULL) < 0)
+		return;
+	if ((remote ? far : local).iface[0])
+		*out = remote ? far : local;
+}
+
 /* All senders stream to the receiver at once. */
 static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 			const struct ix_hostlist *hosts, struct ix_incast_step *st,
-			struct ix_coord_job *jobs)
+			struct ix_coord_job *jobs, struct ix_link_limit *rx_link)
 {
 	uint32_t k = st->point.senders;
 	double sum = 0, *bps = calloc(k, sizeof(*bps));
@@ -95,6 +107,7 @@ static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 				 f.error[0] ? f.error : "malformed report");
 		} else {
 			flow_counters(st, jobs[i].report);
+			receiver_link(jobs[i].report, true, rx_link);
 			fl->ok = true;
 			fl->bps = f.bw_bps;
 			fl->retransmits = f.retransmits;
@@ -118,7 +131,7 @@ static void stream_step(struct ix_coord *co, const struct ix_incast_params *p,
 /* The receiver reads sru bytes from every sender per round. */
 static void read_step(struct ix_coord *co, const struct ix_incast_params *p,
 		      const struct ix_hostlist *hosts, struct ix_incast_step *st,
-		      struct ix_coord_job *job)
+		      struct ix_coord_job *job, struct ix_link_limit *rx_link)
 {
 	uint32_t k = st->point.senders;
 	struct ix_host *senders = calloc(k, sizeof(*senders));
@@ -145,6 +158,7 @@ static void read_step(struct ix_coord *co, const struct ix_incast_params *p,
 	} else {
 		st->read = f.read;
 		st->ok = f.ok;
+		receiver_link(job->report, false, rx_link);
 		if (!f.ok)
 			step_failed(st, f.error);
 		st->point.goodput_bps = f.read.goodput_bps;
@@ -197,15 +211,18 @@ int ix_incast_run(struct ix_coord *co, const struct ix_incast_params *p,
 						? co->peers[p->receiver].error
 						: "the receiver's agent is not ready");
 		} else if (p->mode == IX_INCAST_STREAM) {
-			stream_step(co, p, hosts, st, jobs);
+			stream_step(co, p, hosts, st, jobs, &r->receiver_link);
 		} else {
-			read_step(co, p, hosts, st, jobs);
+			read_step(co, p, hosts, st, jobs, &r->receiver_link);
 		}
 		r->complete = r->complete && st->ok;
 		if (st->ok) /* failed steps say nothing about the fabric */
 			pts[npts++] = st->point;
 	}
 	ix_incast_diagnose(pts, npts, r->diagnosis, sizeof(r->diagnosis));
+	if (npts >= 2)
+		ix_incast_ceiling_clause(pts, npts, &r->receiver_link, r->diagnosis,
+					 sizeof(r->diagnosis));
 	free(jobs);
 	free(pts);
 	return 0;

@@ -23,6 +23,7 @@ void ix_mesh_result_free(struct ix_mesh_result *r)
 	free(r->findings.suspects);
 	free(r->failures);
 	free(r->nodes);
+	free(r->links);
 	for (uint32_t i = 0; i < r->ncounters; i++) {
 		ix_ctr_set_free(&r->counters[i].at_a);
 		ix_ctr_set_free(&r->counters[i].at_b);
@@ -38,6 +39,65 @@ const struct ix_mesh_counters *ix_mesh_counters_of(const struct ix_mesh_result *
 		if (r->counters[i].a == a && r->counters[i].b == b && r->counters[i].test == test)
 			return &r->counters[i];
 	return NULL;
+}
+
+const struct ix_link_limit *ix_mesh_pair_link(const struct ix_mesh_result *r, uint32_t a,
+					      uint32_t b, uint32_t *host)
+{
+	const struct ix_link_limit *l;
+
+	if (!r->nodes)
+		return NULL;
+	l = ix_link_lower(&r->nodes[a].link, &r->nodes[b].link);
+	if (host)
+		*host = l == &r->nodes[b].link ? b : a;
+	return l;
+}
+
+double ix_mesh_node_share(const struct ix_mesh_node *nd)
+{
+	double best = nd->bw_out_bps > nd->bw_in_bps ? nd->bw_out_bps : nd->bw_in_bps;
+	double ceil = ix_link_ceiling(&nd->link);
+
+	return ceil > 0 && best > 0 ? 100.0 * best / ceil : -1;
+}
+
+bool ix_mesh_node_bottleneck(const struct ix_mesh_result *r, uint32_t i, char *buf, size_t len)
+{
+	const struct ix_mesh_node *nd;
+	char name[IX_HOST_NAME_MAX + 64], why[256];
+
+	if (!buf || !len)
+		return false;
+	buf[0] = '\0';
+	if (!r->nodes || i >= r->n)
+		return false;
+	nd = &r->nodes[i];
+	if (!ix_link_verdict(&nd->link,
+			     nd->bw_out_bps > nd->bw_in_bps ? nd->bw_out_bps : nd->bw_in_bps, why,
+			     sizeof(why)))
+		return false;
+	ix_host_format(&r->hosts->v[i], name, sizeof(name));
+	snprintf(buf, len, "%s: %s", name, why);
+	return true;
+}
+
+/* "; at HOST: 118 Gbit/s is 94% of its NIC's PCIe ..." when a pair's
+ * bandwidth sits at the PCIe ceiling of one of its hosts. */
+static void ceiling_clause(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
+			   size_t len)
+{
+	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	char name[IX_HOST_NAME_MAX + 64], why[256];
+	uint32_t host = a;
+	const struct ix_link_limit *l = ix_mesh_pair_link(r, a, b, &host);
+	size_t off = strlen(buf);
+
+	if (!(c->bad & IX_BAD_BW) || !ix_link_verdict(l, c->bw_bps, why, sizeof(why)) ||
+	    off + 4 >= len)
+		return;
+	ix_host_format(&r->hosts->v[host], name, sizeof(name));
+	snprintf(buf + off, len - off, "; at %s: %s", name, why);
 }
 
 /* "at HOST: what moved" for one end; false when nothing moved there. */
@@ -63,6 +123,7 @@ void ix_mesh_pair_reason(const struct ix_mesh_result *r, uint32_t a, uint32_t b,
 	bool any = false;
 
 	ix_mesh_reason(c, &r->findings, buf, len);
+	ceiling_clause(r, a, b, buf, len);
 	off = strlen(buf);
 	for (size_t t = 0; t < 2; t++) {
 		const struct ix_mesh_counters *k;
@@ -184,6 +245,20 @@ static void keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsi
 	ix_ctr_set_free(&at_b);
 }
 
+/* The links both hosts' tests left by, as the report says (a malformed
+ * one is left out; the newest known one stays). */
+static void keep_links(struct ix_mesh_result *r, uint32_t a, uint32_t b, json_t *report)
+{
+	struct ix_link_limit at_a, at_b;
+
+	if (!r->links || ix_runner_parse_links(report, &at_a, &at_b, NULL) < 0)
+		return;
+	if (at_a.iface[0])
+		r->links[a] = at_a;
+	if (at_b.iface[0])
+		r->links[b] = at_b;
+}
+
 /* Run one test over a batch of disjoint pairs (a initiates towards b). */
 static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struct ix_pair *pairs,
 		      uint32_t n, unsigned test, struct ix_coord_job *jobs)
@@ -228,6 +303,7 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 				c->lat_p99_ns = (float)f.lat.p99;
 			}
 			keep_counters(r, pairs[i].a, pairs[i].b, test, jobs[j].report);
+			keep_links(r, pairs[i].a, pairs[i].b, jobs[j].report);
 			/* OK once the last of the asked tests measured the pair */
 			if (c->state == IX_CELL_PENDING &&
 			    (test == IX_MESH_BW || !(p->tests & IX_MESH_BW)))
@@ -338,6 +414,8 @@ static int summarize_nodes(struct ix_mesh_result *r)
 				v[nl++] = i->lat_p50_ns;
 		}
 		nd->lat_p50_ns = ix_median(v, nl);
+		if (r->links)
+			nd->link = r->links[x];
 	}
 	for (uint32_t i = 0; i < r->ncounters; i++) {
 		struct ix_ctr_sum s;
@@ -373,7 +451,8 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	r->cells = calloc(n ? (size_t)n * n : 1, sizeof(*r->cells));
 	r->node_error = calloc(n ? n : 1, sizeof(*r->node_error));
 	r->failures = calloc(IX_MESH_MAX_FAILURES, sizeof(*r->failures));
-	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures) {
+	r->links = calloc(n ? n : 1, sizeof(*r->links));
+	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures || !r->links) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory for a %u-host mesh", n);
 		goto out;
 	}

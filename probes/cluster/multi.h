@@ -53,6 +53,9 @@ struct ix_mesh_node {
 	uint32_t bad;      /* bad cells it is in */
 	bool suspect;
 	struct ix_ctr_sum counters; /* what moved at its end over all its tests */
+	/* The link its tests left by, as its agent reported it (the NIC's
+	 * line rate and PCIe link): iface "" when not known. */
+	struct ix_link_limit link;
 };
 
 struct ix_mesh_result {
@@ -65,6 +68,7 @@ struct ix_mesh_result {
 	uint32_t nfailures;
 	struct ix_mesh_findings findings;
 	struct ix_mesh_node *nodes;        /* n entries */
+	struct ix_link_limit *links;       /* n entries, filled during the run */
 	struct ix_mesh_counters *counters; /* tests where counters moved */
 	uint32_t ncounters, cap_counters;
 	uint64_t counters_read;  /* tests whose counters both ends read */
@@ -124,6 +128,9 @@ struct ix_incast_result {
 	struct ix_incast_step *steps;    /* one per sweep value */
 	uint32_t nsteps;
 	char diagnosis[1024];
+	/* The receiver's link (its line rate and NIC's PCIe link): what the
+	 * senders' goodput together is held to; iface "" when not known. */
+	struct ix_link_limit receiver_link;
 	bool complete;
 	struct ix_wire_figures wire; /* a capture over the whole sweep (--capture) */
 };
@@ -139,6 +146,17 @@ const struct ix_mesh_counters *ix_mesh_counters_of(const struct ix_mesh_result *
  * tbf_drops 40)"), or that none moved when the mesh read them. */
 void ix_mesh_pair_reason(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
 			 size_t len);
+/* The link of a pair's lower end (the one with the lower ceiling) and
+ * whose it is; NULL when neither host's is known. */
+const struct ix_link_limit *ix_mesh_pair_link(const struct ix_mesh_result *r, uint32_t a,
+					      uint32_t b, uint32_t *host);
+/* A node's best median (sending or receiving) as a share of its link's
+ * ceiling, in percent; -1 when either is unknown. */
+double ix_mesh_node_share(const struct ix_mesh_node *nd);
+/* "node07: 118 Gbit/s is 94% of its NIC's PCIe Gen4 x8 link (126 Gbit/s),
+ * trained below its Gen5 x16 capability" when node i's figure sits at a
+ * ceiling below its line rate; false (buf "") otherwise. */
+bool ix_mesh_node_bottleneck(const struct ix_mesh_result *r, uint32_t i, char *buf, size_t len);
 /* Keep what moved during a's test towards b, taking the sets (they are
  * left empty); a retest's replace the first run's. -1: out of memory. */
 int ix_mesh_keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsigned test,

@@ -8,6 +8,7 @@
 #include "probes/cluster/blockread.h"
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
+#include "probes/core/link.h"
 #include "probes/ctl/client.h"
 #include "probes/rdma/session.h"
 
@@ -156,6 +157,25 @@ static void rdma_moved(const struct ix_rdma_port_info *port, const struct ix_rdm
 			ix_ctr_set_add(s, IX_SRC_HW, c->v[i].name, c->v[i].value);
 }
 
+/* The links both ends' traffic left by, as the REPORT carries them. */
+static json_t *report_links(const struct ix_link_limit *local, const struct ix_link_limit *remote)
+{
+	return json_pack("{s:o,s:o}", "local", ix_link_json(local), "remote", ix_link_json(remote));
+}
+
+/* This agent's link, from its cache; none when the job has no cache. */
+static void local_link(const struct ix_runner_ctx *ctx, int fd, const char *iface,
+		       struct ix_link_limit *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!ctx->links)
+		return;
+	if (fd >= 0)
+		ix_link_cache_socket(ctx->links, fd, out);
+	else if (iface && iface[0])
+		ix_link_cache_get(ctx->links, iface, out);
+}
+
 /* The job's client towards t, held to the agent's stop and limit. */
 static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct ix_host *t,
 				   int64_t start)
@@ -174,6 +194,7 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
 {
 	struct ix_client c = job_client(ctx, t, start);
+	struct ix_link_limit link;
 	struct ix_bw_params bp;
 	struct ix_lat_params lp;
 	int rc;
@@ -195,8 +216,10 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 			rc = ix_bw_run(&c, &bp, &r, NULL, terr);
 		else
 			ix_bw_result_init(&r, &bp);
+		local_link(ctx, c.fd, NULL, &link);
 		json_object_set_new(rep, "bw", report_bw(&r));
 		json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
+		json_object_set_new(rep, "link", report_links(&link, &r.link_remote));
 		ix_bw_result_free(&r);
 	} else {
 		struct ix_lat_result r;
@@ -295,10 +318,15 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	}
 	ix_client_close(&c);
 	if (bw) {
+		struct ix_link_limit link, none = { .bps = 0 };
+
 		ix_rdma_summarize(&r, &s);
 		json_object_set_new(rep, "bw",
 				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
 					      (json_int_t)s.bytes, "seconds", s.seconds));
+		/* The port's netdev: the RoCE interface, or IPoIB's. */
+		local_link(ctx, -1, r.local.netdev, &link);
+		json_object_set_new(rep, "link", report_links(&link, &none));
 	} else {
 		struct ix_lat_result lr;
 
@@ -334,6 +362,13 @@ static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct i
 	sleep_until(ctx, start);
 	rc = ix_read_run(&rp, t, n, ctx->token, &f, terr);
 	json_object_set_new(rep, "read", ix_wire_read_figures(&f));
+	if (ctx->links && n > 0) {
+		struct ix_link_limit link, none = { .bps = 0 };
+
+		/* What the senders' data arrives by: the receiver's ceiling. */
+		ix_link_cache_toward(ctx->links, t[0].name, &link);
+		json_object_set_new(rep, "link", report_links(&link, &none));
+	}
 	return rc;
 }
 
@@ -404,6 +439,25 @@ int ix_runner_parse_counters(json_t *rep, struct ix_ctr_set *local, struct ix_ct
 	    ix_ctr_parse(json_object_get(c, "remote"), remote, err) < 0) {
 		ix_ctr_set_free(local);
 		return -1;
+	}
+	return 0;
+}
+
+int ix_runner_parse_links(json_t *rep, struct ix_link_limit *local, struct ix_link_limit *remote,
+			  struct ix_err *err)
+{
+	json_t *c = json_object_get(rep, "link");
+
+	memset(local, 0, sizeof(*local));
+	memset(remote, 0, sizeof(*remote));
+	if (!c || json_is_null(c))
+		return 0;
+	if (!json_is_object(c))
+		return ix_fail(err, IX_EXIT_FAIL, "REPORT: 'link' is not an object");
+	if (ix_link_parse(json_object_get(c, "local"), local, err) < 0 ||
+	    ix_link_parse(json_object_get(c, "remote"), remote, err) < 0) {
+		memset(local, 0, sizeof(*local));
+		return ix_fail_prefix(err, "REPORT");
 	}
 	return 0;
 }

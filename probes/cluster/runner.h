@@ -10,7 +10,9 @@
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
  *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures>,
- *            counters: {local, remote} (probes/core/counters.h, bw and lat) }
+ *            counters: {local, remote} (probes/core/counters.h, bw and lat),
+ *            link: {local, remote} (probes/core/link.h: the links the test
+ *            left both ends by; bw and read) }
  */
 #ifndef IX_RUNNER_H
 #define IX_RUNNER_H
@@ -21,6 +23,7 @@
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
 #include "probes/ctl/wire.h"
+#include "probes/host/linkcache.h"
 #include "probes/rdma/setup.h"
 
 struct ix_token;
@@ -61,6 +64,7 @@ struct ix_runner_ctx {
 	atomic_int *stop;               /* the agent's: set, the job ends */
 	const char *bind_addr;          /* tests towards peers send from it; NULL: any */
 	const char *rdma_dev;           /* rdma jobs' local device; NULL: by route */
+	struct ix_link_cache *links;    /* this agent's links; NULL: not reported */
 };
 
 /* Coordinator: the RUN body of a job. */
@@ -72,6 +76,11 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 const char *ix_runner_describe(json_t *run);
 /* Coordinator: read a REPORT body. */
 int ix_runner_parse_report(json_t *report, struct ix_run_figures *f);
+/* Coordinator: the links of the job's agent (local) and of its peer
+ * (remote); iface "" where the REPORT has none, -1 with err when they are
+ * malformed. */
+int ix_runner_parse_links(json_t *report, struct ix_link_limit *local, struct ix_link_limit *remote,
+			  struct ix_err *err);
 /* Coordinator: the fabric counters that moved at the job's agent (local)
  * and at its peer (remote) during the test; both left invalid when the
  * REPORT has none, -1 with err when they are malformed. */

@@ -205,9 +205,10 @@ struct ix_bw_result {
 	struct ix_interval *intervals;
 	struct ix_cpu cpu_local, cpu_remote;
 	char remote_host[256];
-	char remote_version[32];     /* the agent's ixperf version */
-	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
-	struct ix_link_limit link;   /* client side, toward the server; iface "" = not known */
+	char remote_version[32];          /* the agent's ixperf version */
+	struct ix_wire_figures wire;      /* a capture attached (--capture); present bit */
+	struct ix_link_limit link;        /* client side, toward the server; iface "" = not known */
+	struct ix_link_limit link_remote; /* the server's, toward the client (its RESULT) */
 	/* Fabric counters that moved during the test at this end and at the
 	 * server's (probes/core/counters.h); invalid when not read. */
 	struct ix_ctr_set ctr_local, ctr_remote;

@@ -12,6 +12,7 @@
 #include <openssl/crypto.h>
 
 #include "probes/core/clock.h"
+#include "probes/core/link.h"
 #include "probes/ctl/auth.h"
 #include "probes/ctl/client.h"
 #include "probes/ctl/wire.h"
@@ -311,6 +312,9 @@ static int fill_remote(struct ix_bw_result *r, json_t *res, struct ix_stream *s,
 	}
 	ix_wire_parse_cpu(json_object_get(res, "cpu"), &r->cpu_remote);
 	counters_remote(res, &r->ctr_remote);
+	/* The server's link: a malformed one is left out, as counters are. */
+	if (ix_link_parse(json_object_get(res, "link"), &r->link_remote, NULL) < 0)
+		memset(&r->link_remote, 0, sizeof(r->link_remote));
 	return 0;
 }
 

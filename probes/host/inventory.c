@@ -294,7 +294,7 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 	return rc < 0 ? -1 : 0;
 }
 
-int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out)
+int ix_route_iface(const char *host, char *iface, size_t len)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_DGRAM }, *res;
 	struct sockaddr_storage local;
@@ -302,8 +302,7 @@ int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *
 	struct ifaddrs *ifa, *i;
 	int fd, rc = -1;
 
-	memset(out, 0, sizeof(*out));
-	link_limit_set(out, 0, NULL);
+	iface[0] = '\0';
 	/* Which local address routes to host: a connected UDP socket says. */
 	if (getaddrinfo(host, "9", &hints, &res) != 0)
 		return -1;
@@ -330,14 +329,30 @@ int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *
 		    memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
 			   &((struct sockaddr_in6 *)&local)->sin6_addr, 16) != 0)
 			continue;
-		if (i->ifa_flags & IFF_LOOPBACK)
-			snprintf(out->iface, sizeof(out->iface), "%s", i->ifa_name);
-		else
-			rc = ix_link_limit_of(i->ifa_name, sysroot, out);
+		if (strlen(i->ifa_name) < len) {
+			snprintf(iface, len, "%s",
+				 (i->ifa_flags & IFF_LOOPBACK) ? "lo" : i->ifa_name);
+			rc = 0;
+		}
 		break;
 	}
 	freeifaddrs(ifa);
 	return rc;
+}
+
+int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out)
+{
+	char iface[64];
+
+	memset(out, 0, sizeof(*out));
+	link_limit_set(out, 0, NULL);
+	if (ix_route_iface(host, iface, sizeof(iface)) < 0)
+		return -1;
+	if (strcmp(iface, "lo") == 0) {
+		snprintf(out->iface, sizeof(out->iface), "%s", iface);
+		return -1;
+	}
+	return ix_link_limit_of(iface, sysroot, out);
 }
 
 double ix_link_rate_bps(const char *host, const char *sysroot)

@@ -19,6 +19,9 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
  * address; a local address gives the interface holding it). out->iface is
  * "" when no route or interface was found. */
 int ix_link_toward(const char *host, const char *sysroot, struct ix_link_limit *out);
+/* The local interface that routes to host: "lo" for loopback; -1 when
+ * no route or interface was found. */
+int ix_route_iface(const char *host, char *iface, size_t len);
 /* The speed in bit/s of the local interface that routes to host, or 0 when
  * unknown (loopback, virtual links without a speed). */
 double ix_link_rate_bps(const char *host, const char *sysroot);

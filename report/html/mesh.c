@@ -389,6 +389,42 @@ static void node_counters(FILE *f, json_t *c)
 		fputs("none moved", f);
 }
 
+/* A node's ceiling: its rate and what it is (link or PCIe, "trained
+ * low" when the PCIe link trained below what both ends can). */
+static void node_ceiling(FILE *f, json_t *link)
+{
+	const char *b = ix_html_str(link, "bottleneck");
+	json_t *pcie = json_object_get(link, "pcie");
+
+	if (!json_is_number(json_object_get(link, "ceiling_bps"))) {
+		fputs("-", f);
+		return;
+	}
+	ix_html_numf(f, link, "ceiling_bps", IX_HF_RATE);
+	if (b && strcmp(b, "pcie") == 0 && json_is_object(pcie)) {
+		fprintf(f, " (PCIe Gen%lld x%lld%s)",
+			(long long)json_integer_value(json_object_get(pcie, "gen")),
+			(long long)json_integer_value(json_object_get(pcie, "width")),
+			json_is_true(json_object_get(pcie, "downtrained")) ? ", trained low" : "");
+	} else {
+		fputs(" (link)", f);
+	}
+}
+
+/* Hosts whose figures sit at a ceiling below their line rate. */
+static void bottleneck_list(FILE *f, json_t *list)
+{
+	if (!json_array_size(list))
+		return;
+	fputs("<h3>Bottlenecks</h3>\n<ul class=\"bottlenecks\">\n", f);
+	for (size_t i = 0; i < json_array_size(list) && i < LIST_MAX; i++) {
+		fputs("<li>", f);
+		ix_html_esc(f, json_string_value(json_array_get(list, i)) ?: "");
+		fputs("</li>\n", f);
+	}
+	fputs("</ul>\n", f);
+}
+
 static void node_table(FILE *f, json_t *nodes)
 {
 	size_t n = json_array_size(nodes);
@@ -396,7 +432,8 @@ static void node_table(FILE *f, json_t *nodes)
 	fprintf(f,
 		"%s<table class=\"nodes\"><thead><tr><th>Host</th><th>Bandwidth out</th>"
 		"<th>Bandwidth in</th><th>Latency p50</th><th>Pairs measured</th>"
-		"<th>Bad pairs</th><th>Suspect</th><th>Fabric counters</th><th>Error</th></tr>"
+		"<th>Bad pairs</th><th>Suspect</th><th>Ceiling</th><th>%% of ceiling</th>"
+		"<th>Fabric counters</th><th>Error</th></tr>"
 		"</thead><tbody>\n",
 		n > SVG_MAX_N ? "<details><summary>per-node table</summary>" : "");
 	for (size_t i = 0; i < n; i++) {
@@ -415,14 +452,20 @@ static void node_table(FILE *f, json_t *nodes)
 		ix_html_numf(f, e, "measured", IX_HF_PLAIN);
 		fputs("</td><td class=\"n\">", f);
 		ix_html_numf(f, e, "bad", IX_HF_PLAIN);
-		fputs(sus ? "</td><td>&#9650; yes</td><td>" : "</td><td>no</td><td>", f);
+		fputs(sus ? "</td><td>&#9650; yes</td><td class=\"n\">"
+			  : "</td><td>no</td><td class=\"n\">",
+		      f);
+		node_ceiling(f, json_object_get(e, "link"));
+		fputs("</td><td class=\"n\">", f);
+		ix_html_numf(f, e, "percent_of_ceiling", IX_HF_PLAIN);
+		fputs("</td><td>", f);
 		node_counters(f, json_object_get(e, "counters"));
 		fputs("</td><td>", f);
 		ix_html_esc(f, ix_html_str(e, "error"));
 		fputs("</td></tr>\n", f);
 	}
 	if (!n)
-		fputs("<tr><td colspan=\"9\">-</td></tr>\n", f);
+		fputs("<tr><td colspan=\"11\">-</td></tr>\n", f);
 	fputs(n > SVG_MAX_N ? "</tbody></table></details>\n" : "</tbody></table>\n", f);
 }
 
@@ -575,6 +618,7 @@ bool ix_html_mesh(FILE *f, json_t *r, int id)
 	pair_table(f, json_object_get(r, "failures"), "Failed pairs", true);
 	fputs("<h3>Per node</h3>\n", f);
 	node_table(f, json_object_get(r, "nodes"));
+	bottleneck_list(f, json_object_get(r, "bottlenecks"));
 	free(m.names);
 	free(m.sus);
 	free(m.bad);

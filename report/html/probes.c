@@ -243,7 +243,9 @@ static void incast_table(FILE *f, json_t *steps, bool read)
 		     "<th>Stalled rounds</th><th>RTO rounds</th><th>Slow rounds</th>"
 		   : "<th>Jain fairness</th>",
 	      f);
-	fputs("<th>Retransmits</th><th>Error</th></tr></thead><tbody>\n", f);
+	fputs("<th>Retransmits</th><th>% of receiver's ceiling</th><th>Error</th></tr></thead>"
+	      "<tbody>\n",
+	      f);
 	for (size_t i = 0; i < json_array_size(steps); i++) {
 		json_t *s = json_array_get(steps, i);
 
@@ -267,6 +269,8 @@ static void incast_table(FILE *f, json_t *steps, bool read)
 		}
 		fputs("</td><td class=\"n\">", f);
 		ix_html_numf(f, s, "retransmits", IX_HF_PLAIN);
+		fputs("</td><td class=\"n\">", f);
+		ix_html_numf(f, s, "percent_of_ceiling", IX_HF_PLAIN);
 		fputs("</td><td>", f);
 		ix_html_esc(f, ix_html_str(s, "error"));
 		fputs("</td></tr>\n", f);

@@ -4,6 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "probes/core/link.h"
 #include "probes/core/stats.h"
 #include "report/json/json.h"
 
@@ -72,6 +73,8 @@ static json_t *end_json(const struct ix_stream_end *e)
 
 static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 {
+	/* The path's ceiling: the lower of the two ends'. */
+	double ceil = ix_link_ceiling(ix_link_lower(&r->link, &r->link_remote));
 	struct ix_dir_summary s;
 	json_t *o;
 
@@ -89,35 +92,9 @@ static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
 		ix_json_opt_u64(s.lost), "loss_percent", ix_json_opt_f64(s.loss_percent),
 		"out_of_order", ix_json_opt_u64(s.out_of_order), "duplicates",
 		ix_json_opt_u64(s.duplicates), "jitter_ns", ix_json_opt_f64(s.jitter_ns));
-	if (r->link.ceiling_bps > 0)
+	if (ceil > 0)
 		json_object_set_new(o, "percent_of_ceiling",
-				    json_real(100.0 * s.bits_per_second / r->link.ceiling_bps));
-	return o;
-}
-
-/* The local interface toward the server and its rate; null when no
- * interface was found. */
-static json_t *link_json(const struct ix_link_limit *l)
-{
-	const struct ix_link_pcie *p = &l->pcie;
-	json_t *o;
-
-	if (!l->iface[0])
-		return json_null();
-	o = json_pack("{s:s,s:o,s:s}", "iface", l->iface, "bps",
-		      l->bps > 0 ? json_real(l->bps) : json_null(), "source",
-		      l->source[0] ? l->source : "unknown");
-	json_object_set_new(o, "pcie",
-			    p->known ? json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:b}", "bdf", p->bdf,
-						 "gen", p->gen, "width", p->width, "expected_gen",
-						 p->expected_gen, "expected_width",
-						 p->expected_width, "bps", p->bps, "downtrained",
-						 p->downtrained)
-				     : json_null());
-	json_object_set_new(o, "ceiling_bps",
-			    l->ceiling_bps > 0 ? json_real(l->ceiling_bps) : json_null());
-	json_object_set_new(o, "bottleneck",
-			    l->bottleneck[0] ? json_string(l->bottleneck) : json_null());
+				    json_real(100.0 * s.bits_per_second / ceil));
 	return o;
 }
 
@@ -190,7 +167,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
 		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
 		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
-	json_object_set_new(o, "link", link_json(&r->link));
+	json_object_set_new(o, "link", ix_link_json(&r->link));
+	json_object_set_new(o, "link_remote", ix_link_json(&r->link_remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));
 	if (r->wire.present)
 		json_object_set_new(o, "wire", ix_json_wire(&r->wire));

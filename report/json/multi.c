@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "probes/core/link.h"
 #include "report/json/json.h"
 
 static json_t *host_json(const struct ix_hostlist *h, uint32_t i)
@@ -114,6 +115,12 @@ static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_
 						      "to", ix_ctr_json(&kl->at_b)));
 		json_object_set_new(o, "counters", k);
 	}
+	if (c->bw_bps > 0) {
+		double ceil = ix_link_ceiling(ix_mesh_pair_link(r, a, b, NULL));
+
+		json_object_set_new(o, "percent_of_ceiling",
+				    ceil > 0 ? json_real(100.0 * c->bw_bps / ceil) : json_null());
+	}
 	return o;
 }
 
@@ -153,10 +160,12 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 	const struct ix_mesh_params *p = &r->params;
 	json_t *hosts = json_array(), *nodes = json_array(), *bad = json_array();
 	json_t *suspects = json_array(), *failures = json_array(), *tests = json_array(), *m, *o;
+	json_t *bottlenecks = json_array();
 
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct ix_mesh_node *nd = r->nodes ? &r->nodes[i] : NULL;
 		json_t *node;
+		char why[512];
 
 		json_array_append_new(hosts, host_json(r->hosts, i));
 		node = json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host",
@@ -170,6 +179,15 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 				 "suspect", nd && nd->suspect);
 		if (nd && r->counters_read)
 			json_object_set_new(node, "counters", ix_ctr_sum_json(&nd->counters));
+		if (nd) {
+			double share = ix_mesh_node_share(nd);
+
+			json_object_set_new(node, "link", ix_link_json(&nd->link));
+			json_object_set_new(node, "percent_of_ceiling",
+					    share >= 0 ? json_real(share) : json_null());
+		}
+		if (ix_mesh_node_bottleneck(r, i, why, sizeof(why)))
+			json_array_append_new(bottlenecks, json_string(why));
 		json_array_append_new(nodes, node);
 	}
 	for (uint32_t a = 0; !lazy && r->cells && a < r->n; a++)
@@ -221,6 +239,7 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 			    json_pack("{s:I,s:I,s:b}", "tests_read", (json_int_t)r->counters_read,
 				      "tests_moved", (json_int_t)r->ncounters, "truncated",
 				      r->counters_truncated));
+	json_object_set_new(o, "bottlenecks", bottlenecks);
 	return o;
 }
 
@@ -271,12 +290,18 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 					  "loss_percent", ix_json_opt_f64(fl->loss_percent),
 					  "error", fl->ok ? json_null() : json_string(fl->error)));
 		}
+		double ceil = ix_link_ceiling(&r->receiver_link);
+
 		o = json_pack("{s:i,s:b,s:o,s:f,s:I,s:I,s:I}", "senders", (int)st->point.senders,
 			      "ok", st->ok, "error", st->ok ? json_null() : json_string(st->error),
 			      "goodput_bps", st->point.goodput_bps, "retransmits",
 			      (json_int_t)st->point.retransmits, "rounds",
 			      (json_int_t)st->point.rounds, "stalled_rounds",
 			      (json_int_t)st->point.stalled_rounds);
+		json_object_set_new(o, "percent_of_ceiling",
+				    ceil > 0 && st->point.goodput_bps > 0
+					    ? json_real(100.0 * st->point.goodput_bps / ceil)
+					    : json_null());
 		if (st->point.counters)
 			json_object_set_new(o, "counters",
 					    json_pack("{s:o,s:o}", "senders",
@@ -301,6 +326,7 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 			"sru", (json_int_t)p->read.sru, "rounds", (json_int_t)p->read.rounds,
 			"warmup_rounds", (json_int_t)p->read.warmup_rounds, "round_timeout_s",
 			p->read.timeout_s, "steps", steps, "diagnosis", r->diagnosis);
+	json_object_set_new(res, "receiver_link", ix_link_json(&r->receiver_link));
 	if (r->wire.present)
 		json_object_set_new(res, "wire", ix_json_wire(&r->wire));
 	return res;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/json/members.h"
 #include "report/json/read.h"
 
@@ -237,6 +238,15 @@ static int counter_sum(json_t *o, const char *at, const char *key, struct ix_ctr
 	return 0;
 }
 
+/* A link (optional member; absent in documents from before ceilings). */
+static int read_link(json_t *o, const char *at, const char *key, struct ix_link_limit *l,
+		     struct ix_err *err)
+{
+	if (ix_link_parse(json_object_get(o, key), l, err) < 0)
+		return ix_fail_prefix(err, "%s%s%s", at, at[0] ? "." : "", key);
+	return 0;
+}
+
 static int read_nodes(json_t *res, json_t *hosts, struct ix_mesh_saved *s, struct ix_err *err)
 {
 	json_t *nodes, *nd;
@@ -273,7 +283,8 @@ static int read_nodes(json_t *res, json_t *hosts, struct ix_mesh_saved *s, struc
 			return -1;
 		if (e && !(s->r.node_error[i] = ix_member_strdup(e)))
 			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-		if (counter_sum(nd, at, "counters", &n->counters, err) < 0)
+		if (counter_sum(nd, at, "counters", &n->counters, err) < 0 ||
+		    read_link(nd, at, "link", &n->link, err) < 0)
 			return -1;
 	}
 	return 0;
@@ -575,6 +586,7 @@ static int read_incast_params(json_t *res, struct ix_incast_saved *s, struct ix_
 	return ix_member_bool(res, "", "complete", &s->r.complete, err) < 0 ||
 			       ix_member_text(res, "", "diagnosis", IX_MEMBER_REQUIRED,
 					      s->r.diagnosis, sizeof(s->r.diagnosis), err) < 0 ||
+			       read_link(res, "", "receiver_link", &s->r.receiver_link, err) < 0 ||
 			       ix_json_read_wire(json_object_get(res, "wire"), &s->r.wire, err) < 0
 		       ? -1
 		       : 0;

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/fmt/safe.h"
 #include "report/text/text.h"
 
@@ -67,6 +68,36 @@ static void node_counters(FILE *f, const struct ix_mesh_result *r)
 			(unsigned long long)r->counters_read);
 }
 
+/* A node's ceiling and its share of it: "10.0 Gbit/s link", "126 Gbit/s
+ * PCIe" and "94%"; "-" when not known. */
+static void node_ceiling(const struct ix_mesh_node *nd, const struct ix_unit_choice *u, char *ceil,
+			 size_t clen, char *share, size_t slen)
+{
+	double c = ix_link_ceiling(&nd->link), pct = ix_mesh_node_share(nd);
+	char rate[32];
+
+	snprintf(ceil, clen, "-");
+	snprintf(share, slen, "-");
+	if (!(c > 0))
+		return;
+	ix_fmt_rate(c, u, rate, sizeof(rate));
+	snprintf(ceil, clen, "%s %s%s", rate,
+		 strcmp(nd->link.bottleneck, "pcie") == 0 ? "PCIe" : "link",
+		 nd->link.pcie.downtrained ? "!" : "");
+	if (pct >= 0)
+		snprintf(share, slen, "%.0f%%", pct);
+}
+
+/* Hosts whose figure sits at a ceiling below their line rate. */
+static void bottlenecks(FILE *f, const struct ix_mesh_result *r)
+{
+	char why[512];
+
+	for (uint32_t i = 0; r->nodes && i < r->n; i++)
+		if (ix_mesh_node_bottleneck(r, i, why, sizeof(why)))
+			fprintf(f, "BOTTLENECK: %s\n", why);
+}
+
 void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
 {
 	ix_text_mesh_reasons(f, r, u, NULL, 0);
@@ -75,8 +106,9 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u,
 			  const char *const *reasons, size_t nreasons)
 {
-	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[1024];
+	char name[IX_HOST_NAME_MAX + 16], a[32], b[32], c[1024], ceil[48], share[16];
 	size_t shown = 0;
+	bool links = false;
 
 	fprintf(f,
 		"ixperf mesh: %u hosts, %u rounds, %llu of %llu pairs measured, %llu failed, "
@@ -89,8 +121,13 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 	}
 	if (r->n <= IX_TEXT_MATRIX_MAX && (r->params.tests & IX_MESH_LAT))
 		print_matrix(f, r, false, u);
-	fprintf(f, "\n%-4s %-28s %14s %14s %12s %6s %s\n", "#", "Host", "Send (median)",
-		"Recv (median)", "Lat p50", "Bad", "");
+	for (uint32_t i = 0; i < r->n; i++)
+		links = links || ix_link_ceiling(&r->nodes[i].link) > 0;
+	fprintf(f, "\n%-4s %-28s %14s %14s %12s %6s", "#", "Host", "Send (median)", "Recv (median)",
+		"Lat p50", "Bad");
+	if (links)
+		fprintf(f, " %18s %6s", "Ceiling", "Share");
+	fputs("\n", f);
 	for (uint32_t i = 0; i < r->n; i++) {
 		const struct ix_mesh_node *nd = &r->nodes[i];
 
@@ -104,9 +141,18 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 			ix_fmt_rate(nd->bw_in_bps, u, b, sizeof(b));
 		if (nd->lat_p50_ns > 0)
 			ix_fmt_ns(nd->lat_p50_ns, c, sizeof(c));
-		fprintf(f, "%-4u %-28s %14s %14s %12s %6u %s%s\n", i, name, a, b, c, nd->bad,
-			nd->suspect ? "SUSPECT" : "", r->node_error[i] ? r->node_error[i] : "");
+		fprintf(f, "%-4u %-28s %14s %14s %12s %6u", i, name, a, b, c, nd->bad);
+		if (links) {
+			node_ceiling(nd, u, ceil, sizeof(ceil), share, sizeof(share));
+			fprintf(f, " %18s %6s", ceil, share);
+		}
+		fprintf(f, " %s%s\n", nd->suspect ? "SUSPECT" : "",
+			r->node_error[i] ? r->node_error[i] : "");
 	}
+	if (links)
+		fputs("(Ceiling: the lower of the host's line rate and its NIC's PCIe link, "
+		      "! = trained below capability; Share: its better median of it)\n",
+		      f);
 	if (r->findings.median_bw_bps > 0) {
 		ix_fmt_rate(r->findings.median_bw_bps, u, a, sizeof(a));
 		fprintf(f, "\nMedian pair bandwidth %s; bad below %.0f%% of it.", a,
@@ -146,6 +192,7 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 			r->nodes[r->findings.suspects[i]].bad,
 			r->nodes[r->findings.suspects[i]].measured);
 	}
+	bottlenecks(f, r);
 	node_counters(f, r);
 	for (uint32_t i = 0; i < r->nfailures; i++) {
 		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
@@ -156,6 +203,30 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 		fprintf(f, "INCOMPLETE: %llu pair(s) not measured%s\n",
 			(unsigned long long)(r->pairs_planned - r->pairs_measured),
 			r->stopped ? " (stopped on request)" : "");
+}
+
+/* The receiver's ceiling and each step's share of it. */
+static void receiver_ceiling(FILE *f, const struct ix_incast_result *r,
+			     const struct ix_unit_choice *u)
+{
+	const struct ix_link_limit *l = &r->receiver_link;
+	double c = ix_link_ceiling(l);
+	char rate[32];
+
+	if (!(c > 0))
+		return;
+	ix_fmt_rate(c, u, rate, sizeof(rate));
+	if (strcmp(l->bottleneck, "pcie") == 0)
+		fprintf(f, "Receiver's ceiling: %s, the PCIe Gen%d x%d link of %s's NIC%s; goodput",
+			rate, l->pcie.gen, l->pcie.width, l->iface,
+			l->pcie.downtrained ? " (trained below its capability)" : "");
+	else
+		fprintf(f, "Receiver's ceiling: %s, the link on %s; goodput", rate, l->iface);
+	for (uint32_t i = 0; i < r->nsteps; i++)
+		if (r->steps[i].point.goodput_bps > 0)
+			fprintf(f, " N=%u %.1f%%", r->steps[i].point.senders,
+				100.0 * r->steps[i].point.goodput_bps / c);
+	fputs(" of it\n", f);
 }
 
 void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u)
@@ -212,6 +283,7 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 				st->ok ? "" : "  FAILED: ", st->ok ? "" : st->error);
 		}
 	}
+	receiver_ceiling(f, r, u);
 	fprintf(f, "Diagnosis: %s\n", r->diagnosis);
 	ix_text_wire(f, &r->wire);
 }

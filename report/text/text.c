@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/text/text.h"
 
 static const char *unit_note(const struct ix_unit_choice *u)
@@ -63,48 +64,57 @@ void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
 /* A goodput against the path's ceiling: "2.0% of the 10.0 Gbit/s link on
  * eth0", or of the NIC's PCIe link where that is lower ("94.0% of the
  * PCIe Gen4 x8 link (126 Gbit/s) of eth0's NIC"), or in short "2.0% of
- * link" / "94.0% of PCIe"; "" when neither is known. */
-static void link_share(const struct ix_link_limit *l, double bps, bool long_form,
+ * link" / "94.0% of PCIe"; "" when neither is known. who is "" for this
+ * end's link, "the server's " for the far end's. */
+static void link_share(const struct ix_link_limit *l, const char *who, double bps, bool long_form,
 		       const struct ix_unit_choice *u, char *buf, size_t len)
 {
-	bool pcie = strcmp(l->bottleneck, "pcie") == 0;
-	double ceil = l->ceiling_bps > 0 ? l->ceiling_bps : l->bps;
+	bool pcie = l && strcmp(l->bottleneck, "pcie") == 0;
+	double ceil = ix_link_ceiling(l);
 	char rate[32];
 
 	buf[0] = '\0';
 	if (ceil <= 0)
 		return;
 	if (!long_form) {
-		snprintf(buf, len, "%.1f%% of %s", 100.0 * bps / ceil, pcie ? "PCIe" : "link");
+		snprintf(buf, len, "%.1f%% of %s%s", 100.0 * bps / ceil, who[0] ? "server's " : "",
+			 pcie ? "PCIe" : "link");
 		return;
 	}
 	ix_fmt_rate(ceil, u, rate, sizeof(rate));
 	if (pcie)
-		snprintf(buf, len, "%.1f%% of the PCIe Gen%d x%d link (%s) of %s's NIC",
-			 100.0 * bps / ceil, l->pcie.gen, l->pcie.width, rate, l->iface);
+		snprintf(buf, len, "%.1f%% of the PCIe Gen%d x%d link (%s) of %s%s's NIC",
+			 100.0 * bps / ceil, l->pcie.gen, l->pcie.width, rate, who, l->iface);
 	else
-		snprintf(buf, len, "%.1f%% of the %s link on %s", 100.0 * bps / ceil, rate,
+		snprintf(buf, len, "%.1f%% of the %s link on %s%s", 100.0 * bps / ceil, rate, who,
 			 l->iface);
 }
 
-#define AT_CEILING 0.9 /* a goodput this close to the ceiling sits at it */
+/* The end of a bw test whose link is the lower ceiling, and whose it is. */
+static const struct ix_link_limit *path_link(const struct ix_bw_result *r, const char **who)
+{
+	const struct ix_link_limit *l = ix_link_lower(&r->link, &r->link_remote);
+
+	*who = l == &r->link_remote ? "the server's " : "";
+	return l;
+}
 
 /* Which part of the path holds the goodput back, when it is not the line:
  * the NIC's PCIe link, and whether that trained below what both ends can. */
-static void bottleneck_line(FILE *f, const struct ix_link_limit *l, double bps,
+static void bottleneck_line(FILE *f, const struct ix_link_limit *l, const char *who, double bps,
 			    const struct ix_unit_choice *u)
 {
 	char rate[32], line[32];
 
-	if (strcmp(l->bottleneck, "pcie") != 0 || !(l->ceiling_bps > 0))
+	if (!l || strcmp(l->bottleneck, "pcie") != 0 || !(l->ceiling_bps > 0))
 		return;
 	ix_fmt_rate(l->ceiling_bps, u, rate, sizeof(rate));
 	if (l->bps > 0)
 		ix_fmt_rate(l->bps, u, line, sizeof(line));
-	fprintf(f, "Ceiling: %s's NIC (%s) is on a PCIe Gen%d x%d link, %s, below %s%s%s", l->iface,
-		l->pcie.bdf, l->pcie.gen, l->pcie.width, rate,
+	fprintf(f, "Ceiling: %s%s's NIC (%s) is on a PCIe Gen%d x%d link, %s, below %s%s%s", who,
+		l->iface, l->pcie.bdf, l->pcie.gen, l->pcie.width, rate,
 		l->bps > 0 ? "the line rate of " : "its line rate", l->bps > 0 ? line : "",
-		bps >= AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
+		bps >= IX_AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
 	if (l->pcie.downtrained)
 		fprintf(f, "; the link trained below its Gen%d x%d capability",
 			l->pcie.expected_gen, l->pcie.expected_width);
@@ -112,7 +122,8 @@ static void bottleneck_line(FILE *f, const struct ix_link_limit *l, double bps,
 }
 
 static void summary_line(FILE *f, const char *label, const struct ix_dir_summary *s,
-			 const struct ix_link_limit *l, const struct ix_unit_choice *u)
+			 const struct ix_link_limit *l, const char *who,
+			 const struct ix_unit_choice *u)
 {
 	char amount[32], rate[32], srate[32], extra[160] = "", share[160];
 
@@ -135,7 +146,7 @@ static void summary_line(FILE *f, const char *label, const struct ix_dir_summary
 	if (s->lost.valid && s->duplicates.valid && s->duplicates.v)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), ", %llu duplicates",
 			 (unsigned long long)s->duplicates.v);
-	link_share(l, s->bits_per_second, true, u, share, sizeof(share));
+	link_share(l, who, s->bits_per_second, true, u, share, sizeof(share));
 	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s%s%s%s%s\n", label, s->seconds, amount, rate,
 		srate, extra, share[0] && extra[0] ? "  " : "", share[0] ? "(" : "", share,
 		share[0] ? ")" : "");
@@ -168,6 +179,8 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 {
 	struct ix_dir_summary s;
 	char cpu[128] = "";
+	const char *who;
+	const struct ix_link_limit *l = path_link(r, &who);
 
 	fprintf(f, "%-9s %10s %12s %16s %16s\n", "Summary", "Time", "Transfer", "Goodput (recv)",
 		"Sent rate");
@@ -176,11 +189,11 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 	for (int d = 0; d < 2; d++) {
 		ix_bw_summarize(r, (enum ix_dir)d, &s);
 		if (s.present)
-			summary_line(f, ix_dir_name((enum ix_dir)d), &s, &r->link, u);
+			summary_line(f, ix_dir_name((enum ix_dir)d), &s, l, who, u);
 		if (s.present && s.bits_per_second > best)
 			best = s.bits_per_second;
 	}
-	bottleneck_line(f, &r->link, best, u);
+	bottleneck_line(f, l, who, best, u);
 	if (r->cpu_local.valid && r->cpu_local.wall_s > 0)
 		snprintf(cpu, sizeof(cpu), "CPU: local %.1f%%",
 			 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
@@ -220,6 +233,8 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 	for (int d = 0; d < 2; d++) {
 		struct ix_dir_summary s;
 		char rate[32], extra[32] = "-", share[64];
+		const char *who;
+		const struct ix_link_limit *l = path_link(r, &who);
 
 		ix_bw_summarize(r, (enum ix_dir)d, &s);
 		if (!s.present)
@@ -229,7 +244,7 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.retransmits.v);
 		else if (s.lost.valid)
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.lost.v);
-		link_share(&r->link, s.bits_per_second, false, u, share, sizeof(share));
+		link_share(l, who, s.bits_per_second, false, u, share, sizeof(share));
 		fprintf(f, "%12llu %8.2f s %16s %12s %9.1f%%%s%s%s\n",
 			(unsigned long long)r->params.msg_size, s.seconds, rate, extra,
 			r->cpu_local.wall_s > 0

@@ -31,14 +31,28 @@ for i in range(int(sys.argv[2])):
         time.sleep(0.01)' "$2" "$3" "$4"
 }
 
-# The receiver's snapshot spans 3 s; the datagrams go out inside it.
-ip netns exec "${H[2]}" "$IXPERF" top --once --json -i 3 --capture eth0 \
+# capturing NS PID: wait (10 s at most) until PID has its packet socket
+# open in NS, so that what is sent next is seen whatever the load.
+capturing() {
+	local k
+	for ((k = 0; k < 100; k++)); do
+		ip netns exec "$1" ss -0 -p 2>/dev/null | grep -q "pid=$2," && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# The receiver's snapshot opens before the datagrams go out and closes on
+# SIGINT once they are all sent: no deadline to race under load.
+ip netns exec "${H[2]}" "$IXPERF" top --once --json -i 120 --capture eth0 \
 	--capture-filter 'udp port 9' --iface eth0 >"$J/top.json" 2>"$J/top.err" &
 TOP=$!
 IX_PIDS+=("$TOP")
-sleep 1
+capturing "${H[2]}" "$TOP" || not_ok "top opened no capture within 10 s"
 send "${H[1]}" 198.18.0.2 1000 1000
 send "${H[3]}" 198.18.0.2 300 200
+sleep 0.5 # the capture thread's last packets
+kill -INT "$TOP"
 wait "$TOP"
 rc=$?
 check "top --once --json --capture ends with 0 (stderr: $(head -c 300 "$J/top.err"))" test "$rc" = 0
@@ -64,12 +78,14 @@ check "the matrix counts every packet once" jq_true "$J/top.json" \
 	'.results[1].packets == 1300 and .results[1].bytes == 1042000 + 72600'
 
 # The text snapshot says the same in words.
-ip netns exec "${H[2]}" "$IXPERF" top --once -i 2 --capture eth0 \
+ip netns exec "${H[2]}" "$IXPERF" top --once -i 120 --capture eth0 \
 	--capture-filter 'udp port 9' --iface eth0 >"$J/top.txt" 2>&1 &
 TOP=$!
 IX_PIDS+=("$TOP")
-sleep 1
+capturing "${H[2]}" "$TOP" || not_ok "top opened no capture within 10 s"
 send "${H[1]}" 198.18.0.2 200 1000
+sleep 0.5
+kill -INT "$TOP"
 wait "$TOP"
 check "the text snapshot lists eth0 with its speed and MTU" \
 	grep -qE '^eth0 +up +10\.0 Gbit/s +1500 ' "$J/top.txt"

@@ -232,6 +232,16 @@ check "downtrained: the finding has a message" jt "$W" 'all(t.findings[]; (.mess
 check "downtrained: paths hold the two NICs only" je "$W" '[t.paths.labels, t.paths.matrix]' '[["NIC0","NIC1"],[["X","PHB"],["PHB","X"]]]'
 text downtrained
 
+# --- slow-nic: a 25G NIC trained Gen1 x1 of Gen4 x16 (the ceiling test's).
+topo slow-nic
+W=$J/slow-nic.json
+check "slow-nic: --check exits 4" test "$RC" = 4
+check "slow-nic: exactly one finding: pcie_downtrained, warn, on 0000:3b:00.0" \
+	je "$W" 'finds' '[["pcie_downtrained","warn","0000:3b:00.0"]]'
+check "slow-nic: eth0's NIC trained 2.5 GT/s x1 of Gen4 x16, 2 Gbit/s" \
+	jt "$W" 'dev("0000:3b:00.0").link | .gen == 1 and .width == 1 and .expected_gen == 4
+	  and .expected_width == 16 and .downtrained == true and near(.bps; 2e9)'
+
 # --- ib-init-aer: a port without a subnet manager, AER, a small MTU, a far NIC.
 topo ib-init-aer
 F=$J/ib-init-aer.json

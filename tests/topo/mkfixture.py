@@ -85,6 +85,11 @@ vmd         A one-socket Xeon host with Intel VMD (8086:28c0, class 0x010400,
             used ones (0, 1 and 3 in use).  Outside VMD: an H100 PCIe GPU
             on root port 0000:00:01.0 and a ConnectX-7 InfiniBand NIC on
             root port 0000:00:03.0.  Healthy.
+slow-nic    A one-socket host whose only NIC, an Intel E810 (Gen4 x16
+            capable, 25 Gbit/s, netdev eth0), trained Gen1 x1 behind a
+            Gen4 x16 root port: a 2 Gbit/s PCIe ceiling far below its line.
+            `ixperf server --sysfs` reads it in the mesh and incast netns
+            tests, whose hosts' ports are also named eth0 (one finding).
 vm          A cloud guest like QEMU's i440FX machine: host bridge 8086:1237,
             ISA bridge 8086:7000 (class 0x060100, not a PCI bridge),
             virtio-net 1af4:1041 (class 0x020000) whose netdev hangs below a
@@ -774,6 +779,17 @@ def vm(fx):
     fx.netdev(net, "eth0", 1500, -1, "52:54:00:12:34:56", driver_dir="virtio0")
 
 
+def slow_nic(fx):
+    fx.numa({0: ("0-31", 263921664)})
+    hb = fx.hostbridge("pci0000:00", 0)
+    fx.pci(hb, bdf(0), INTEL, SPR_VTD, CLS_SYSPERIPH)
+    rp = root_port(fx, hb, (1, 0), link=(4, 16))
+    nic = fx.pci(rp, bdf(0x3b), INTEL, E810, CLS_ETH, "ice", link=(4, 16),
+                 aer=zero_aer())
+    fx.netdev(nic, "eth0", 1500, 25000, mac_of(OUI_INTEL, 0x3b, 0))
+    nic.train(1, 1)
+
+
 def vmd(fx):
     fx.numa({0: ("0-31,64-95", 527958016)})
     hb = fx.hostbridge("pci0000:00", 0)
@@ -873,6 +889,7 @@ LAYOUTS = {
     "large": lambda fx: (dgx_h100(fx, with_extras=True), fx.finish_pci()),
     "broken": broken,
     "vm": vm,
+    "slow-nic": lambda fx: (slow_nic(fx), fx.finish_pci()),
     "vmd": vmd,
 }
 

@@ -59,6 +59,40 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	r->pairs_failed = 1;
 }
 
+/* A NIC whose PCIe link trained Gen1 x1 of Gen3 x4: 2 Gbit/s, below
+ * its 25 Gbit/s line. */
+static inline struct ix_link_limit slow_pcie(const char *iface)
+{
+	struct ix_link_limit l = {
+		.bps = 25e9,
+		.source = "ethtool speed",
+		.pcie = { .known = true,
+			  .bdf = "0000:3b:00.0",
+			  .gen = 1,
+			  .width = 1,
+			  .expected_gen = 3,
+			  .expected_width = 4,
+			  .bps = 2e9,
+			  .downtrained = true },
+		.ceiling_bps = 2e9,
+		.bottleneck = "pcie",
+	};
+
+	snprintf(l.iface, sizeof(l.iface), "%s", iface);
+	return l;
+}
+
+/* A 10 Gbit/s link with no PCIe figure (a virtual function, veth). */
+static inline struct ix_link_limit plain_link(const char *iface)
+{
+	struct ix_link_limit l = {
+		.bps = 10e9, .source = "ethtool speed", .ceiling_bps = 10e9, .bottleneck = "link"
+	};
+
+	snprintf(l.iface, sizeof(l.iface), "%s", iface);
+	return l;
+}
+
 /* One stream-mode step of two senders: 8 Gbit/s, Jain index 0.8. */
 static inline void incast(struct ix_incast_result *r)
 {

@@ -709,3 +709,80 @@ Test(mesh, a_bad_pair_says_why)
 	free(f.suspects);
 	free(cells);
 }
+
+/* ---- ceilings ------------------------------------------------------------------ */
+
+static struct ix_link_limit pcie_link(int gen, int width, int egen, int ewidth, double pcie_bps,
+				      double line_bps)
+{
+	struct ix_link_limit l = {
+		.iface = "ibp1s0",
+		.bps = line_bps,
+		.source = "infiniband rate",
+		.pcie = { .known = true,
+			  .bdf = "0000:01:00.0",
+			  .gen = gen,
+			  .width = width,
+			  .expected_gen = egen,
+			  .expected_width = ewidth,
+			  .bps = pcie_bps,
+			  .downtrained = gen < egen || width < ewidth },
+		.ceiling_bps = pcie_bps < line_bps ? pcie_bps : line_bps,
+	};
+
+	snprintf(l.bottleneck, sizeof(l.bottleneck), "%s", pcie_bps < line_bps ? "pcie" : "link");
+	return l;
+}
+
+/* The issue's own example: 118 Gbit/s over a Gen4 x8 link of a 400G NIC. */
+Test(ceiling, a_figure_at_a_downtrained_pcie_link_is_named)
+{
+	struct ix_link_limit l = pcie_link(4, 8, 5, 16, 126.03e9, 400e9);
+	char buf[256];
+
+	cr_assert(ix_link_verdict(&l, 118e9, buf, sizeof(buf)));
+	cr_assert_str_eq(buf, "118.00 Gbit/s is 94% of its NIC's PCIe Gen4 x8 link (126.03 "
+			      "Gbit/s), trained below its Gen5 x16 capability");
+	/* Trained as both ends can, and still below the line: said so. */
+	l = pcie_link(4, 16, 4, 16, 252.06e9, 400e9);
+	cr_assert(ix_link_verdict(&l, 240e9, buf, sizeof(buf)));
+	cr_assert_str_eq(buf, "240.00 Gbit/s is 95% of its NIC's PCIe Gen4 x16 link (252.06 "
+			      "Gbit/s), below the line rate of 400.00 Gbit/s");
+}
+
+Test(ceiling, no_verdict_below_the_ceiling_or_at_the_line)
+{
+	struct ix_link_limit l = pcie_link(4, 8, 5, 16, 126.03e9, 400e9);
+	struct ix_link_limit line = pcie_link(5, 16, 5, 16, 504e9, 400e9);
+	char buf[256] = "x";
+
+	/* Under 80% of the PCIe ceiling: something else holds it back. */
+	cr_assert_not(ix_link_verdict(&l, 90e9, buf, sizeof(buf)));
+	cr_assert_str_eq(buf, "");
+	/* Far above it, the traffic did not cross that link alone. */
+	cr_assert_not(ix_link_verdict(&l, 150e9, buf, sizeof(buf)));
+	/* The line is the ceiling: nothing to name. */
+	cr_assert_not(ix_link_verdict(&line, 390e9, buf, sizeof(buf)));
+	cr_assert_not(ix_link_verdict(NULL, 390e9, buf, sizeof(buf)));
+	/* A short buffer is cut, never overrun. */
+	cr_assert(ix_link_verdict(&l, 118e9, buf, 12));
+	cr_assert_eq(strlen(buf), 11);
+}
+
+Test(ceiling, incast_names_the_receivers_pcie_link)
+{
+	struct ix_incast_point pts[2] = { { .senders = 1, .goodput_bps = 110e9 },
+					  { .senders = 4, .goodput_bps = 118e9 } };
+	struct ix_link_limit l = pcie_link(4, 8, 5, 16, 126.03e9, 400e9);
+	char buf[1024];
+
+	ix_incast_diagnose(pts, 2, buf, sizeof(buf));
+	ix_incast_ceiling_clause(pts, 2, &l, buf, sizeof(buf));
+	cr_assert(strstr(buf, "; at N=4 the receiver's 118.00 Gbit/s is 94% of its NIC's PCIe Gen4 "
+			      "x8 link (126.03 Gbit/s), trained below its Gen5 x16 capability"),
+		  "%s", buf);
+	/* Without a known link, the diagnosis is left as it was. */
+	ix_incast_diagnose(pts, 2, buf, sizeof(buf));
+	ix_incast_ceiling_clause(pts, 2, NULL, buf, sizeof(buf));
+	cr_assert_null(strstr(buf, "receiver's"), "%s", buf);
+}

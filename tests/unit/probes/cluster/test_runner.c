@@ -112,6 +112,37 @@ Test(report, counters_of_both_ends)
 	json_decref(absent);
 }
 
+Test(report, links_of_both_ends)
+{
+	struct ix_link_limit local, remote;
+	struct ix_err err = { 0 };
+	json_t *rep = json_loads(
+		"{\"ok\":true,\"link\":{\"local\":{\"iface\":\"ibp1s0\",\"bps\":4e11,"
+		"\"source\":\"infiniband rate\",\"pcie\":{\"bdf\":\"0000:01:00.0\",\"gen\":4,"
+		"\"width\":8,\"expected_gen\":5,\"expected_width\":16,\"bps\":1.26e11,"
+		"\"downtrained\":true},\"ceiling_bps\":1.26e11,\"bottleneck\":\"pcie\"},"
+		"\"remote\":null}}",
+		0, NULL);
+	json_t *bad = json_loads("{\"ok\":true,\"link\":{\"local\":{\"iface\":\"eth0\","
+				 "\"bps\":\"fast\"}}}",
+				 0, NULL);
+	json_t *absent = json_loads("{\"ok\":true}", 0, NULL);
+
+	cr_assert_eq(ix_runner_parse_links(rep, &local, &remote, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(local.iface, "ibp1s0");
+	cr_assert_str_eq(local.bottleneck, "pcie");
+	cr_assert(local.pcie.downtrained);
+	cr_assert_str_eq(remote.iface, "");
+	cr_assert_eq(ix_runner_parse_links(bad, &local, &remote, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "REPORT: link: 'bps'"), "%s", err.msg);
+	cr_assert_str_eq(local.iface, "");
+	cr_assert_eq(ix_runner_parse_links(absent, &local, &remote, &err), 0);
+	cr_assert_str_eq(local.iface, "");
+	json_decref(rep);
+	json_decref(bad);
+	json_decref(absent);
+}
+
 Test(report, bw_and_lat_figures)
 {
 	struct ix_run_figures f;

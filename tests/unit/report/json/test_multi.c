@@ -111,6 +111,61 @@ Test(mesh, bad_pair_cites_the_counters_that_moved)
 	free(r.counters);
 }
 
+/* n3's NIC trained Gen1 x1: its pairs sit at 2 Gbit/s, and the verdict
+ * names that link; n1's veth-like link has no PCIe figure. */
+Test(mesh, a_host_at_its_pcie_ceiling_is_named)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	json_t *j, *n0, *n2, *bp;
+
+	mesh(&r, cells, nodes, errs, sus);
+	cells[0 * 3 + 2].bw_bps = 1.9e9;
+	nodes[0].bw_out_bps = 9e9;
+	nodes[2].bw_in_bps = 1.9e9;
+	nodes[0].link = plain_link("eth0");
+	nodes[2].link = slow_pcie("enp59s0f0");
+	j = ix_json_mesh(&r);
+	n0 = json_array_get(json_object_get(j, "nodes"), 0);
+	n2 = json_array_get(json_object_get(j, "nodes"), 2);
+	cr_assert_float_eq(json_number_value(json_object_get(n0, "percent_of_ceiling")), 90, 1e-6);
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_object_get(n0, "link"), "bottleneck")),
+		"link");
+	cr_assert_float_eq(json_number_value(json_object_get(n2, "percent_of_ceiling")), 95, 1e-4);
+	cr_assert(json_is_true(json_object_get(json_object_get(json_object_get(n2, "link"), "pcie"),
+					       "downtrained")));
+	cr_assert(json_is_null(
+		json_object_get(json_array_get(json_object_get(j, "nodes"), 1), "link")));
+	cr_assert_eq(json_array_size(json_object_get(j, "bottlenecks")), 1);
+	cr_assert_str_eq(
+		json_string_value(json_array_get(json_object_get(j, "bottlenecks"), 0)),
+		"n3:6000: 1.90 Gbit/s is 95% of its NIC's PCIe Gen1 x1 link (2.00 Gbit/s), "
+		"trained below its Gen3 x4 capability");
+	bp = json_array_get(json_object_get(j, "bad_pairs"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(bp, "reason")),
+			 "bandwidth 1.90 Gbit/s < 0.7 x median 5.00 Gbit/s (38%); at n3:6000: "
+			 "1.90 Gbit/s is 95% of its NIC's PCIe Gen1 x1 link (2.00 Gbit/s), trained "
+			 "below its Gen3 x4 capability");
+	/* The pair's ceiling is the lower of its hosts': n3's 2 Gbit/s. */
+	cr_assert_float_eq(json_number_value(json_object_get(bp, "percent_of_ceiling")), 95, 1e-4);
+	json_decref(j);
+
+	/* Half its ceiling does not sit at it: no verdict, the share stays. */
+	cells[0 * 3 + 2].bw_bps = 1e9;
+	nodes[2].bw_in_bps = 1e9;
+	j = ix_json_mesh(&r);
+	cr_assert_eq(json_array_size(json_object_get(j, "bottlenecks")), 0);
+	bp = json_array_get(json_object_get(j, "bad_pairs"), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(bp, "reason")),
+			 "bandwidth 1.00 Gbit/s < 0.7 x median 5.00 Gbit/s (20%)");
+	cr_assert_float_eq(json_number_value(json_object_get(bp, "percent_of_ceiling")), 50, 1e-4);
+	json_decref(j);
+}
+
 Test(mesh, lazy_document_reads_back_as_the_whole_one)
 {
 	struct ix_mesh_result r;

@@ -96,6 +96,8 @@ static void rich_mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct ix
 	nodes[2].counters.v[IX_CC_DISCARD] = 426;
 	nodes[2].counters.v[IX_CC_PAUSE_RX] = 12;
 	nodes[2].counters.has = (1u << IX_CC_DISCARD) | (1u << IX_CC_PAUSE_RX);
+	nodes[0].link = plain_link("eth0");
+	nodes[2].link = slow_pcie("enp59s0f0");
 	r->counters_read = 6;
 	snprintf(fail->error, sizeof(fail->error), "connection refused");
 	fail->a = 1;
@@ -210,6 +212,7 @@ Test(mesh, saved_text_is_the_live_text)
 	cr_assert_not_null(strstr(saved, "SUSPECT: n3:6000"), "%s", saved);
 	cr_assert_not_null(strstr(saved, "FAILED: n2:5301 -> n3:6000: connection refused"), "%s",
 			   saved);
+	cr_assert_not_null(strstr(saved, "2.00 Gbit/s PCIe!      - SUSPECT"), "%s", saved);
 	cr_assert_not_null(strstr(saved, "Fabric counters that moved, per host over its tests:\n"
 					 "  n3:6000: 426 drops, 12 pause frames received\n"),
 			   "%s", saved);
@@ -546,6 +549,7 @@ Test(incast, stream_sweep_reads_back_with_its_text)
 
 	incast(&r);
 	r.params.bw.duration_s = 2;
+	r.receiver_link = slow_pcie("enp59s0f0");
 	live = text_of_incast(&r);
 	doc = through_text(ix_json_incast(&r));
 	cr_assert_eq(ix_json_read_incast(doc, &s, &err), 0, "%s", err.msg);
@@ -555,8 +559,10 @@ Test(incast, stream_sweep_reads_back_with_its_text)
 	cr_assert(!s.r.steps[0].flows[1].loss_percent.valid);
 	cr_assert_float_eq(s.r.steps[0].jain, 0.8, 1e-9);
 	cr_assert_eq(s.hosts.n, 3, "the receiver and two senders");
+	cr_assert_str_eq(s.r.receiver_link.pcie.bdf, "0000:3b:00.0");
 	saved = text_of_incast(&s.r);
 	cr_assert_str_eq(saved, live);
+	cr_assert_not_null(strstr(saved, "Receiver's ceiling: 2.00 Gbit/s"), "%s", saved);
 	free(live);
 	free(saved);
 	ix_incast_saved_free(&s);

@@ -55,6 +55,67 @@ Test(incast, text_of_a_stream_sweep)
 	free(buf);
 }
 
+/* The node table gives each host's ceiling and its share; a host at a
+ * PCIe ceiling below its line is named; the incast receiver's ceiling and
+ * each step's share of it. */
+Test(mesh, text_gives_ceilings_and_names_the_bottleneck)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	struct ix_unit_choice u = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	mesh(&r, cells, nodes, errs, sus);
+	cells[0 * 3 + 2].bw_bps = 1.9e9;
+	nodes[0].bw_out_bps = 9e9;
+	nodes[2].bw_in_bps = 1.9e9;
+	nodes[0].link = plain_link("eth0");
+	nodes[2].link = slow_pcie("enp59s0f0");
+	ix_text_mesh(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "Ceiling  Share\n"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "10.0 Gbit/s link    90%"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "2.00 Gbit/s PCIe!    95%"), "%s", buf);
+	cr_assert_not_null(strstr(buf, "BOTTLENECK: n3:6000: 1.90 Gbit/s is 95% of its NIC's PCIe "
+				       "Gen1 x1 link (2.00 Gbit/s), trained below its Gen3 x4 "
+				       "capability\n"),
+			   "%s", buf);
+	free(buf);
+}
+
+Test(incast, text_gives_the_receivers_ceiling)
+{
+	struct ix_incast_result r;
+	struct ix_unit_choice u = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	incast(&r);
+	r.receiver_link = plain_link("eth0");
+	ix_text_incast(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "Receiver's ceiling: 10.0 Gbit/s, the link on eth0; goodput "
+				       "N=2 80.0% of it\n"),
+			   "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	r.receiver_link = slow_pcie("enp59s0f0");
+	ix_text_incast(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "Receiver's ceiling: 2.00 Gbit/s, the PCIe Gen1 x1 link of "
+				       "enp59s0f0's NIC (trained below its capability); goodput "
+				       "N=2 400.0% of it\n"),
+			   "%s", buf);
+	free(buf);
+}
+
 /* report/text/text.c: a UDP summary names the duplicates next to the
  * out-of-order count when there are any, and leaves them out otherwise. */
 static char *udp_summary(uint64_t dup)

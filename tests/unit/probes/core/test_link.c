@@ -1,0 +1,114 @@
+/* Unit tests for probes/core/link.c: a link as JSON and back, what a
+ * malformed one from the wire gets, and the lower end of a path. */
+#include "config.h"
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/core/link.h"
+
+static struct ix_link_limit downtrained(void)
+{
+	return (struct ix_link_limit){
+		.iface = "ibp1s0",
+		.bps = 400e9,
+		.source = "infiniband rate",
+		.pcie = { .known = true,
+			  .bdf = "0000:01:00.0",
+			  .gen = 4,
+			  .width = 8,
+			  .expected_gen = 5,
+			  .expected_width = 16,
+			  .bps = 126.03e9,
+			  .downtrained = true },
+		.ceiling_bps = 126.03e9,
+		.bottleneck = "pcie",
+	};
+}
+
+Test(link, json_round_trip)
+{
+	struct ix_link_limit a = downtrained(), b;
+	json_t *j = ix_link_json(&a);
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_link_parse(j, &b, &err), 0, "%s", err.msg);
+	cr_assert_str_eq(b.iface, "ibp1s0");
+	cr_assert_str_eq(b.source, "infiniband rate");
+	cr_assert_float_eq(b.bps, 400e9, 1);
+	cr_assert(b.pcie.known);
+	cr_assert_str_eq(b.pcie.bdf, "0000:01:00.0");
+	cr_assert_eq(b.pcie.gen, 4);
+	cr_assert_eq(b.pcie.width, 8);
+	cr_assert_eq(b.pcie.expected_gen, 5);
+	cr_assert_eq(b.pcie.expected_width, 16);
+	cr_assert(b.pcie.downtrained);
+	cr_assert_float_eq(b.ceiling_bps, 126.03e9, 1);
+	cr_assert_str_eq(b.bottleneck, "pcie");
+	json_decref(j);
+}
+
+Test(link, unknown_link_is_null_and_back)
+{
+	struct ix_link_limit none = { .bps = 0 }, b;
+	json_t *j = ix_link_json(&none);
+
+	cr_assert(json_is_null(j));
+	cr_assert_eq(ix_link_parse(j, &b, NULL), 0);
+	cr_assert_str_eq(b.iface, "");
+	cr_assert_eq(ix_link_ceiling(&b), 0);
+	json_decref(j);
+	cr_assert_eq(ix_link_parse(NULL, &b, NULL), 0);
+}
+
+/* What a hostile peer could send is refused with a reason, never kept. */
+Test(link, malformed_is_refused)
+{
+	static const char *bad[] = {
+		"[]",
+		"{\"bps\": 1e9}",
+		"{\"iface\": 7}",
+		"{\"iface\": \"eth0\", \"bps\": -1}",
+		"{\"iface\": \"eth0\", \"bps\": \"fast\"}",
+		"{\"iface\": \"eth0\", \"bottleneck\": \"cpu\"}",
+		"{\"iface\": \"eth\\u0001\"}",
+		"{\"iface\": \"eth0\", \"pcie\": 3}",
+		"{\"iface\": \"eth0\", \"pcie\": {\"bdf\": \"x\", \"gen\": 99999, \"width\": 8, "
+		"\"expected_gen\": 4, \"expected_width\": 8, \"bps\": 1}}",
+		"{\"iface\": \"eth0\", \"pcie\": {\"bdf\": \"x\", \"gen\": 4, \"width\": 8, "
+		"\"expected_gen\": 4, \"expected_width\": 8, \"bps\": 1, \"downtrained\": 1}}",
+		"{\"iface\": "
+		"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		json_t *j = json_loads(bad[i], 0, NULL);
+		struct ix_link_limit l;
+		struct ix_err err = { 0 };
+
+		cr_assert_not_null(j, "%s", bad[i]);
+		cr_assert_eq(ix_link_parse(j, &l, &err), -1, "accepted %s", bad[i]);
+		cr_assert(strstr(err.msg, "link"), "%s: %s", bad[i], err.msg);
+		cr_assert_str_eq(l.iface, "", "%s", bad[i]);
+		json_decref(j);
+	}
+}
+
+Test(link, the_lower_end_is_the_path_ceiling)
+{
+	struct ix_link_limit pcie = downtrained(), eth = { .iface = "eth0", .bps = 200e9 },
+			     none = { .bps = 0 };
+
+	cr_assert_eq(ix_link_lower(&pcie, &eth), &pcie);
+	cr_assert_eq(ix_link_lower(&eth, &pcie), &pcie);
+	cr_assert_eq(ix_link_lower(&none, &eth), &eth);
+	cr_assert_eq(ix_link_lower(&eth, &none), &eth);
+	cr_assert_null(ix_link_lower(&none, &none));
+	cr_assert_null(ix_link_lower(NULL, NULL));
+	/* A tie keeps the first: this end's. */
+	cr_assert_eq(ix_link_lower(&eth, &(struct ix_link_limit){ .bps = 200e9 }), &eth);
+	/* No PCIe figure: the line rate is the ceiling. */
+	cr_assert_float_eq(ix_link_ceiling(&eth), 200e9, 1);
+	cr_assert_float_eq(ix_link_ceiling(&pcie), 126.03e9, 1);
+}
