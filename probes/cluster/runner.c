@@ -140,40 +140,19 @@ static json_t *report_counters(const struct ix_ctr_set *local, const struct ix_c
 	return json_pack("{s:o,s:o}", "local", ix_ctr_json(local), "remote", ix_ctr_json(remote));
 }
 
-/* An RDMA port's hw_counters growth in the fabric model: the counters
- * that tell of trouble and moved. */
-static void rdma_moved(const struct ix_rdma_port_info *port, const struct ix_rdma_counters *c,
-		       struct ix_ctr_set *s)
-{
-	ix_ctr_set_init(s);
-	if (!c->valid)
-		return;
-	s->valid = true;
-	s->sources = 1u << IX_SRC_HW;
-	snprintf(s->rdma, sizeof(s->rdma), "%.60s/%u", port->dev, port->port);
-	snprintf(s->iface, sizeof(s->iface), "%.31s", port->netdev);
-	for (size_t i = 0; i < c->n; i++)
-		if (c->v[i].value && ix_ctr_classify(IX_SRC_HW, c->v[i].name) != IX_CC_NONE)
-			ix_ctr_set_add(s, IX_SRC_HW, c->v[i].name, c->v[i].value);
-}
-
 /* The links both ends' traffic left by, as the REPORT carries them. */
 static json_t *report_links(const struct ix_link_limit *local, const struct ix_link_limit *remote)
 {
 	return json_pack("{s:o,s:o}", "local", ix_link_json(local), "remote", ix_link_json(remote));
 }
 
-/* This agent's link, from its cache; none when the job has no cache. */
-static void local_link(const struct ix_runner_ctx *ctx, int fd, const char *iface,
-		       struct ix_link_limit *out)
+/* The link a connected socket of this agent leaves by, from its cache;
+ * none when the job has no cache or the socket is closed. */
+static void local_link(const struct ix_runner_ctx *ctx, int fd, struct ix_link_limit *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (!ctx->links)
-		return;
-	if (fd >= 0)
+	if (ctx->links && fd >= 0)
 		ix_link_cache_socket(ctx->links, fd, out);
-	else if (iface && iface[0])
-		ix_link_cache_get(ctx->links, iface, out);
 }
 
 /* The job's client towards t, held to the agent's stop and limit. */
@@ -216,7 +195,7 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 			rc = ix_bw_run(&c, &bp, &r, NULL, terr);
 		else
 			ix_bw_result_init(&r, &bp);
-		local_link(ctx, c.fd, NULL, &link);
+		local_link(ctx, c.fd, &link);
 		json_object_set_new(rep, "bw", report_bw(&r));
 		json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
 		json_object_set_new(rep, "link", report_links(&link, &r.link_remote));
@@ -318,15 +297,12 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	}
 	ix_client_close(&c);
 	if (bw) {
-		struct ix_link_limit link, none = { .bps = 0 };
-
 		ix_rdma_summarize(&r, &s);
 		json_object_set_new(rep, "bw",
 				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
 					      (json_int_t)s.bytes, "seconds", s.seconds));
-		/* The port's netdev: the RoCE interface, or IPoIB's. */
-		local_link(ctx, -1, r.local.netdev, &link);
-		json_object_set_new(rep, "link", report_links(&link, &none));
+		/* The ports' ceilings, as each end found them. */
+		json_object_set_new(rep, "link", report_links(&r.local.link, &r.remote.link));
 	} else {
 		struct ix_lat_result lr;
 
@@ -334,15 +310,7 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		lr.stats = r.lat.stats;
 		json_object_set_new(rep, "lat", report_lat(&lr));
 	}
-	{
-		struct ix_ctr_set local, remote;
-
-		rdma_moved(&r.local, &r.local_counters, &local);
-		rdma_moved(&r.remote, &r.remote_counters, &remote);
-		json_object_set_new(rep, "counters", report_counters(&local, &remote));
-		ix_ctr_set_free(&local);
-		ix_ctr_set_free(&remote);
-	}
+	json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
 	ix_rdma_result_free(&r);
 	return rc;
 }

@@ -6,9 +6,17 @@
 
 #include "probes/core/link.h"
 
+static json_t *pcie_json(const struct ix_link_pcie *p)
+{
+	if (!p->known)
+		return json_null();
+	return json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:b}", "bdf", p->bdf, "gen", p->gen, "width",
+			 p->width, "expected_gen", p->expected_gen, "expected_width",
+			 p->expected_width, "bps", p->bps, "downtrained", p->downtrained);
+}
+
 json_t *ix_link_json(const struct ix_link_limit *l)
 {
-	const struct ix_link_pcie *p = &l->pcie;
 	json_t *o;
 
 	if (!l->iface[0])
@@ -16,13 +24,9 @@ json_t *ix_link_json(const struct ix_link_limit *l)
 	o = json_pack("{s:s,s:o,s:s}", "iface", l->iface, "bps",
 		      l->bps > 0 ? json_real(l->bps) : json_null(), "source",
 		      l->source[0] ? l->source : "unknown");
-	json_object_set_new(o, "pcie",
-			    p->known ? json_pack("{s:s,s:i,s:i,s:i,s:i,s:f,s:b}", "bdf", p->bdf,
-						 "gen", p->gen, "width", p->width, "expected_gen",
-						 p->expected_gen, "expected_width",
-						 p->expected_width, "bps", p->bps, "downtrained",
-						 p->downtrained)
-				     : json_null());
+	json_object_set_new(o, "pcie", pcie_json(&l->pcie));
+	if (l->gpu.known)
+		json_object_set_new(o, "gpu_pcie", pcie_json(&l->gpu));
 	json_object_set_new(o, "ceiling_bps",
 			    l->ceiling_bps > 0 ? json_real(l->ceiling_bps) : json_null());
 	json_object_set_new(o, "bottleneck",
@@ -76,14 +80,14 @@ static int get_small(json_t *o, const char *k, int *out, struct ix_err *err)
 	return 0;
 }
 
-static int parse_pcie(json_t *j, struct ix_link_pcie *p, struct ix_err *err)
+static int parse_pcie(json_t *j, const char *key, struct ix_link_pcie *p, struct ix_err *err)
 {
 	json_t *d;
 
 	if (!j || json_is_null(j))
 		return 0;
 	if (!json_is_object(j))
-		return ix_fail(err, IX_EXIT_FAIL, "link: 'pcie' is not an object");
+		return ix_fail(err, IX_EXIT_FAIL, "link: '%s' is not an object", key);
 	d = json_object_get(j, "downtrained");
 	if (get_string(j, "bdf", true, p->bdf, sizeof(p->bdf), err) < 0 ||
 	    get_small(j, "gen", &p->gen, err) < 0 || get_small(j, "width", &p->width, err) < 0 ||
@@ -111,17 +115,34 @@ int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err)
 	    get_rate(j, "bps", &out->bps, err) < 0 ||
 	    get_rate(j, "ceiling_bps", &out->ceiling_bps, err) < 0 ||
 	    get_string(j, "bottleneck", false, out->bottleneck, sizeof(out->bottleneck), err) < 0 ||
-	    parse_pcie(json_object_get(j, "pcie"), &out->pcie, err) < 0) {
+	    parse_pcie(json_object_get(j, "pcie"), "pcie", &out->pcie, err) < 0 ||
+	    parse_pcie(json_object_get(j, "gpu_pcie"), "gpu_pcie", &out->gpu, err) < 0) {
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}
 	if (out->bottleneck[0] && strcmp(out->bottleneck, "link") != 0 &&
-	    strcmp(out->bottleneck, "pcie") != 0) {
+	    strcmp(out->bottleneck, "pcie") != 0 && strcmp(out->bottleneck, "gpu") != 0) {
 		memset(out, 0, sizeof(*out));
 		return ix_fail(err, IX_EXIT_FAIL,
-			       "link: 'bottleneck' is neither \"link\" nor \"pcie\"");
+			       "link: 'bottleneck' is not \"link\", \"pcie\" or \"gpu\"");
 	}
 	return 0;
+}
+
+void ix_link_settle(struct ix_link_limit *l)
+{
+	l->ceiling_bps = l->bps > 0 ? l->bps : 0;
+	snprintf(l->bottleneck, sizeof(l->bottleneck), "%s", l->bps > 0 ? "link" : "");
+	if (l->pcie.known && l->pcie.bps > 0 &&
+	    (!(l->ceiling_bps > 0) || l->pcie.bps < l->ceiling_bps)) {
+		l->ceiling_bps = l->pcie.bps;
+		snprintf(l->bottleneck, sizeof(l->bottleneck), "pcie");
+	}
+	if (l->gpu.known && l->gpu.bps > 0 &&
+	    (!(l->ceiling_bps > 0) || l->gpu.bps < l->ceiling_bps)) {
+		l->ceiling_bps = l->gpu.bps;
+		snprintf(l->bottleneck, sizeof(l->bottleneck), "gpu");
+	}
 }
 
 double ix_link_ceiling(const struct ix_link_limit *l)

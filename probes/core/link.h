@@ -16,12 +16,15 @@
 /* Above this share of a ceiling the traffic did not cross that link alone. */
 #define IX_ABOVE_CEILING 1.05
 
-/* {iface, bps, source, pcie: {...} | null, ceiling_bps, bottleneck}; null
- * when no interface is known. */
+/* {iface, bps, source, pcie: {...} | null, gpu_pcie (only when known),
+ * ceiling_bps, bottleneck}; null when no interface is known. */
 json_t *ix_link_json(const struct ix_link_limit *l);
 /* Back from ix_link_json; null or absent leaves out zeroed (iface "").
  * -1 with err when it is malformed. */
 int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err);
+/* Set ceiling_bps and bottleneck from bps, pcie and gpu: the lowest of
+ * what is known (the line first on a tie). */
+void ix_link_settle(struct ix_link_limit *l);
 /* The path's ceiling: the end whose ceiling is lower, or the one that has
  * one; NULL when neither end's is known. */
 const struct ix_link_limit *ix_link_lower(const struct ix_link_limit *a,

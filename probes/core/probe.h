@@ -132,9 +132,12 @@ struct ix_link_limit {
 	double bps;      /* 0 when unknown (loopback, no speed reported) */
 	char source[32]; /* "ethtool speed", "infiniband rate" or "unknown" */
 	struct ix_link_pcie pcie;
-	/* The path's physical ceiling: the lowest of the link's rate and its
-	 * NIC's PCIe link; 0 when neither is known. bottleneck names it:
-	 * "link" or "pcie" ("" when unknown). */
+	/* The GPU's PCIe link when the test's buffers are in its memory
+	 * (GPUDirect RDMA); known false otherwise. */
+	struct ix_link_pcie gpu;
+	/* The path's physical ceiling: the lowest of the link's rate, its
+	 * NIC's PCIe link and the GPU's; 0 when none is known. bottleneck
+	 * names it: "link", "pcie" or "gpu" ("" when unknown). */
 	double ceiling_bps;
 	char bottleneck[8];
 };

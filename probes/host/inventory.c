@@ -13,6 +13,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "probes/core/link.h"
 #include "probes/host/inventory.h"
 #include "probes/host/links.h"
 #include "probes/host/pci.h"
@@ -222,39 +223,70 @@ static int link_limit_set(struct ix_link_limit *out, double bps, const char *sou
 	return bps > 0 ? 0 : -1;
 }
 
+static void fill_pcie(const struct ix_pci_dev *d, struct ix_link_pcie *l)
+{
+	l->known = true;
+	snprintf(l->bdf, sizeof(l->bdf), "%s", d->bdf);
+	l->gen = d->link.gen;
+	l->width = d->link.width;
+	l->expected_gen = d->link.expected_gen;
+	l->expected_width = d->link.expected_width;
+	l->bps = d->link.bps;
+	l->downtrained = d->link.downtrained;
+}
+
+static bool has_link(const struct ix_pci_dev *d)
+{
+	return d->link.present && d->link.bps > 0;
+}
+
 /* The PCIe link of the function iface belongs to, and the ceiling. */
 static void pcie_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
 {
-	struct ix_link_pcie *l = &out->pcie;
 	struct ix_err err = { 0 };
 	struct ix_pci pci;
 
 	if (ix_pci_read(sysroot, &pci, &err) == 0) {
-		for (size_t i = 0; i < pci.n && !l->known; i++) {
-			const struct ix_pci_dev *d = &pci.v[i];
-
-			for (size_t k = 0; k < d->nnetdevs && !l->known; k++) {
-				if (strcmp(d->netdevs[k], iface) != 0 || !d->link.present ||
-				    !(d->link.bps > 0))
-					continue;
-				l->known = true;
-				snprintf(l->bdf, sizeof(l->bdf), "%s", d->bdf);
-				l->gen = d->link.gen;
-				l->width = d->link.width;
-				l->expected_gen = d->link.expected_gen;
-				l->expected_width = d->link.expected_width;
-				l->bps = d->link.bps;
-				l->downtrained = d->link.downtrained;
-			}
-		}
+		for (size_t i = 0; i < pci.n && !out->pcie.known; i++)
+			for (size_t k = 0; k < pci.v[i].nnetdevs && !out->pcie.known; k++)
+				if (strcmp(pci.v[i].netdevs[k], iface) == 0 && has_link(&pci.v[i]))
+					fill_pcie(&pci.v[i], &out->pcie);
 		ix_pci_free(&pci);
 	}
-	out->ceiling_bps = out->bps;
-	snprintf(out->bottleneck, sizeof(out->bottleneck), "%s", out->bps > 0 ? "link" : "");
-	if (l->known && (!(out->bps > 0) || l->bps < out->bps)) {
-		out->ceiling_bps = l->bps;
-		snprintf(out->bottleneck, sizeof(out->bottleneck), "pcie");
+	ix_link_settle(out);
+}
+
+int ix_link_of_rdma(const char *sysroot, const char *rdma_dev, const char *netdev, double rate_bps,
+		    const char *gpu_bdf, struct ix_link_limit *out)
+{
+	char path[512], target[512], *bdf = NULL;
+	struct ix_err err = { 0 };
+	struct ix_pci pci;
+	ssize_t n = -1;
+	int k;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(out->iface, sizeof(out->iface), "%s", netdev && netdev[0] ? netdev : rdma_dev);
+	link_limit_set(out, rate_bps, "infiniband rate");
+	/* The RDMA device's PCI function: the basename of its device link. */
+	if (!strchr(rdma_dev, '/') && strcmp(rdma_dev, "..") != 0) {
+		snprintf(path, sizeof(path), "%s/sys/class/infiniband/%s/device", sysroot,
+			 rdma_dev);
+		n = readlink(path, target, sizeof(target) - 1);
 	}
+	if (n > 0) {
+		target[n] = '\0';
+		bdf = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+	}
+	if ((bdf || gpu_bdf) && ix_pci_read(sysroot, &pci, &err) == 0) {
+		if (bdf && (k = ix_pci_find(&pci, bdf)) >= 0 && has_link(&pci.v[k]))
+			fill_pcie(&pci.v[k], &out->pcie);
+		if (gpu_bdf && (k = ix_pci_find(&pci, gpu_bdf)) >= 0 && has_link(&pci.v[k]))
+			fill_pcie(&pci.v[k], &out->gpu);
+		ix_pci_free(&pci);
+	}
+	ix_link_settle(out);
+	return ix_link_ceiling(out) > 0 ? 0 : -1;
 }
 
 /* The rate alone; -2 for names that are not interfaces' or loopback. */

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "probes/gpu/gpu.h"
+#include "probes/host/fabric.h"
+#include "probes/host/inventory.h"
 #include "probes/host/links.h"
 #include "probes/host/sysfs.h"
 #include "probes/rdma/rdma.h"
@@ -233,6 +235,9 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 	self->buf_len = l.length;
 	self->numa_node = info->numa_node;
 	self->params = *p;
+	/* The ceiling, once the buffer's place is known. */
+	ix_link_of_rdma(h->root, h->port.dev, h->gid.netdev, info->rate_bps,
+			h->gpu >= 0 ? h->gctx.dev[h->gpu].pci_bus_id : NULL, &info->link);
 	return 0;
 }
 
@@ -306,11 +311,17 @@ static void hw_close(void *ctx)
 	h->pinned = false;
 }
 
-static void hw_counters(void *ctx, struct ix_rdma_counters *out)
+/* Every source: the port's hw_counters and port counters, and for RoCE
+ * its GID's network device (netdev, ethtool with PFC per priority, the
+ * root qdisc). */
+static void hw_counters(void *ctx, struct ix_ctr_set *out)
 {
 	struct hw_dev *h = ctx;
+	struct ix_fabric_where w = { .iface = h->gid.netdev,
+				     .rdma_dev = h->port.dev,
+				     .port = h->port.port };
 
-	ix_rdma_counters_read(h->root, h->port.dev, h->port.port, out);
+	ix_fabric_snapshot(h->root, &w, out);
 }
 
 static const struct ix_rdma_dev_ops hw_ops = { hw_probe,  hw_setup, hw_connect,

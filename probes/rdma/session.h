@@ -33,7 +33,8 @@
 #include <sys/socket.h>
 
 #include "probes/core/err.h"
-#include "probes/rdma/counters.h"
+#include "probes/core/counters.h"
+#include "probes/core/probe.h"
 #include "probes/rdma/engine.h"
 #include "probes/rdma/setup.h"
 
@@ -52,6 +53,9 @@ struct ix_rdma_port_info {
 	char placement[256];             /* where buffers and the polling thread went */
 	char buffer[96];                 /* "host memory", or the GPU's */
 	char netdev[IX_RDMA_IFNAME_MAX]; /* RoCE: the GID's netdev */
+	/* Its ceiling: the port's rate, the NIC's PCIe link and, with GPU
+	 * buffers, the GPU's (iface "" when not known). */
+	struct ix_link_limit link;
 };
 
 /* What the device layer needs to find its port. */
@@ -80,8 +84,9 @@ struct ix_rdma_dev_ops {
 		       struct ix_err *err);
 	const struct ix_rdma_ops *(*engine)(void *ctx, bool requester, void **engine_ctx);
 	void (*close)(void *ctx);
-	/* The port's counters now (may be NULL: a device without any). */
-	void (*counters)(void *ctx, struct ix_rdma_counters *out);
+	/* The fabric counters of the port and its network device now
+	 * (probes/core/counters.h; may be NULL: a device without any). */
+	void (*counters)(void *ctx, struct ix_ctr_set *out);
 };
 
 struct ix_rdma_dev {
@@ -108,8 +113,10 @@ struct ix_rdma_result {
 	struct ix_rdma_dir_figures remote_tx, remote_rx; /* the agent's end */
 	bool remote_complete;
 	struct ix_rdma_lat_figures lat;
-	/* How each end's port counters grew over the test (hw_counters). */
-	struct ix_rdma_counters local_counters, remote_counters;
+	/* The fabric counters that moved at each end over the test: the
+	 * port's hw_counters and port counters, and for RoCE its network
+	 * device's netdev, ethtool (PFC per priority) and qdisc counters. */
+	struct ix_ctr_set ctr_local, ctr_remote;
 	char remote_host[256];
 	char remote_version[32];
 };

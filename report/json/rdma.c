@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/json/json.h"
 
 static json_t *dir_json(const struct ix_rdma_dir_figures *d)
@@ -30,10 +31,7 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 					    : json_null());
 	json_object_set_new(o, "local", ix_rdma_port_info_json(&r->local));
 	json_object_set_new(o, "remote", ix_rdma_port_info_json(&r->remote));
-	json_object_set_new(o, "counters",
-			    json_pack("{s:o,s:o}", "local",
-				      ix_rdma_counters_json(&r->local_counters), "remote",
-				      ix_rdma_counters_json(&r->remote_counters)));
+	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));
 	if (r->latency) {
 		json_object_set_new(o, "metric", json_string(r->lat.one_way ? "rtt/2" : "rtt"));
 		json_object_set_new(o, "unit", json_string("ns"));
@@ -43,6 +41,8 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 				    r->lat.clock ? json_string(r->lat.clock) : json_null());
 		json_object_set_new(o, "stats", ix_json_lat_stats(&r->lat.stats));
 	} else {
+		/* The path's ceiling: the lower of both ends'. */
+		double ceil = ix_link_ceiling(ix_link_lower(&r->local.link, &r->remote.link));
 		struct ix_rdma_summary s;
 
 		ix_rdma_summarize(r, &s);
@@ -55,6 +55,9 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 							ix_json_opt_f64(s.peak_bits_per_second),
 							"message_rate", s.mpps * 1e6)
 					    : json_null());
+		if (s.valid && ceil > 0)
+			json_object_set_new(json_object_get(o, "rdma"), "percent_of_ceiling",
+					    json_real(100.0 * s.bits_per_second / ceil));
 		json_object_set_new(o, "requester",
 				    json_pack("{s:o,s:o}", "tx", dir_json(&r->bw.tx), "rx",
 					      dir_json(&r->bw.rx)));

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/text/text.h"
 
 static void port_line(FILE *f, const char *who, const struct ix_rdma_port_info *p)
@@ -94,31 +95,28 @@ void ix_text_rdma_row(FILE *f, const struct ix_rdma_result *r)
 	}
 }
 
-/* The counters of one end that tell of trouble, with what they mean. */
-static void counters_line(FILE *f, const char *who, const struct ix_rdma_port_info *p,
-			  const struct ix_rdma_counters *c)
+/* The average against the lower end's ceiling. */
+static void ceiling(FILE *f, const struct ix_rdma_result *r)
 {
-	bool any = false;
+	const struct ix_link_limit *l = ix_link_lower(&r->local.link, &r->remote.link);
+	const char *who = l == &r->remote.link ? "the agent's " : "";
+	struct ix_unit_choice u = { 0 };
+	struct ix_rdma_summary s;
+	char share[200];
 
-	if (!c->valid)
+	ix_rdma_summarize(r, &s);
+	if (!l || !s.valid || !(s.bits_per_second > 0))
 		return;
-	fprintf(f, "  %-6s %s port %u counters:", who, p->dev[0] ? p->dev : "?", p->port);
-	for (size_t i = 0; i < c->n; i++) {
-		const char *m = ix_rdma_counter_meaning(c->v[i].name);
-
-		if (!m || !c->v[i].value)
-			continue;
-		fprintf(f, "%s %" PRIu64 " %s (%s)", any ? "," : "", c->v[i].value, m,
-			c->v[i].name);
-		any = true;
-	}
-	fputs(any ? "\n" : " no retransmissions, sequence errors, RNR NAKs or drops\n", f);
+	ix_text_link_share(l, who, s.bits_per_second, true, &u, share, sizeof(share));
+	fprintf(f, "  the average is %s\n", share);
+	ix_text_ceiling_line(f, "  ", l, who, s.bits_per_second, &u);
 }
 
 void ix_text_rdma_end(FILE *f, const struct ix_rdma_result *r)
 {
-	counters_line(f, "local", &r->local, &r->local_counters);
-	counters_line(f, "remote", &r->remote, &r->remote_counters);
+	if (!r->latency)
+		ceiling(f, r);
+	ix_text_counters(f, "  ", &r->ctr_local, &r->ctr_remote, true);
 	if (!r->latency && r->remote_rx.valid)
 		fprintf(f, "  the agent received %" PRIu64 " messages, %.2f Gbit/s\n",
 			r->remote_rx.messages, r->remote_rx.bits_per_second / 1e9);

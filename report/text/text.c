@@ -61,15 +61,11 @@ void ix_text_bw_interval(FILE *f, const struct ix_bw_result *r, size_t k,
 	fflush(f);
 }
 
-/* A goodput against the path's ceiling: "2.0% of the 10.0 Gbit/s link on
- * eth0", or of the NIC's PCIe link where that is lower ("94.0% of the
- * PCIe Gen4 x8 link (126 Gbit/s) of eth0's NIC"), or in short "2.0% of
- * link" / "94.0% of PCIe"; "" when neither is known. who is "" for this
- * end's link, "the server's " for the far end's. */
-static void link_share(const struct ix_link_limit *l, const char *who, double bps, bool long_form,
-		       const struct ix_unit_choice *u, char *buf, size_t len)
+void ix_text_link_share(const struct ix_link_limit *l, const char *who, double bps, bool long_form,
+			const struct ix_unit_choice *u, char *buf, size_t len)
 {
 	bool pcie = l && strcmp(l->bottleneck, "pcie") == 0;
+	bool gpu = l && strcmp(l->bottleneck, "gpu") == 0;
 	double ceil = ix_link_ceiling(l);
 	char rate[32];
 
@@ -78,11 +74,17 @@ static void link_share(const struct ix_link_limit *l, const char *who, double bp
 		return;
 	if (!long_form) {
 		snprintf(buf, len, "%.1f%% of %s%s", 100.0 * bps / ceil, who[0] ? "server's " : "",
-			 pcie ? "PCIe" : "link");
+			 gpu    ? "GPU PCIe"
+			 : pcie ? "PCIe"
+				: "link");
 		return;
 	}
 	ix_fmt_rate(ceil, u, rate, sizeof(rate));
-	if (pcie)
+	if (gpu)
+		snprintf(buf, len,
+			 "%.1f%% of the PCIe Gen%d x%d link (%s) of %sGPU %s, its buffers'",
+			 100.0 * bps / ceil, l->gpu.gen, l->gpu.width, rate, who, l->gpu.bdf);
+	else if (pcie)
 		snprintf(buf, len, "%.1f%% of the PCIe Gen%d x%d link (%s) of %s%s's NIC",
 			 100.0 * bps / ceil, l->pcie.gen, l->pcie.width, rate, who, l->iface);
 	else
@@ -99,25 +101,35 @@ static const struct ix_link_limit *path_link(const struct ix_bw_result *r, const
 	return l;
 }
 
-/* Which part of the path holds the goodput back, when it is not the line:
- * the NIC's PCIe link, and whether that trained below what both ends can. */
-static void bottleneck_line(FILE *f, const struct ix_link_limit *l, const char *who, double bps,
-			    const struct ix_unit_choice *u)
+void ix_text_ceiling_line(FILE *f, const char *indent, const struct ix_link_limit *l,
+			  const char *who, double bps, const struct ix_unit_choice *u)
 {
+	bool gpu = l && strcmp(l->bottleneck, "gpu") == 0;
+	const struct ix_link_pcie *p = l ? (gpu ? &l->gpu : &l->pcie) : NULL;
 	char rate[32], line[32];
 
-	if (!l || strcmp(l->bottleneck, "pcie") != 0 || !(l->ceiling_bps > 0))
+	if (!l || (!gpu && strcmp(l->bottleneck, "pcie") != 0) || !(l->ceiling_bps > 0))
 		return;
 	ix_fmt_rate(l->ceiling_bps, u, rate, sizeof(rate));
 	if (l->bps > 0)
 		ix_fmt_rate(l->bps, u, line, sizeof(line));
-	fprintf(f, "Ceiling: %s%s's NIC (%s) is on a PCIe Gen%d x%d link, %s, below %s%s%s", who,
-		l->iface, l->pcie.bdf, l->pcie.gen, l->pcie.width, rate,
-		l->bps > 0 ? "the line rate of " : "its line rate", l->bps > 0 ? line : "",
-		bps >= IX_AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
-	if (l->pcie.downtrained)
-		fprintf(f, "; the link trained below its Gen%d x%d capability",
-			l->pcie.expected_gen, l->pcie.expected_width);
+	if (gpu)
+		fprintf(f,
+			"%sCeiling: %sGPU %s, which holds the buffers, is on a PCIe Gen%d x%d "
+			"link, "
+			"%s, below %s%s%s",
+			indent, who, p->bdf, p->gen, p->width, rate,
+			l->bps > 0 ? "the line rate of " : "the line rate", l->bps > 0 ? line : "",
+			bps >= IX_AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
+	else
+		fprintf(f,
+			"%sCeiling: %s%s's NIC (%s) is on a PCIe Gen%d x%d link, %s, below %s%s%s",
+			indent, who, l->iface, p->bdf, p->gen, p->width, rate,
+			l->bps > 0 ? "the line rate of " : "its line rate", l->bps > 0 ? line : "",
+			bps >= IX_AT_CEILING * l->ceiling_bps ? "; the goodput sits at it" : "");
+	if (p->downtrained)
+		fprintf(f, "; the link trained below its Gen%d x%d capability", p->expected_gen,
+			p->expected_width);
 	fputs("\n", f);
 }
 
@@ -146,7 +158,7 @@ static void summary_line(FILE *f, const char *label, const struct ix_dir_summary
 	if (s->lost.valid && s->duplicates.valid && s->duplicates.v)
 		snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), ", %llu duplicates",
 			 (unsigned long long)s->duplicates.v);
-	link_share(l, who, s->bits_per_second, true, u, share, sizeof(share));
+	ix_text_link_share(l, who, s->bits_per_second, true, u, share, sizeof(share));
 	fprintf(f, "%-9s %8.2f s %12s %16s %16s  %s%s%s%s%s\n", label, s->seconds, amount, rate,
 		srate, extra, share[0] && extra[0] ? "  " : "", share[0] ? "(" : "", share,
 		share[0] ? ")" : "");
@@ -193,7 +205,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 		if (s.present && s.bits_per_second > best)
 			best = s.bits_per_second;
 	}
-	bottleneck_line(f, l, who, best, u);
+	ix_text_ceiling_line(f, "", l, who, best, u);
 	if (r->cpu_local.valid && r->cpu_local.wall_s > 0)
 		snprintf(cpu, sizeof(cpu), "CPU: local %.1f%%",
 			 100.0 * (r->cpu_local.user_s + r->cpu_local.system_s) /
@@ -244,7 +256,7 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.retransmits.v);
 		else if (s.lost.valid)
 			snprintf(extra, sizeof(extra), "%llu", (unsigned long long)s.lost.v);
-		link_share(l, who, s.bits_per_second, false, u, share, sizeof(share));
+		ix_text_link_share(l, who, s.bits_per_second, false, u, share, sizeof(share));
 		fprintf(f, "%12llu %8.2f s %16s %12s %9.1f%%%s%s%s\n",
 			(unsigned long long)r->params.msg_size, s.seconds, rate, extra,
 			r->cpu_local.wall_s > 0

@@ -23,6 +23,19 @@
 /* The fabric counters that moved at both ends of a test, a line starting
  * with indent; nothing when neither end read any, and when nothing moved
  * only with quiet_too. */
+/* A goodput against a path's ceiling: "2.0% of the 10.0 Gbit/s link on
+ * eth0", or of the NIC's PCIe link where that is lower ("94.0% of the
+ * PCIe Gen4 x8 link (126 Gbit/s) of eth0's NIC"), or of the GPU's that
+ * holds the buffers; in short "2.0% of link" / "94.0% of PCIe"; "" when no
+ * ceiling is known. who is "" for this end's link, "the server's " for the
+ * far end's. */
+void ix_text_link_share(const struct ix_link_limit *l, const char *who, double bps, bool long_form,
+			const struct ix_unit_choice *u, char *buf, size_t len);
+/* "Ceiling: ..." when a PCIe link (the NIC's, or the GPU's holding the
+ * buffers) is below the line: which, its link, whether the goodput sits
+ * at it and whether it trained below its capability; nothing otherwise. */
+void ix_text_ceiling_line(FILE *f, const char *indent, const struct ix_link_limit *l,
+			  const char *who, double bps, const struct ix_unit_choice *u);
 void ix_text_counters(FILE *f, const char *indent, const struct ix_ctr_set *local,
 		      const struct ix_ctr_set *remote, bool quiet_too);
 

@@ -156,13 +156,23 @@ jt options "$R.requester.tx.messages == 1000 and $R.responder.rx.messages == 100
 jt inline "$R.params.inline == 64 and $R.samples == 500 and $R.local.gid_type == \"RoCE v2\""
 jt write-bw "$R.local.device == \"rxe0\" and $R.local.gid_type == \"RoCE v2\" and ($R.local.gid_reason | test(\"holds 10.77.0.1\"))"
 jt write-bw "$R.path_mtu == 4096 and $R.local.netdev == \"eth0\""
-jt write-bw "$R.counters.local.sent_pkts > 0 and $R.counters.remote.rcvd_pkts > 0"
-jt send-bw "$R.counters.local.rdma_sends > 0 and $R.counters.remote.rdma_recvs > 0"
+# Both ends report their port's ceiling (its rate; the virtio NIC's PCIe
+# link where the VM has one), and the average is a share of the lower.
+echo "# write-bw links: $(jq -c "[$R.local.link, $R.remote.link, $R.rdma.percent_of_ceiling]" "$O/write-bw.json")"
+jt write-bw "[$R.local.link, $R.remote.link] | all(.iface == \"eth0\" and .source != null)"
+jt write-bw "([$R.local.link.ceiling_bps, $R.remote.link.ceiling_bps] | map(select(. != null)) | min) as \$c
+	| if \$c == null then $R.rdma.percent_of_ceiling == null
+	  else (($R.rdma.percent_of_ceiling - 100 * $R.rdma.bits_per_second / \$c) | fabs) < 1e-6 end"
+# Both ends read the port's hw_counters and, RoCE, its netdev around the test.
+for n in write-bw send-bw; do
+	jt "$n" "[$R.counters.local, $R.counters.remote] | all(.rdma == \"rxe0/1\" and .iface == \"eth0\"
+		and (.sources | index(\"hw_counters\") != null and index(\"netdev\") != null))"
+done
 check "text: the exit status is 0" test "$(cat "$O/text.rc")" = 0
 check "text: perftest's columns" grep -q '#bytes     #iterations  BW peak\[Gb/s\]' "$O/text.out"
 check "text: the GID and why" grep -q 'GID 1 .*: RoCE v2 GID 1 holds 10.77.0.1' "$O/text.out"
-check "text: the port's counters, local and remote" \
-	bash -c "grep -q '^  local  rxe0 port 1 counters:' '$O/text.out' && grep -q '^  remote rxe0 port 1 counters:' '$O/text.out'"
+check "text: what the fabric counters saw at both ends" \
+	grep -qE '^  Fabric counters: (none moved \(local eth0, remote eth0\)|local .*; remote .*)$' "$O/text.out"
 sed 's/^/# /' "$O/text.out"
 check "killed agent: exit 1" test "$(cat "$O/killed.rc")" = 1
 check "killed agent: over within the engine's timeout and the grace ($(cat "$O/killed.s") s)" \
@@ -202,6 +212,9 @@ j incast incast --path rdma --op write -t 1 -w 0.3 --sweep 1,2 10.77.0.1,10.77.0
 # at the shaped rate.
 if tc qdisc add dev eth0 root tbf rate 100mbit burst 32kb latency 10ms 2>"$O/tbf.err"; then
 	j lossy-write bw --path rdma --op write -t 2 -w 0.3 10.77.0.2
+	# Far below what soft-RoCE carries here unshaped (about 100 Mbit/s
+	# a pair under emulation), so that the shaped direction is a bad pair.
+	tc qdisc change dev eth0 root tbf rate 20mbit burst 32kb latency 10ms
 	j lossy-mesh mesh --path rdma --op write --test bw --both-directions -t 1 -w 0.3 --no-retest \
 		10.77.0.1,10.77.0.2
 	tc qdisc del dev eth0 root
@@ -229,14 +242,14 @@ if [ -s "$O/tbf.err" ]; then
 	echo "# no tbf in the VM: $(head -c 200 "$O/tbf.err")"
 else
 	echo "# lossy write: $(jq -c "[$R.rdma.bits_per_second, $R.counters.local, $R.counters.remote]" "$O/lossy-write.json")"
-	jt lossy-write "$R.counters.local.send_err > 0 and $R.rdma.bits_per_second < 1.1e8"
+	jt lossy-write "$R.counters.local.moved[\"hw_counters:send_err\"] > 0 and $R.rdma.bits_per_second < 1.1e8"
 	schema_check "$O/lossy-mesh.json"
 	echo "# lossy mesh nodes: $(jq -c "[$R.nodes[].counters]" "$O/lossy-mesh.json")"
 	jt lossy-mesh "$R.counters.tests_read >= 2 and $R.nodes[0].counters.discards > 0 and
-		$R.nodes[1].counters == {}"
+		($R.nodes[1].counters.discards // 0) == 0"
 	jq -r "$R.bad_pairs[] | \"# bad: \\(.from) -> \\(.to): \\(.reason)\"" "$O/lossy-mesh.json"
 	jt lossy-mesh "[$R.bad_pairs[] | select(.from | startswith(\"10.77.0.1:\")) | .reason |
-		test(\"at 10.77.0.1:[0-9]+: eth0 \\\\(rxe0/1\\\\): [0-9]+ drops \\\\(hw_counters send_err\")] | all"
+		test(\"at 10.77.0.1:[0-9]+: eth0 \\\\(rxe0/1\\\\): [0-9]+ drops \\\\([^)]*hw_counters send_err\")] | (length > 0 and all)"
 fi
 echo "# mesh: $(jq -c "$R.matrix.bw_bps" "$O/mesh.json") bit/s"
 echo "# incast: $(jq -c "[$R.steps[] | {senders, goodput_bps}]" "$O/incast.json")"

@@ -112,3 +112,65 @@ Test(link, the_lower_end_is_the_path_ceiling)
 	cr_assert_float_eq(ix_link_ceiling(&eth), 200e9, 1);
 	cr_assert_float_eq(ix_link_ceiling(&pcie), 126.03e9, 1);
 }
+
+/* The ceiling is the lowest of the line, the NIC's PCIe link and, with
+ * GPU buffers, the GPU's; the line wins a tie. */
+Test(link, settle_picks_the_lowest)
+{
+	struct ix_link_limit l = { .iface = "eth0", .bps = 100e9 };
+
+	ix_link_settle(&l);
+	cr_assert_float_eq(l.ceiling_bps, 100e9, 1);
+	cr_assert_str_eq(l.bottleneck, "link");
+	l.pcie = (struct ix_link_pcie){ .known = true, .gen = 4, .width = 4, .bps = 63e9 };
+	ix_link_settle(&l);
+	cr_assert_float_eq(l.ceiling_bps, 63e9, 1);
+	cr_assert_str_eq(l.bottleneck, "pcie");
+	l.gpu = (struct ix_link_pcie){ .known = true, .gen = 3, .width = 4, .bps = 31.5e9 };
+	ix_link_settle(&l);
+	cr_assert_float_eq(l.ceiling_bps, 31.5e9, 1);
+	cr_assert_str_eq(l.bottleneck, "gpu");
+	l.gpu.bps = 100e9;
+	l.pcie.bps = 100e9;
+	ix_link_settle(&l);
+	cr_assert_str_eq(l.bottleneck, "link");
+	/* No line rate: the PCIe link alone. */
+	l = (struct ix_link_limit){
+		.iface = "ib0", .pcie = { .known = true, .gen = 5, .width = 16, .bps = 504e9 }
+	};
+	ix_link_settle(&l);
+	cr_assert_float_eq(l.ceiling_bps, 504e9, 1);
+	cr_assert_str_eq(l.bottleneck, "pcie");
+	l.pcie.known = false;
+	ix_link_settle(&l);
+	cr_assert_eq(l.ceiling_bps, 0);
+	cr_assert_str_eq(l.bottleneck, "");
+}
+
+Test(link, the_gpus_link_round_trips)
+{
+	struct ix_link_limit a = downtrained(), b;
+	json_t *j;
+
+	a.gpu = (struct ix_link_pcie){ .known = true,
+				       .bdf = "0000:18:00.0",
+				       .gen = 3,
+				       .width = 8,
+				       .expected_gen = 5,
+				       .expected_width = 16,
+				       .bps = 63e9,
+				       .downtrained = true };
+	ix_link_settle(&a);
+	j = ix_link_json(&a);
+	cr_assert_str_eq(json_string_value(json_object_get(j, "bottleneck")), "gpu");
+	cr_assert_eq(ix_link_parse(j, &b, NULL), 0);
+	cr_assert(b.gpu.known && b.gpu.downtrained);
+	cr_assert_str_eq(b.gpu.bdf, "0000:18:00.0");
+	cr_assert_str_eq(b.bottleneck, "gpu");
+	json_decref(j);
+	/* Host buffers: no gpu_pcie member at all. */
+	a.gpu.known = false;
+	j = ix_link_json(&a);
+	cr_assert_null(json_object_get(j, "gpu_pcie"));
+	json_decref(j);
+}

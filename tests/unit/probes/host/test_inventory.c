@@ -166,6 +166,46 @@ Test(inventory, pcie_link_below_the_line_rate_is_the_ceiling)
 	cr_expect_eq(system(cmd), 0);
 }
 
+/* An RDMA port's ceiling: its rate, its device's PCI function's link
+ * (found through /sys/class/infiniband/DEV/device) and, with GPU buffers,
+ * the GPU's (the downtrained and ib-init-aer layouts of mkfixture.py). */
+Test(inventory, rdma_port_ceiling_with_its_nic_and_gpu)
+{
+	char dir[64] = "/tmp/ixperf-rdma-link.XXXXXX", cmd[512], *top = getenv("top_srcdir");
+	struct ix_link_limit l;
+
+	if (system("command -v python3 >/dev/null") != 0)
+		cr_skip_test("python3 is not installed (tests/topo/mkfixture.py builds the tree)");
+	cr_assert_not_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "python3 '%1$s/tests/topo/mkfixture.py' downtrained '%2$s/d' && "
+		 "python3 '%1$s/tests/topo/mkfixture.py' ib-init-aer '%2$s/i'",
+		 top && *top ? top : ".", dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/d", dir);
+	cr_assert_eq(ix_link_of_rdma(cmd, "mlx5_0", "", 400e9, NULL, &l), 0);
+	cr_assert_str_eq(l.iface, "mlx5_0", "no netdev: the device names it");
+	cr_assert_str_eq(l.pcie.bdf, "0000:01:00.0");
+	cr_assert(l.pcie.downtrained);
+	cr_assert_not(l.gpu.known);
+	cr_assert_str_eq(l.bottleneck, "pcie");
+	cr_assert_float_eq(l.ceiling_bps, 16e9 * 8 * 128 / 130, 1e3);
+	snprintf(cmd, sizeof(cmd), "%s/i", dir);
+	cr_assert_eq(ix_link_of_rdma(cmd, "mlx5_0", "ibp25s0", 400e9, "0000:18:00.0", &l), 0);
+	cr_assert_str_eq(l.iface, "ibp25s0");
+	cr_assert_str_eq(l.pcie.bdf, "0000:19:00.0");
+	cr_assert(l.gpu.known);
+	cr_assert_str_eq(l.gpu.bdf, "0000:18:00.0");
+	cr_assert_eq(l.gpu.gen, 5);
+	cr_assert_eq(l.gpu.width, 16);
+	cr_assert_str_eq(l.bottleneck, "link", "Gen5 x16 carries more than 400 Gbit/s");
+	/* A name that is not a device's, or a path, finds no PCI function. */
+	cr_assert_eq(ix_link_of_rdma(cmd, "../../etc", "", 0, NULL, &l), -1);
+	cr_assert_not(l.pcie.known);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	cr_expect_eq(system(cmd), 0);
+}
+
 /* No PCI function behind it: the ceiling is the link's own rate. */
 Test(inventory, no_pcie_the_link_is_the_ceiling)
 {

@@ -322,15 +322,25 @@ Test(rdma_session, figures_round_trip_and_are_recomputed)
 	cr_assert_not(r.remote_tx.valid);
 	cr_assert_float_eq(r.remote_rx.bits_per_second, 4096000 * 8e3, 1);
 	cr_assert_float_eq(r.remote_rx.mpps, 1.0, 1e-9);
-	cr_assert_not(r.remote_counters.valid, "no counters: none reported");
+	cr_assert_not(r.ctr_remote.valid, "no counters: none reported");
 	json_object_set_new(j, "counters",
-			    json_pack("{s:i,s:i}", "rcvd_rnr_err", 3, "sent_pkts", 9));
+			    json_loads("{\"iface\":\"eth0\",\"rdma\":\"rxe0/1\","
+				       "\"sources\":[\"hw_counters\",\"qdisc\"],\"moved\":{\"hw_"
+				       "counters:rcvd_rnr_err\":3,"
+				       "\"qdisc:tbf_drops\":9}}",
+				       0, NULL));
 	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), 0, "%s", err.msg);
-	cr_assert(r.remote_counters.valid && r.remote_counters.n == 2);
-	cr_assert_str_eq(r.remote_counters.v[0].name, "rcvd_rnr_err");
-	cr_assert_eq(r.remote_counters.v[0].value, 3);
-	json_object_set_new(j, "counters", json_pack("{s:i}", "rcvd_rnr_err", -3));
-	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), -1, "a negative counter is refused");
+	cr_assert(r.ctr_remote.valid && r.ctr_remote.n == 2);
+	cr_assert_str_eq(r.ctr_remote.rdma, "rxe0/1");
+	cr_assert_str_eq(r.ctr_remote.v[0].name, "rcvd_rnr_err");
+	cr_assert_eq(r.ctr_remote.v[0].cls, IX_CC_RNR);
+	cr_assert_eq(r.ctr_remote.v[0].value, 3);
+	/* A malformed set is left out; the figures stand. */
+	json_object_set_new(j, "counters",
+			    json_loads("{\"moved\":{\"hw_counters:rcvd_rnr_err\":-3}}", 0, NULL));
+	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), 0, "%s", err.msg);
+	cr_assert_not(r.ctr_remote.valid, "a negative counter is not kept");
+	cr_assert(r.remote_rx.valid);
 	json_object_del(j, "counters");
 	json_object_set_new(json_object_get(j, "bw"), "rx", json_pack("{s:i}", "messages", -4));
 	cr_assert_eq(ix_rdma_figures_parse(j, &r, &err), -1);
