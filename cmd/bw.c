@@ -30,6 +30,7 @@ struct bw_opts {
 	const char *congestion;
 	uint64_t rate;
 	uint64_t window;
+	bool no_offload;
 	const char *units;
 	struct ix_rdma_cli r;
 	uint64_t iters;
@@ -55,6 +56,8 @@ static const struct ix_option bw_options[] = {
 	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 },
 	{ 0, "window", IX_OPT_SIZE, offsetof(struct bw_opts, window), "BYTES", "socket buffer size",
 	  1024, 1u << 30 },
+	{ 0, "no-offload", IX_OPT_FLAG, offsetof(struct bw_opts, no_offload), NULL,
+	  "udp: no GSO on send nor GRO on receive (datagrams still go many a call)", 0, 0 },
 	{ 0, "iters", IX_OPT_UINT, offsetof(struct bw_opts, iters), "N",
 	  "rdma: N messages per QP instead of --time (as perftest -n)", 1, 1e12 },
 	IX_RDMA_OPTION_ROWS(struct bw_opts, r),
@@ -217,6 +220,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	p.interval_s = o.interval_s >= 0 ? o.interval_s : o.c.sweep ? 0 : 1;
 	p.rate_bps = o.rate ? o.rate : (tp->caps & IX_CAP_NEEDS_RATE) ? DEFAULT_UDP_RATE : 0;
 	p.window = o.window;
+	p.no_offload = o.no_offload;
 	if (o.congestion)
 		snprintf(p.congestion, sizeof(p.congestion), "%s", o.congestion);
 

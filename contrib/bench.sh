@@ -11,7 +11,10 @@
 #      outside: client utime+stime (GNU time) plus server utime+stime (from
 #      /proc/PID/stat before and after the run), over the receiver's bytes
 #      (goal: ratio <= 1).
-#   3. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
+#   3. UDP goodput, loss and CPU s/GB with 1472-byte datagrams: ixperf bw
+#      --path udp (paced at BENCH_UDP_RATE) vs iperf3 -u -b 0 (goal: 3 x
+#      iperf3's goodput, loss no higher).
+#   4. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
 #      ping-pong, one-way (RTT/2) p50 and p99 in usec (goal: ratio <= 1).
 #      Both block in receive by default; ixperf --busy-poll is shown for
 #      information only.
@@ -25,6 +28,7 @@
 #   BENCH_PORT   first of the 5 consecutive ports used (default 15301)
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
+#   BENCH_UDP_RATE  ixperf's UDP rate (default 10G)
 set -euo pipefail
 
 usage() {
@@ -263,6 +267,67 @@ server_down "$ix_bw_pid"
 server_down "$iperf_pid"
 echo
 
+# ---- UDP bandwidth ----------------------------------------------------------------
+
+# udp_ixperf RUN: one ixperf bw --path udp run at UDP_RATE with 1472-byte
+# datagrams; records goodput, loss and CPU s/GB (client + server).
+udp_ixperf() {
+	local i=$1 name="ixudp-$1" before after bps loss bytes
+	before=$(proc_cpu_s "$ix_bw_pid")
+	run_client "$name" "$IXPERF" bw --path udp -s 1472 -b "$UDP_RATE" -t "$T" -w 0 -J -p "$P_IX_BW" "$HOST"
+	after=$(proc_cpu_s "$ix_bw_pid")
+	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
+		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bits_per_second')
+	loss=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.loss_percent')
+	bytes=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bytes')
+	udp_record ixperf "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" \
+		"$(jq -r '.results[0].streams[0] | "\(.sender.io.kind)/\(.receiver.io.kind)"' "$WORK/$name.out")"
+}
+
+# udp_iperf3 RUN: iperf3 -u at full speed (-b 0), 1472-byte datagrams.
+udp_iperf3() {
+	local i=$1 name="iperf3-udp-$1" before after bps loss bytes
+	before=$(proc_cpu_s "$iperf_pid")
+	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -u -b 0 -l 1472 -t "$T" -J
+	after=$(proc_cpu_s "$iperf_pid")
+	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
+		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" '.end.sum.bits_per_second * (100 - .end.sum.lost_percent) / 100')
+	loss=$(jq_num "$WORK/$name.out" '.end.sum.lost_percent')
+	bytes=$(jq_num "$WORK/$name.out" '.end.sum.bytes * (100 - .end.sum.lost_percent) / 100')
+	udp_record iperf3 "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
+}
+
+# udp_record TOOL RUN BPS LOSS BYTES CLIENT_CPU SERVER_CPU IO: keep the samples, print a line.
+udp_record() {
+	local tool=$1 i=$2 bps=$3 loss=$4 bytes=$5 cli=$6 srv=$7 io=$8 per_gb
+	per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
+	sample "udp-bw-$tool" "$(calc 'b/1e9' b="$bps")"
+	sample "udp-loss-$tool" "$loss"
+	sample "udp-cpu-$tool" "$per_gb"
+	printf '  run %d/%d  %-7s %7.2f Gbit/s received, loss %6.3f%%, cpu %.3f s/GB (%s)\n' "$i" "$RUNS" \
+		"$tool" "$(calc 'b/1e9' b="$bps")" "$loss" "$per_gb" "$io"
+}
+
+echo "== UDP bandwidth, 1472-byte datagrams: ixperf bw --path udp vs iperf3 -u -b 0"
+server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
+ix_bw_pid=$SERVER_PID
+server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
+iperf_pid=$SERVER_PID
+# iperf3 sends as fast as one datagram a call allows; ixperf is paced (UDP
+# has no flow control), at BENCH_UDP_RATE: what it receives at that rate,
+# and what it loses, is what it can do.
+UDP_RATE=${BENCH_UDP_RATE:-10G}
+echo "   ixperf rate: $UDP_RATE"
+for ((i = 1; i <= RUNS; i++)); do
+	udp_ixperf "$i"
+	udp_iperf3 "$i"
+done
+server_down "$ix_bw_pid"
+server_down "$iperf_pid"
+echo
+
 # ---- 3: latency -----------------------------------------------------------------
 
 # lat_ixperf PATH RUN [--busy-poll]: one ixperf lat run; records p50/p99 in usec.
@@ -348,16 +413,23 @@ echo
 
 # ---- summary ------------------------------------------------------------------
 
-# row METRIC IX PEER GOAL: one table line; GOAL is ">=1", "<=1" or "-" (no goal).
-# The verdict is taken on the ratio as printed (3 decimals).
+# row METRIC IX PEER GOAL: one table line; GOAL is ">=N", "<=N" (on the
+# ratio ixperf/peer) or "-" (no goal). The verdict is taken on the ratio as
+# printed (3 decimals); against a peer of 0, "<=" holds only for 0.
 row() {
-	local metric=$1 ix=$2 peer=$3 goal=$4 ratio="-" verdict="info"
+	local metric=$1 ix=$2 peer=$3 goal=$4 ratio="-" verdict="info" lim
 	if [ "$goal" != "-" ]; then
-		ratio=$(printf '%.3f' "$(calc 'a/b' a="$ix" b="$peer")")
-		if [ "$goal" = ">=1" ]; then
-			verdict=$(awk -v r="$ratio" 'BEGIN { print (r >= 1 ? "PASS" : "MISS") }')
+		lim=${goal#??}
+		if awk -v p="$peer" 'BEGIN { exit !(p == 0) }'; then
+			verdict=$(awk -v a="$ix" -v g="$goal" 'BEGIN {
+				print ((substr(g, 1, 2) == "<=" ? a <= 0 : 1) ? "PASS" : "MISS") }')
 		else
-			verdict=$(awk -v r="$ratio" 'BEGIN { print (r <= 1 ? "PASS" : "MISS") }')
+			ratio=$(printf '%.3f' "$(calc 'a/b' a="$ix" b="$peer")")
+			if [ "${goal:0:2}" = ">=" ]; then
+				verdict=$(awk -v r="$ratio" -v l="$lim" 'BEGIN { print (r >= l ? "PASS" : "MISS") }')
+			else
+				verdict=$(awk -v r="$ratio" -v l="$lim" 'BEGIN { print (r <= l ? "PASS" : "MISS") }')
+			fi
 		fi
 		peer=$(printf '%.3f' "$peer")
 	fi
@@ -369,6 +441,9 @@ printf '%-34s %12s %12s %8s %6s  %s\n' metric ixperf peer ratio goal result
 row "TCP bw 1 stream, Gbit/s (iperf3)" "$(median_of bw-ixperf-P1)" "$(median_of bw-iperf3-P1)" ">=1"
 row "TCP bw 2 streams, Gbit/s (iperf3)" "$(median_of bw-ixperf-P2)" "$(median_of bw-iperf3-P2)" ">=1"
 row "CPU s/GB 1 stream (iperf3)" "$(median_of cpu-ixperf)" "$(median_of cpu-iperf3)" "<=1"
+row "UDP bw 1472 B, Gbit/s (iperf3)" "$(median_of udp-bw-ixperf)" "$(median_of udp-bw-iperf3)" ">=3"
+row "UDP loss %, 1472 B (iperf3)" "$(median_of udp-loss-ixperf)" "$(median_of udp-loss-iperf3)" "<=1"
+row "UDP CPU s/GB, 1472 B (iperf3)" "$(median_of udp-cpu-ixperf)" "$(median_of udp-cpu-iperf3)" "<=1"
 for path in tcp udp; do
 	P=${path^^}
 	row "$P lat p50, us (sockperf)" "$(median_of "p50-ixperf-$path")" "$(median_of "p50-sockperf-$path")" "<=1"

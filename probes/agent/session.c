@@ -501,8 +501,12 @@ static int serve_test(struct session *ss, json_t *req)
 	} else {
 		return ix_fail(&ss->err, IX_EXIT_USAGE, "test request: unknown kind");
 	}
-	for (uint32_t i = 0; i < t.n; i++)
-		mem += streams[i].msg_size > STREAM_BUF_MIN ? streams[i].msg_size : STREAM_BUF_MIN;
+	for (uint32_t i = 0; i < t.n; i++) {
+		uint64_t m =
+			streams[i].msg_size > STREAM_BUF_MIN ? streams[i].msg_size : STREAM_BUF_MIN;
+
+		mem += is_bw && tp->stream_mem > m ? tp->stream_mem : m;
+	}
 	if (claim_slot(ss, &slot, mem) < 0)
 		return -1;
 	t.streams = streams;

@@ -66,6 +66,7 @@ struct ix_bw_params {
 	char congestion[IX_CC_NAME_MAX]; /* "" = system default */
 	uint64_t rate_bps;               /* UDP target per stream in bit/s; TCP cap, 0 = none */
 	uint64_t window;                 /* socket buffer size, 0 = system default */
+	bool no_offload;                 /* UDP: no GSO/GRO, batched calls only */
 };
 
 struct ix_lat_params {
@@ -169,6 +170,10 @@ struct ix_stream_end {
 	 * SO_RCVBUF on a receiver, as getsockopt reports it (Linux: twice the
 	 * usable size). With --window, the size the kernel granted. */
 	struct ix_opt_u64 sock_buffer;
+	/* UDP: how the datagrams went through the kernel ("gso", "gro",
+	 * "mmsg"; "" on other paths) and the most one call carried. */
+	char io[8];
+	uint32_t io_batch;
 };
 
 struct ix_stream_result {

@@ -22,12 +22,12 @@ static void get_opt_u64(json_t *o, const char *k, struct ix_opt_u64 *v)
 
 json_t *ix_wire_bw_params(const struct ix_bw_params *p)
 {
-	return json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I}", "path", p->path,
+	return json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I,s:b}", "path", p->path,
 			 "msg_size", (json_int_t)p->msg_size, "streams", (int)p->streams, "mode",
 			 (int)p->mode, "duration", p->duration_s, "bytes", (json_int_t)p->bytes,
 			 "warmup", p->warmup_s, "interval", p->interval_s, "congestion",
 			 p->congestion, "rate", (json_int_t)p->rate_bps, "window",
-			 (json_int_t)p->window);
+			 (json_int_t)p->window, "offload", !p->no_offload);
 }
 
 json_t *ix_wire_lat_params(const struct ix_lat_params *p)
@@ -118,6 +118,10 @@ int ix_wire_parse_bw(json_t *j, const struct ix_limits *lim, struct ix_bw_params
 		return -1;
 	p->streams = (uint32_t)streams;
 	p->mode = (enum ix_mode)mode;
+	/* Absent (an older client): offload on, the default. */
+	if (json_object_get(j, "offload") && !json_is_boolean(json_object_get(j, "offload")))
+		return ix_fail(err, IX_EXIT_USAGE, "test request: 'offload' is not a boolean");
+	p->no_offload = json_is_false(json_object_get(j, "offload"));
 	if (p->duration_s <= 0 && p->bytes == 0)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "test request: neither duration nor bytes given");
@@ -288,6 +292,9 @@ json_t *ix_wire_stream_end(const struct ix_stream_end *e)
 	set_opt_u64(o, "rttvar_us", e->rttvar_us);
 	set_opt_u64(o, "cwnd_bytes", e->cwnd_bytes);
 	set_opt_u64(o, "sock_buffer", e->sock_buffer);
+	if (e->io[0])
+		json_object_set_new(
+			o, "io", json_pack("{s:s,s:i}", "kind", e->io, "batch", (int)e->io_batch));
 	return o;
 }
 
@@ -314,6 +321,17 @@ int ix_wire_parse_stream_end(json_t *j, struct ix_stream_end *e)
 	get_opt_u64(j, "rttvar_us", &e->rttvar_us);
 	get_opt_u64(j, "cwnd_bytes", &e->cwnd_bytes);
 	get_opt_u64(j, "sock_buffer", &e->sock_buffer);
+	x = json_object_get(json_object_get(j, "io"), "kind");
+	if (json_is_string(x) &&
+	    (strcmp(json_string_value(x), "gso") == 0 || strcmp(json_string_value(x), "gro") == 0 ||
+	     strcmp(json_string_value(x), "mmsg") == 0)) {
+		json_t *k = json_object_get(json_object_get(j, "io"), "batch");
+
+		snprintf(e->io, sizeof(e->io), "%s", json_string_value(x));
+		if (json_is_integer(k) && json_integer_value(k) >= 0 &&
+		    json_integer_value(k) <= 1 << 20)
+			e->io_batch = (uint32_t)json_integer_value(k);
+	}
 	return 0;
 }
 

@@ -148,6 +148,8 @@ void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
 		if (e->retransmits.valid)
 			e->retransmits.v = since(e->retransmits.v, s->warm_retrans);
 	}
+	snprintf(e->io, sizeof(e->io), "%s", s->io);
+	e->io_batch = s->io_batch;
 	buf = s->fd >= 0 ? ix_net_buffer_size(s->fd, s->sending) : 0;
 	if (buf)
 		e->sock_buffer = ix_u64(buf);
@@ -203,6 +205,7 @@ void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
 		s[i].warm_until = t_start + ix_seconds_to_ns(p->warmup_s);
 		s[i].send_until =
 			p->bytes ? 0 : t_start + ix_seconds_to_ns(p->warmup_s + p->duration_s);
+		s[i].no_offload = p->no_offload;
 	}
 }
 

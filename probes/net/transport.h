@@ -55,6 +55,9 @@ struct ix_stream {
 	int64_t send_until;  /* sender deadline, 0 = by bytes */
 	atomic_int *stop;    /* set to end the test early */
 	bool busy_poll;
+	bool no_offload;   /* UDP: no GSO or GRO (the batching stays) */
+	char io[8];        /* UDP: how its datagrams went ("gso", "gro", "mmsg") */
+	uint32_t io_batch; /* UDP: the most datagrams one call carried */
 
 	struct ix_counters c;
 	/* Filled by the data thread at the warm-up boundary and at the end. */
@@ -88,6 +91,8 @@ struct ix_transport {
 	unsigned caps;
 	uint64_t default_msg_size, min_msg_size, max_msg_size; /* bandwidth */
 	uint64_t min_lat_size; /* latency: UDP pings carry an 8-byte tag */
+	uint64_t stream_mem;   /* buffers a bandwidth stream takes at least (0: none beyond
+				* its messages) */
 	/* Server: prepare stream s's channel; may add setup fields for the
 	 * client (UDP: its port) to the object setup. */
 	int (*server_open)(struct ix_stream *s, int ctrl_fd, json_t *setup, struct ix_err *err);

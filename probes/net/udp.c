@@ -19,6 +19,7 @@
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/transport.h"
+#include "probes/net/udpio.h"
 
 #define UDP_MAGIC_DATA    0x49585544u /* "IXUD" */
 #define UDP_MAGIC_HELLO   0x49585548u /* "IXUH" */
@@ -28,6 +29,7 @@
 #define UDP_HDR           24
 #define UDP_MAX           65507
 #define UDP_END_MARKERS   5
+#define UDP_RCVBUF        (4 << 20) /* a receiver's buffer without --window */
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -141,23 +143,45 @@ static int udp_tune(struct ix_stream *s, const struct ix_bw_params *p, char *cc_
 	(void)cc_len;
 	if (p->window && ix_net_set_buffers(s->fd, p->window, NULL, err) < 0)
 		return ix_fail_prefix(err, "stream %u", s->id);
+	/* Without --window a receiver asks for room for a few milliseconds
+	 * of datagrams at 10 Gbit/s (the kernel caps it at rmem_max; the
+	 * size granted is reported): the default 208 KiB overflows as soon as
+	 * the thread is not scheduled for a moment. */
+	if (!p->window && !s->sending) {
+		int want = UDP_RCVBUF;
+
+		setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &want, sizeof(want));
+	}
 	return 0;
+}
+
+/* Datagrams a call under pacing: about a millisecond's worth, so that a
+ * batch is no burst a shaped link would drop. */
+static unsigned paced_batch(const struct ix_stream *s, unsigned most)
+{
+	double per_ms;
+
+	if (!s->rate_bps)
+		return most;
+	per_ms = (double)s->rate_bps / 8e3 / (double)s->msg_size;
+	return per_ms < 1 ? 1 : per_ms > most ? most : (unsigned)per_ms;
 }
 
 static int udp_send(struct ix_stream *s)
 {
-	size_t len = s->msg_size;
-	uint8_t *buf = calloc(1, len);
+	struct ix_udpio io;
 	uint64_t seq = 0, sent = 0;
 	int64_t t0 = ix_now_ns(), now;
 	bool warm = false;
+	unsigned batch;
 	int rc = 0;
 
-	if (!buf)
-		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
-	put32(buf, UDP_MAGIC_DATA);
+	if (ix_udpio_tx_open(&io, s->fd, s->msg_size, !s->no_offload, &s->err) < 0)
+		return -1;
+	for (unsigned i = 0; i < io.max; i++)
+		put32(ix_udpio_tx_slot(&io, i), UDP_MAGIC_DATA);
 	for (;;) {
-		ssize_t n;
+		int n;
 
 		now = ix_now_ns();
 		if (!warm && now >= s->warm_until) {
@@ -170,10 +194,18 @@ static int udp_send(struct ix_stream *s)
 			break;
 		if (!ix_stream_pace(s, t0, sent, now))
 			break;
-		put32(buf + 4, warm ? UDP_FLAG_MEASURED : 0);
-		put64(buf + 8, seq);
-		put64(buf + 16, (uint64_t)ix_now_ns());
-		n = send(s->fd, buf, len, 0);
+		batch = paced_batch(s, io.max);
+		if (s->byte_limit && (s->byte_limit - sent) / s->msg_size + 1 < batch)
+			batch = (unsigned)((s->byte_limit - sent) / s->msg_size + 1);
+		now = ix_now_ns();
+		for (unsigned i = 0; i < batch; i++) {
+			uint8_t *d = ix_udpio_tx_slot(&io, i);
+
+			put32(d + 4, warm ? UDP_FLAG_MEASURED : 0);
+			put64(d + 8, seq + i);
+			put64(d + 16, (uint64_t)now);
+		}
+		n = ix_udpio_tx_send(&io, batch);
 		if (n < 0) {
 			/* A full socket buffer or an ICMP-refused port: skip, as a
 			 * real sender would, and keep the schedule. */
@@ -184,13 +216,15 @@ static int udp_send(struct ix_stream *s)
 				     strerror(errno));
 			break;
 		}
-		seq++;
-		sent += (uint64_t)n;
+		seq += (uint64_t)n;
+		sent += (uint64_t)n * s->msg_size;
 		atomic_store_explicit(&s->c.bytes, sent, memory_order_relaxed);
 		atomic_store_explicit(&s->c.packets, seq, memory_order_relaxed);
 	}
 	s->last_t = ix_now_ns();
-	free(buf);
+	snprintf(s->io, sizeof(s->io), "%s", ix_udpio_name(io.kind));
+	s->io_batch = io.most;
+	ix_udpio_close(&io);
 	return rc;
 }
 
@@ -222,23 +256,68 @@ static void publish_seq(struct ix_stream *s, const struct ix_net_seq *q)
 			      memory_order_relaxed);
 }
 
+/* What a receiver keeps between datagrams. */
+struct rx_state {
+	uint64_t got, packets;
+	struct ix_net_seq q;
+	double jitter;
+	int64_t prev_transit;
+	bool warm, have_prev;
+};
+
+/* One datagram received at now; true when it was the sender's end. */
+static bool rx_one(struct ix_stream *s, struct rx_state *r, const uint8_t *buf, size_t n,
+		   int64_t now)
+{
+	uint64_t seq;
+	int64_t transit;
+
+	if (n < UDP_HDR || get32(buf) != UDP_MAGIC_DATA)
+		return false; /* late hello or a stranger */
+	seq = get64(buf + 8);
+	/* The measured window opens with the sender's first datagram sent
+	 * after its warm-up, so both ends count the same ones. */
+	if (!r->warm && (get32(buf + 4) & (UDP_FLAG_MEASURED | UDP_FLAG_END))) {
+		ix_stream_mark_warm(s, now, r->got, r->packets);
+		ix_net_seq_open(&r->q);
+		r->warm = true;
+	}
+	if (get32(buf + 4) & UDP_FLAG_END) {
+		s->peer_packets = seq;
+		s->have_peer_packets = true;
+		ix_net_seq_end(&r->q, seq); /* lost at the tail */
+		return true;
+	}
+	ix_net_seq_add(&r->q, seq);
+	transit = now - (int64_t)get64(buf + 16);
+	if (r->have_prev) {
+		int64_t d = transit - r->prev_transit;
+		r->jitter += ((double)(d < 0 ? -d : d) - r->jitter) / 16.0;
+	}
+	r->prev_transit = transit;
+	r->have_prev = true;
+	r->packets++;
+	r->got += n;
+	s->last_t = now;
+	return false;
+}
+
 static int udp_recv(struct ix_stream *s)
 {
-	uint8_t *buf = malloc(UDP_MAX);
-	uint64_t got = 0, packets = 0;
-	struct ix_net_seq q;
-	double jitter = 0;
-	int64_t prev_transit = 0;
-	bool warm = false, have_prev = false;
+	struct rx_state r = { .got = 0 };
+	struct ix_udpio io;
+	bool end = false;
 	int rc = 0;
 
-	if (!buf)
-		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
-	ix_net_seq_init(&q);
-	for (;;) {
-		ssize_t n = recv(s->fd, buf, UDP_MAX, 0);
+	if (ix_udpio_rx_open(&io, s->fd, s->msg_size, !s->no_offload, &s->err) < 0)
+		return -1;
+	ix_net_seq_init(&r.q);
+	while (!end) {
+		int n = ix_udpio_rx_recv(&io);
 		int64_t now = ix_now_ns();
-		uint64_t seq;
+		const uint8_t *p;
+		size_t len;
+		unsigned k = 0;
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
@@ -250,42 +329,20 @@ static int udp_recv(struct ix_stream *s)
 				     strerror(errno));
 			break;
 		}
-		if (n < UDP_HDR || get32(buf) != UDP_MAGIC_DATA)
-			continue; /* late hello or a stranger */
-		seq = get64(buf + 8);
-		/* The measured window opens with the sender's first datagram
-		 * sent after its warm-up, so both ends count the same ones. */
-		if (!warm && (get32(buf + 4) & (UDP_FLAG_MEASURED | UDP_FLAG_END))) {
-			ix_stream_mark_warm(s, now, got, packets);
-			ix_net_seq_open(&q);
-			warm = true;
+		while (!end && ix_udpio_rx_next(&io, &p, &len)) {
+			end = rx_one(s, &r, p, len, now);
+			k++;
 		}
-		if (get32(buf + 4) & UDP_FLAG_END) {
-			s->peer_packets = seq;
-			s->have_peer_packets = true;
-			ix_net_seq_end(&q, seq); /* lost at the tail */
-			publish_seq(s, &q);
-			break;
-		}
-		ix_net_seq_add(&q, seq);
-		{
-			int64_t transit = now - (int64_t)get64(buf + 16);
-			if (have_prev) {
-				int64_t d = transit - prev_transit;
-				jitter += ((double)(d < 0 ? -d : d) - jitter) / 16.0;
-			}
-			prev_transit = transit;
-			have_prev = true;
-		}
-		packets++;
-		got += (uint64_t)n;
-		s->last_t = now;
-		atomic_store_explicit(&s->c.bytes, got, memory_order_relaxed);
-		atomic_store_explicit(&s->c.packets, packets, memory_order_relaxed);
-		publish_seq(s, &q);
-		atomic_store_explicit(&s->c.jitter_ns, (uint64_t)jitter, memory_order_relaxed);
+		if (k > io.most)
+			io.most = k;
+		atomic_store_explicit(&s->c.bytes, r.got, memory_order_relaxed);
+		atomic_store_explicit(&s->c.packets, r.packets, memory_order_relaxed);
+		publish_seq(s, &r.q);
+		atomic_store_explicit(&s->c.jitter_ns, (uint64_t)r.jitter, memory_order_relaxed);
 	}
-	free(buf);
+	snprintf(s->io, sizeof(s->io), "%s", ix_udpio_name(io.kind));
+	s->io_batch = io.most;
+	ix_udpio_close(&io);
 	return rc;
 }
 
@@ -354,6 +411,7 @@ const struct ix_transport ix_udp_transport = {
 	.default_msg_size = 1472,
 	.min_msg_size = UDP_HDR,
 	.min_lat_size = 8,
+	.stream_mem = IX_UDPIO_BYTES,
 	.max_msg_size = UDP_MAX,
 	.server_open = udp_server_open,
 	.server_accept = udp_server_accept,

@@ -58,17 +58,23 @@ static json_t *cpu_json(const struct ix_cpu *c)
 
 static json_t *end_json(const struct ix_stream_end *e)
 {
+	json_t *o;
+
 	if (!e->valid)
 		return json_null();
-	return json_pack("{s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
-			 (json_int_t)e->bytes, "seconds", e->seconds, "bits_per_second",
-			 e->seconds > 0 ? (double)e->bytes * 8.0 / e->seconds : 0.0, "packets",
-			 ix_json_opt_u64(e->packets), "lost", ix_json_opt_u64(e->lost),
-			 "out_of_order", ix_json_opt_u64(e->out_of_order), "duplicates",
-			 ix_json_opt_u64(e->duplicates), "jitter_ns", ix_json_opt_f64(e->jitter_ns),
-			 "retransmits", ix_json_opt_u64(e->retransmits), "rtt_us",
-			 ix_json_opt_u64(e->rtt_us), "rttvar_us", ix_json_opt_u64(e->rttvar_us),
-			 "cwnd_bytes", ix_json_opt_u64(e->cwnd_bytes));
+	o = json_pack("{s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "bytes",
+		      (json_int_t)e->bytes, "seconds", e->seconds, "bits_per_second",
+		      e->seconds > 0 ? (double)e->bytes * 8.0 / e->seconds : 0.0, "packets",
+		      ix_json_opt_u64(e->packets), "lost", ix_json_opt_u64(e->lost), "out_of_order",
+		      ix_json_opt_u64(e->out_of_order), "duplicates",
+		      ix_json_opt_u64(e->duplicates), "jitter_ns", ix_json_opt_f64(e->jitter_ns),
+		      "retransmits", ix_json_opt_u64(e->retransmits), "rtt_us",
+		      ix_json_opt_u64(e->rtt_us), "rttvar_us", ix_json_opt_u64(e->rttvar_us),
+		      "cwnd_bytes", ix_json_opt_u64(e->cwnd_bytes));
+	if (o && e->io[0])
+		json_object_set_new(
+			o, "io", json_pack("{s:s,s:i}", "kind", e->io, "batch", (int)e->io_batch));
+	return o;
 }
 
 static json_t *summary_json(const struct ix_bw_result *r, enum ix_dir d)
@@ -151,7 +157,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 						"sender", end_json(&r->streams[i].sender),
 						"receiver", end_json(&r->streams[i].receiver)));
 	o = json_pack(
-		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o,s:o},s:{s:o,s:"
+		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:b},s:{s:"
+		"o,s:"
 		"o},"
 		"s:o,"
 		"s:o,s:{s:o,s:o}}",
@@ -163,10 +170,10 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"congestion", r->congestion_used[0] ? json_string(r->congestion_used) : json_null(),
 		"rate_bps", p->rate_bps ? json_integer((json_int_t)p->rate_bps) : json_null(),
 		"window", p->window ? json_integer((json_int_t)p->window) : json_null(),
-		"window_granted", ix_json_opt_u64(ix_bw_window_granted(r)), "summary", "forward",
-		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
-		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
-		cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+		"window_granted", ix_json_opt_u64(ix_bw_window_granted(r)), "offload",
+		!p->no_offload, "summary", "forward", summary_json(r, IX_DIR_FORWARD), "reverse",
+		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
+		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
 	json_object_set_new(o, "link", ix_link_json(&r->link));
 	json_object_set_new(o, "link_remote", ix_link_json(&r->link_remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));

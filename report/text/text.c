@@ -187,6 +187,25 @@ void ix_text_counters(FILE *f, const char *indent, const struct ix_ctr_set *loca
 			remote->valid ? remote->iface : "not read");
 }
 
+/* How the UDP datagrams went through the kernel at each end, from the
+ * first stream that says. */
+static void udp_io_line(FILE *f, const struct ix_bw_result *r)
+{
+	for (uint32_t i = 0; i < r->nstreams; i++) {
+		const struct ix_stream_end *tx = &r->streams[i].sender,
+					   *rx = &r->streams[i].receiver;
+
+		if (!tx->io[0] && !rx->io[0])
+			continue;
+		fprintf(f,
+			"UDP I/O: sent by %s (up to %u datagrams a call), received by %s (up to %u "
+			"a call)%s\n",
+			tx->io[0] ? tx->io : "?", tx->io_batch, rx->io[0] ? rx->io : "?",
+			rx->io_batch, r->params.no_offload ? ", --no-offload" : "");
+		return;
+	}
+}
+
 void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
 {
 	struct ix_dir_summary s;
@@ -228,6 +247,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 			fprintf(f, "Socket buffer: %llu bytes asked\n",
 				(unsigned long long)r->params.window);
 	}
+	udp_io_line(f, r);
 	ix_text_counters(f, "", &r->ctr_local, &r->ctr_remote, true);
 	ix_text_wire(f, &r->wire);
 	if (!r->complete)
