@@ -259,6 +259,11 @@ struct ix_dir_summary {
 	double sender_bits_per_second;
 };
 void ix_bw_summarize(const struct ix_bw_result *r, enum ix_dir dir, struct ix_dir_summary *s);
+/* CPU seconds one end (c: r->cpu_local or r->cpu_remote) spent per GB
+ * (1e9 bytes) of payload received, both directions together: its CPU time
+ * pro rata of the measured window over the whole test, over the bytes of
+ * that window. -1 when either is unknown. */
+double ix_bw_cpu_per_gb(const struct ix_bw_result *r, const struct ix_cpu *c);
 
 /* With --window: the smallest socket buffer the kernel granted to the ends
  * that report one (not valid without --window or without any report). */

@@ -163,3 +163,24 @@ void ix_lat_result_free(struct ix_lat_result *r)
 	ix_ctr_set_free(&r->ctr_remote);
 	memset(r, 0, sizeof(*r));
 }
+
+double ix_bw_cpu_per_gb(const struct ix_bw_result *r, const struct ix_cpu *c)
+{
+	uint64_t bytes = 0;
+	double window = 0, share;
+
+	for (int d = 0; d < 2; d++) {
+		struct ix_dir_summary s;
+
+		ix_bw_summarize(r, (enum ix_dir)d, &s);
+		if (!s.present)
+			continue;
+		bytes += s.bytes;
+		if (s.seconds > window)
+			window = s.seconds;
+	}
+	if (!c->valid || !(c->wall_s > 0) || !bytes || !(window > 0))
+		return -1;
+	share = window < c->wall_s ? window / c->wall_s : 1.0;
+	return (c->user_s + c->system_s) * share / ((double)bytes / 1e9);
+}

@@ -56,6 +56,18 @@ static json_t *cpu_json(const struct ix_cpu *c)
 			 c->wall_s > 0 ? 100.0 * (c->user_s + c->system_s) / c->wall_s : 0.0);
 }
 
+/* A bw end's CPU, with its seconds per GB moved. */
+static json_t *bw_cpu_json(const struct ix_bw_result *r, const struct ix_cpu *c)
+{
+	json_t *o = cpu_json(c);
+	double per_gb = ix_bw_cpu_per_gb(r, c);
+
+	if (json_is_object(o))
+		json_object_set_new(o, "seconds_per_gb",
+				    per_gb >= 0 ? json_real(per_gb) : json_null());
+	return o;
+}
+
 static json_t *end_json(const struct ix_stream_end *e)
 {
 	json_t *o;
@@ -173,7 +185,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"window_granted", ix_json_opt_u64(ix_bw_window_granted(r)), "offload",
 		!p->no_offload, "summary", "forward", summary_json(r, IX_DIR_FORWARD), "reverse",
 		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
-		"cpu", "local", cpu_json(&r->cpu_local), "remote", cpu_json(&r->cpu_remote));
+		"cpu", "local", bw_cpu_json(r, &r->cpu_local), "remote",
+		bw_cpu_json(r, &r->cpu_remote));
 	json_object_set_new(o, "link", ix_link_json(&r->link));
 	json_object_set_new(o, "link_remote", ix_link_json(&r->link_remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));

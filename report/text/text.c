@@ -233,9 +233,20 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 		snprintf(cpu + strlen(cpu), sizeof(cpu) - strlen(cpu), ", remote %.1f%%",
 			 100.0 * (r->cpu_remote.user_s + r->cpu_remote.system_s) /
 				 r->cpu_remote.wall_s);
-	if (cpu[0])
-		fprintf(f, "%s (of one core)%s%s\n", cpu,
+	if (cpu[0]) {
+		double lo = ix_bw_cpu_per_gb(r, &r->cpu_local);
+		double re = ix_bw_cpu_per_gb(r, &r->cpu_remote);
+		char per[96] = "", a[24] = "-", b[24] = "-";
+
+		if (lo >= 0)
+			snprintf(a, sizeof(a), "%.3f s", lo);
+		if (re >= 0)
+			snprintf(b, sizeof(b), "%.3f s", re);
+		if (lo >= 0 || re >= 0)
+			snprintf(per, sizeof(per), "; per GB moved: local %s, remote %s", a, b);
+		fprintf(f, "%s (of one core)%s%s%s\n", cpu, per,
 			r->congestion_used[0] ? ", congestion control " : "", r->congestion_used);
+	}
 	if (r->params.window) {
 		struct ix_opt_u64 g = ix_bw_window_granted(r);
 		if (g.valid)
