@@ -5,15 +5,16 @@
 #
 # Measures, with runs of the two tools alternated (ixperf, peer, ixperf, ...)
 # and the median of each kept:
-#   1. TCP goodput, 1 and 2 streams: ixperf bw vs iperf3 (same duration, same
-#      congestion control; goal: ratio ixperf/iperf3 >= 1).
-#   2. CPU seconds per GB moved, 1 stream, measured the same way for both from
-#      outside: client utime+stime (GNU time) plus server utime+stime (from
-#      /proc/PID/stat before and after the run), over the receiver's bytes
-#      (goal: ratio <= 1).
+#   1. TCP goodput, 1 and 4 streams: ixperf bw vs iperf3, iperf 2 and nuttcp
+#      (same duration, same congestion control; goal: ratio >= 1).
+#   2. CPU seconds per GB moved on every row, measured the same way for every
+#      tool from outside: client utime+stime (GNU time) plus server
+#      utime+stime (from /proc/PID/stat before and after the run), over the
+#      receiver's bytes (goal: ratio <= 1).
 #   3. UDP goodput, loss and CPU s/GB with 1472-byte datagrams: ixperf bw
-#      --path udp (paced at BENCH_UDP_RATE) vs iperf3 -u -b 0 (goal: 3 x
-#      iperf3's goodput, loss no higher).
+#      --path udp (paced at BENCH_UDP_RATE) vs iperf3 -u -b 0 (goal: 3 x its
+#      goodput, loss no higher), iperf 2 -u -b 100G and nuttcp -u at the same
+#      rate.
 #   4. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
 #      ping-pong, one-way (RTT/2) p50 and p99 in usec (goal: ratio <= 1).
 #      Both block in receive by default; ixperf --busy-poll is shown for
@@ -25,7 +26,7 @@
 # Environment:
 #   BENCH_RUNS   runs per tool and measurement (default 5)
 #   BENCH_TIME   seconds per run (default 5)
-#   BENCH_PORT   first of the 5 consecutive ports used (default 15301)
+#   BENCH_PORT   first of the 12 consecutive ports used (default 15301)
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
 #   BENCH_UDP_RATE  ixperf's UDP rate (default 10G)
@@ -57,6 +58,7 @@ fi
 
 # Ports: one per server so a server that lingers cannot disturb another.
 P_IX_BW=$PORT P_IPERF=$((PORT + 1)) P_IX_LAT=$((PORT + 2)) P_SP_TCP=$((PORT + 3)) P_SP_UDP=$((PORT + 4))
+P_IPERF2=$((PORT + 5)) P_IPERF2_UDP=$((PORT + 6)) P_NUT=$((PORT + 7)) P_NUT_DATA=$((PORT + 8)) # +8..+11
 
 # A client that has not finished well after its run is hung: give up on it.
 CLIENT_TIMEOUT=$((2 * T + 30))
@@ -68,8 +70,9 @@ die() {
 	exit 1
 }
 
-for tool in iperf3 sockperf jq awk ss timeout getconf; do
-	command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y iperf3 sockperf jq iproute2)"
+for tool in iperf3 iperf nuttcp sockperf jq awk ss timeout getconf; do
+	command -v "$tool" >/dev/null ||
+		die "$tool is missing (apt-get install -y iperf3 iperf nuttcp sockperf jq iproute2)"
 done
 GNU_TIME=/usr/bin/time
 "$GNU_TIME" -f '%U' true >/dev/null 2>&1 || die "GNU time is missing (apt-get install -y time)"
@@ -204,6 +207,8 @@ median_of() { median <"$WORK/samples/$1"; }
 echo "ixperf benchmark on loopback ($HOST)"
 echo "  ixperf:     $("$IXPERF" --version 2>&1 | head -n 1) ($IXPERF)"
 echo "  iperf3:     $(iperf3 --version 2>&1 | head -n 1)"
+echo "  iperf 2:    $(iperf -v 2>&1 | head -n 1)"
+echo "  nuttcp:     $(nuttcp -V 2>&1 | head -n 1)"
 echo "  sockperf:   $(sockperf --version 2>&1 | head -n 1)"
 echo "  kernel:     $(uname -sr), $(getconf _NPROCESSORS_ONLN) CPUs"
 echo "  congestion: $CC"
@@ -239,32 +244,68 @@ bw_iperf3() {
 	bw_record iperf3 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
-# bw_record TOOL P RUN BPS BYTES CLIENT_CPU SERVER_CPU: keep the samples, print a line.
-bw_record() {
-	local tool=$1 p=$2 i=$3 bps=$4 bytes=$5 cli=$6 srv=$7 per_gb=""
-	sample "bw-$tool-P$p" "$(calc 'b/1e9' b="$bps")"
-	if [ "$p" -eq 1 ]; then
-		per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
-		sample "cpu-$tool" "$per_gb"
-		per_gb=$(printf ', cpu client %.2f s + server %.2f s = %.3f s/GB' "$cli" "$srv" "$per_gb")
-	fi
-	printf '  run %d/%d  %-7s %7.2f Gbit/s%s\n' "$i" "$RUNS" "$tool" "$(calc 'b/1e9' b="$bps")" "$per_gb"
+# bw_iperf2 P RUN: iperf 2 with P streams (its CSV: a line a stream,
+# bytes and bit/s in fields 8 and 9).
+bw_iperf2() {
+	local p=$1 i=$2 name="iperf2-P$1-$2" before after bytes bps
+	before=$(proc_cpu_s "$iperf2_pid")
+	run_client "$name" iperf -c "$HOST" -p "$P_IPERF2" -t "$T" -P "$p" -Z "$CC" -f b -y C
+	after=$(proc_cpu_s "$iperf2_pid")
+	read -r bytes bps < <(awk -F, 'NF >= 9 && $6 > 0 { b += $8; r += $9; n++ }
+		END { if (n) printf "%d %.0f\n", b, r }' "$WORK/$name.out")
+	[ -n "${bps:-}" ] || die "$name: no figures in iperf's output ($WORK/$name.out)"
+	bw_record iperf2 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
-echo "== TCP bandwidth ($CC), ixperf bw vs iperf3"
+# nuttcp_field FILE KEY: a key=value of nuttcp -fparse output.
+nuttcp_field() {
+	tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | tail -n 1
+}
+
+# bw_nuttcp P RUN: nuttcp with P streams (-fparse: megabytes are MiB).
+bw_nuttcp() {
+	local p=$1 i=$2 name="nuttcp-P$1-$2" before after mib rate
+	before=$(proc_cpu_s "$nuttcp_pid")
+	run_client "$name" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -N "$p" -fparse "$HOST"
+	after=$(proc_cpu_s "$nuttcp_pid")
+	mib=$(nuttcp_field "$WORK/$name.out" megabytes)
+	rate=$(nuttcp_field "$WORK/$name.out" rate_Mbps)
+	[ -n "$mib" ] && [ -n "$rate" ] || die "$name: no figures in nuttcp's output ($WORK/$name.out)"
+	bw_record nuttcp "$p" "$i" "$(calc 'r*1e6' r="$rate")" "$(calc 'm*1048576' m="$mib")" \
+		"$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+}
+
+# bw_record TOOL P RUN BPS BYTES CLIENT_CPU SERVER_CPU: keep the samples, print a line.
+bw_record() {
+	local tool=$1 p=$2 i=$3 bps=$4 bytes=$5 cli=$6 srv=$7 per_gb
+	sample "bw-$tool-P$p" "$(calc 'b/1e9' b="$bps")"
+	per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
+	sample "cpu-$tool-P$p" "$per_gb"
+	printf '  run %d/%d  %-7s %7.2f Gbit/s, cpu client %.2f s + server %.2f s = %.3f s/GB\n' \
+		"$i" "$RUNS" "$tool" "$(calc 'b/1e9' b="$bps")" "$cli" "$srv" "$per_gb"
+}
+
+echo "== TCP bandwidth ($CC), ixperf bw vs iperf3, iperf 2 and nuttcp"
 server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
 ix_bw_pid=$SERVER_PID
 server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
 iperf_pid=$SERVER_PID
-for p in 1 2; do
+server_up iperf2 tcp "$P_IPERF2" iperf -s -B "$HOST" -p "$P_IPERF2"
+iperf2_pid=$SERVER_PID
+server_up nuttcp tcp "$P_NUT" nuttcp -S --nofork -P "$P_NUT" -p "$P_NUT_DATA"
+nuttcp_pid=$SERVER_PID
+for p in 1 4; do
 	echo "-- $p stream(s)"
 	for ((i = 1; i <= RUNS; i++)); do
 		bw_ixperf "$p" "$i"
 		bw_iperf3 "$p" "$i"
+		bw_iperf2 "$p" "$i"
+		bw_nuttcp "$p" "$i"
 	done
 done
 server_down "$ix_bw_pid"
 server_down "$iperf_pid"
+server_down "$iperf2_pid"
 echo
 
 # ---- UDP bandwidth ----------------------------------------------------------------
@@ -310,11 +351,41 @@ udp_record() {
 		"$tool" "$(calc 'b/1e9' b="$bps")" "$loss" "$per_gb" "$io"
 }
 
-echo "== UDP bandwidth, 1472-byte datagrams: ixperf bw --path udp vs iperf3 -u -b 0"
+# udp_iperf2 RUN: iperf 2 -u as fast as it sends; its server's CSV line
+# gives what arrived: bytes (8), bit/s (9), lost (11), total (12).
+udp_iperf2() {
+	local i=$1 name="iperf2-udp-$1" before after line bytes lost total
+	before=$(proc_cpu_s "$iperf2u_pid")
+	run_client "$name" iperf -c "$HOST" -p "$P_IPERF2_UDP" -u -b 100G -l 1472 -t "$T" -f b -y C
+	sleep 0.5 # the server's report of this run
+	after=$(proc_cpu_s "$iperf2u_pid")
+	line=$(awk -F, 'NF >= 13' "$WORK/iperf2u.log" | tail -n 1)
+	[ -n "$line" ] || die "$name: no server report in $WORK/iperf2u.log"
+	IFS=, read -r _ _ _ _ _ _ _ bytes bps _ lost total _ <<<"$line"
+	udp_record iperf2 "$i" "$bps" "$(calc '100*l/n' l="$lost" n="$total")" \
+		"$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
+}
+
+# udp_nuttcp RUN: nuttcp -u at UDP_RATE (it needs a rate too).
+udp_nuttcp() {
+	local i=$1 name="nuttcp-udp-$1" before after mib loss
+	before=$(proc_cpu_s "$nuttcp_pid")
+	run_client "$name" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -u -R "$UDP_RATE" -l 1472 -fparse "$HOST"
+	after=$(proc_cpu_s "$nuttcp_pid")
+	mib=$(nuttcp_field "$WORK/$name.out" megabytes)
+	loss=$(nuttcp_field "$WORK/$name.out" data_loss)
+	[ -n "$mib" ] && [ -n "$loss" ] || die "$name: no figures in nuttcp's output ($WORK/$name.out)"
+	udp_record nuttcp "$i" "$(calc 'm*1048576*8/t' m="$mib" t="$T")" "$loss" "$(calc 'm*1048576' m="$mib")" \
+		"$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
+}
+
+echo "== UDP bandwidth, 1472-byte datagrams: ixperf bw --path udp vs iperf3 -u -b 0, iperf 2, nuttcp"
 server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
 ix_bw_pid=$SERVER_PID
 server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
 iperf_pid=$SERVER_PID
+server_up iperf2u udp "$P_IPERF2_UDP" iperf -s -u -B "$HOST" -p "$P_IPERF2_UDP" -y C
+iperf2u_pid=$SERVER_PID
 # iperf3 sends as fast as one datagram a call allows; ixperf is paced (UDP
 # has no flow control), at BENCH_UDP_RATE: what it receives at that rate,
 # and what it loses, is what it can do.
@@ -323,9 +394,13 @@ echo "   ixperf rate: $UDP_RATE"
 for ((i = 1; i <= RUNS; i++)); do
 	udp_ixperf "$i"
 	udp_iperf3 "$i"
+	udp_iperf2 "$i"
+	udp_nuttcp "$i"
 done
 server_down "$ix_bw_pid"
 server_down "$iperf_pid"
+server_down "$iperf2u_pid"
+server_down "$nuttcp_pid"
 echo
 
 # ---- 3: latency -----------------------------------------------------------------
@@ -438,12 +513,19 @@ row() {
 
 echo "== Summary: medians of $RUNS runs of $T s, congestion control $CC"
 printf '%-34s %12s %12s %8s %6s  %s\n' metric ixperf peer ratio goal result
-row "TCP bw 1 stream, Gbit/s (iperf3)" "$(median_of bw-ixperf-P1)" "$(median_of bw-iperf3-P1)" ">=1"
-row "TCP bw 2 streams, Gbit/s (iperf3)" "$(median_of bw-ixperf-P2)" "$(median_of bw-iperf3-P2)" ">=1"
-row "CPU s/GB 1 stream (iperf3)" "$(median_of cpu-ixperf)" "$(median_of cpu-iperf3)" "<=1"
-row "UDP bw 1472 B, Gbit/s (iperf3)" "$(median_of udp-bw-ixperf)" "$(median_of udp-bw-iperf3)" ">=3"
-row "UDP loss %, 1472 B (iperf3)" "$(median_of udp-loss-ixperf)" "$(median_of udp-loss-iperf3)" "<=1"
-row "UDP CPU s/GB, 1472 B (iperf3)" "$(median_of udp-cpu-ixperf)" "$(median_of udp-cpu-iperf3)" "<=1"
+for p in 1 4; do
+	for peer in iperf3 iperf2 nuttcp; do
+		row "TCP bw P$p, Gbit/s ($peer)" "$(median_of bw-ixperf-P$p)" "$(median_of "bw-$peer-P$p")" ">=1"
+		row "TCP CPU s/GB P$p ($peer)" "$(median_of cpu-ixperf-P$p)" "$(median_of "cpu-$peer-P$p")" "<=1"
+	done
+done
+for peer in iperf3 iperf2 nuttcp; do
+	goal=">=1"
+	[ "$peer" = iperf3 ] && goal=">=3"
+	row "UDP bw 1472 B, Gbit/s ($peer)" "$(median_of udp-bw-ixperf)" "$(median_of "udp-bw-$peer")" "$goal"
+	row "UDP loss %, 1472 B ($peer)" "$(median_of udp-loss-ixperf)" "$(median_of "udp-loss-$peer")" "<=1"
+	row "UDP CPU s/GB, 1472 B ($peer)" "$(median_of udp-cpu-ixperf)" "$(median_of "udp-cpu-$peer")" "<=1"
+done
 for path in tcp udp; do
 	P=${path^^}
 	row "$P lat p50, us (sockperf)" "$(median_of "p50-ixperf-$path")" "$(median_of "p50-sockperf-$path")" "<=1"
