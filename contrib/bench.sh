@@ -252,7 +252,7 @@ bw_iperf2() {
 	run_client "$name" iperf -c "$HOST" -p "$P_IPERF2" -t "$T" -P "$p" -Z "$CC" -f b -y C
 	after=$(proc_cpu_s "$iperf2_pid")
 	read -r bytes bps < <(awk -F, 'NF >= 9 && $6 > 0 { b += $8; r += $9; n++ }
-		END { if (n) printf "%d %.0f\n", b, r }' "$WORK/$name.out")
+		END { if (n) printf "%.0f %.0f\n", b, r }' "$WORK/$name.out")
 	[ -n "${bps:-}" ] || die "$name: no figures in iperf's output ($WORK/$name.out)"
 	bw_record iperf2 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
