@@ -317,7 +317,6 @@ static int udp_recv(struct ix_stream *s)
 		int64_t now = ix_now_ns();
 		const uint8_t *p;
 		size_t len;
-		unsigned k = 0;
 
 		if (n < 0) {
 			if (errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
@@ -329,12 +328,8 @@ static int udp_recv(struct ix_stream *s)
 				     strerror(errno));
 			break;
 		}
-		while (!end && ix_udpio_rx_next(&io, &p, &len)) {
+		while (!end && ix_udpio_rx_next(&io, &p, &len))
 			end = rx_one(s, &r, p, len, now);
-			k++;
-		}
-		if (k > io.most)
-			io.most = k;
 		atomic_store_explicit(&s->c.bytes, r.got, memory_order_relaxed);
 		atomic_store_explicit(&s->c.packets, r.packets, memory_order_relaxed);
 		publish_seq(s, &r.q);

@@ -148,7 +148,7 @@ int ix_udpio_rx_recv(struct ix_udpio *io)
 		io->mm[i].msg_hdr.msg_flags = 0;
 		io->mm[i].msg_len = 0;
 	}
-	io->filled = io->at_slot = 0;
+	io->filled = io->at_slot = io->taken = 0;
 	io->at_off = io->seg = 0;
 	/* The first datagram blocks (up to the receive timeout), the rest
 	 * are what is queued already. */
@@ -194,6 +194,8 @@ bool ix_udpio_rx_next(struct ix_udpio *io, const uint8_t **p, size_t *len)
 			*p += io->at_off;
 			*len = n;
 			io->at_off += n;
+			if (++io->taken > io->most)
+				io->most = io->taken;
 			return true;
 		}
 		io->at_slot++;

@@ -41,7 +41,7 @@ struct ix_udpio {
 	uint8_t *cbuf; /* receiver: one control buffer a slot */
 	unsigned most; /* the most datagrams one call carried */
 	/* Receiver: the datagrams of the last call, walked by rx_next. */
-	unsigned filled, at_slot;
+	unsigned filled, at_slot, taken;
 	size_t at_off, seg;
 };
 
