@@ -31,6 +31,7 @@ struct bw_opts {
 	uint64_t rate;
 	uint64_t window;
 	bool no_offload;
+	bool zerocopy;
 	const char *units;
 	struct ix_rdma_cli r;
 	uint64_t iters;
@@ -58,6 +59,10 @@ static const struct ix_option bw_options[] = {
 	  1024, 1u << 30 },
 	{ 0, "no-offload", IX_OPT_FLAG, offsetof(struct bw_opts, no_offload), NULL,
 	  "udp: no GSO on send nor GRO on receive (datagrams still go many a call)", 0, 0 },
+	{ 'Z', "zerocopy", IX_OPT_FLAG, offsetof(struct bw_opts, zerocopy), NULL,
+	  "tcp: senders (both ends) send with MSG_ZEROCOPY; the result says what the kernel "
+	  "copied anyway",
+	  0, 0 },
 	{ 0, "iters", IX_OPT_UINT, offsetof(struct bw_opts, iters), "N",
 	  "rdma: N messages per QP instead of --time (as perftest -n)", 1, 1e12 },
 	IX_RDMA_OPTION_ROWS(struct bw_opts, r),
@@ -107,10 +112,11 @@ static int check_rdma(const struct bw_opts *o, int argc, int pos, struct ix_err 
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "-R/--reverse does not apply to --path rdma "
 			       "(use --op read to move data toward this end)");
-	if (o->bytes || o->congestion || o->rate || o->window)
-		return ix_fail(err, IX_EXIT_USAGE,
-			       "--bytes, --congestion, --rate and --window do not apply to --path "
-			       "rdma");
+	if (o->bytes || o->congestion || o->rate || o->window || o->zerocopy || o->no_offload)
+		return ix_fail(
+			err, IX_EXIT_USAGE,
+			"--bytes, --congestion, --rate, --window, --zerocopy and --no-offload "
+			"do not apply to --path rdma");
 	if (o->interval_s >= 0 || o->units)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "--interval and --units do not apply to --path rdma (perftest's "
@@ -139,6 +145,12 @@ static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 		return ix_fail(err, IX_EXIT_USAGE, "--time and --bytes exclude each other");
 	if (o->bytes && o->c.sweep)
 		return ix_fail(err, IX_EXIT_USAGE, "--all-sizes runs by --time, not --bytes");
+	if (o->zerocopy && strcmp((*tp)->name, "tcp") != 0)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "-Z/--zerocopy applies to --path tcp only (UDP sends go in "
+			       "GSO batches)");
+	if (o->no_offload && !((*tp)->caps & IX_CAP_DATAGRAM))
+		return ix_fail(err, IX_EXIT_USAGE, "--no-offload applies to --path udp only");
 	if (o->congestion && !((*tp)->caps & IX_CAP_CONGESTION))
 		return ix_fail(err, IX_EXIT_USAGE, "--congestion does not apply to path '%s'",
 			       (*tp)->name);
@@ -221,6 +233,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	p.rate_bps = o.rate ? o.rate : (tp->caps & IX_CAP_NEEDS_RATE) ? DEFAULT_UDP_RATE : 0;
 	p.window = o.window;
 	p.no_offload = o.no_offload;
+	p.zerocopy = o.zerocopy;
 	if (o.congestion)
 		snprintf(p.congestion, sizeof(p.congestion), "%s", o.congestion);
 

@@ -6,7 +6,9 @@
 # Measures, with runs of the two tools alternated (ixperf, peer, ixperf, ...)
 # and the median of each kept:
 #   1. TCP goodput, 1 and 4 streams: ixperf bw vs iperf3, iperf 2 and nuttcp
-#      (same duration, same congestion control; goal: ratio >= 1).
+#      (same duration, same congestion control; goal: ratio >= 1); and one
+#      stream with zero-copy sends, ixperf -Z (MSG_ZEROCOPY) vs iperf3 -Z
+#      (sendfile).
 #   2. CPU seconds per GB moved on every row, measured the same way for every
 #      tool from outside: client utime+stime (GNU time) plus server
 #      utime+stime (from /proc/PID/stat before and after the run), over the
@@ -219,29 +221,40 @@ echo
 
 # bw_ixperf P RUN: one ixperf bw run with P streams; records goodput (and, for
 # P=1, CPU s/GB).
+# With a third argument "zc", sends with -Z (MSG_ZEROCOPY) and records the row
+# as "Z1".
 bw_ixperf() {
-	local p=$1 i=$2 name="ixbw-P$1-$2" before after bytes bps srv cli
+	local p=$1 i=$2 zc=() key=$1 name before after bytes bps
+	[ "${3:-}" = zc ] && { zc=(-Z); key=Z$1; }
+	name="ixbw-P$key-$i"
 	before=$(proc_cpu_s "$ix_bw_pid")
-	run_client "$name" "$IXPERF" bw -t "$T" -w 0 -P "$p" -C "$CC" -J -p "$P_IX_BW" "$HOST"
+	run_client "$name" "$IXPERF" bw -t "$T" -w 0 -P "$p" -C "$CC" "${zc[@]}" -J -p "$P_IX_BW" "$HOST"
 	after=$(proc_cpu_s "$ix_bw_pid")
 	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
 		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
 	bps=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bits_per_second')
 	bytes=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bytes')
-	bw_record ixperf "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+	bw_record ixperf "$key" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+	[ ${#zc[@]} -eq 0 ] ||
+		jq -r '.results[0].streams[0].sender.zerocopy |
+			"          zero-copy: \(.sends) sends, \(.completed) completed, \(.copied) copied by the kernel"' \
+			"$WORK/$name.out"
 }
 
 # bw_iperf3 P RUN: the same with iperf3.
+# With a third argument "zc", iperf3 -Z (sendfile), recorded as "Z1".
 bw_iperf3() {
-	local p=$1 i=$2 name="iperf3-P$1-$2" before after bytes bps
+	local p=$1 i=$2 zc=() key=$1 name before after bytes bps
+	[ "${3:-}" = zc ] && { zc=(-Z); key=Z$1; }
+	name="iperf3-P$key-$i"
 	before=$(proc_cpu_s "$iperf_pid")
-	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -t "$T" -P "$p" -C "$CC" -J
+	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -t "$T" -P "$p" -C "$CC" "${zc[@]}" -J
 	after=$(proc_cpu_s "$iperf_pid")
 	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
 		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
 	bps=$(jq_num "$WORK/$name.out" '.end.sum_received.bits_per_second')
 	bytes=$(jq_num "$WORK/$name.out" '.end.sum_received.bytes')
-	bw_record iperf3 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+	bw_record iperf3 "$key" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
 # bw_iperf2 P RUN: iperf 2 with P streams (its CSV: a line a stream,
@@ -302,6 +315,15 @@ for p in 1 4; do
 		bw_iperf2 "$p" "$i"
 		bw_nuttcp "$p" "$i"
 	done
+done
+# Zero-copy sends: ixperf -Z (MSG_ZEROCOPY) against iperf3 -Z (sendfile).
+# Loopback delivers by copy, so neither saves the copy here; the row shows
+# what the option costs or gains on this path, and ixperf says what the
+# kernel copied.
+echo "-- 1 stream, zero-copy sends (ixperf -Z, iperf3 -Z)"
+for ((i = 1; i <= RUNS; i++)); do
+	bw_ixperf 1 "$i" zc
+	bw_iperf3 1 "$i" zc
 done
 server_down "$ix_bw_pid"
 server_down "$iperf_pid"
@@ -519,6 +541,8 @@ for p in 1 4; do
 		row "TCP CPU s/GB P$p ($peer)" "$(median_of cpu-ixperf-P$p)" "$(median_of "cpu-$peer-P$p")" "<=1"
 	done
 done
+row "TCP bw P1 -Z, Gbit/s (iperf3 -Z)" "$(median_of bw-ixperf-PZ1)" "$(median_of bw-iperf3-PZ1)" ">=1"
+row "TCP CPU s/GB P1 -Z (iperf3 -Z)" "$(median_of cpu-ixperf-PZ1)" "$(median_of cpu-iperf3-PZ1)" "<=1"
 for peer in iperf3 iperf2 nuttcp; do
 	goal=">=1"
 	[ "$peer" = iperf3 ] && goal=">=3"

@@ -67,6 +67,7 @@ struct ix_bw_params {
 	uint64_t rate_bps;               /* UDP target per stream in bit/s; TCP cap, 0 = none */
 	uint64_t window;                 /* socket buffer size, 0 = system default */
 	bool no_offload;                 /* UDP: no GSO/GRO, batched calls only */
+	bool zerocopy;                   /* TCP senders: MSG_ZEROCOPY */
 };
 
 struct ix_lat_params {
@@ -153,6 +154,19 @@ struct ix_cpu {
 
 /* Figures of one end of one stream. Which are valid depends on the
  * transport's capability bits (see transport.h). */
+/* A TCP sender with --zerocopy: what MSG_ZEROCOPY did, over the whole
+ * stream (warm-up included). Completions the kernel marks as copied went
+ * by copy after all (loopback, veth, a device without scatter-gather). */
+struct ix_zerocopy {
+	bool asked;
+	bool used;          /* SO_ZEROCOPY granted, and still on at the end */
+	uint64_t sends;     /* send calls with MSG_ZEROCOPY */
+	uint64_t completed; /* of them, those whose completion came */
+	uint64_t copied;    /* of the completed, those the kernel copied */
+	uint64_t waits;     /* sends refused for pinned pages (ENOBUFS) */
+	char why[48];       /* not used, or stopped: why */
+};
+
 struct ix_stream_end {
 	bool valid;
 	uint64_t bytes;                 /* payload bytes in the measured window */
@@ -174,6 +188,7 @@ struct ix_stream_end {
 	 * "mmsg"; "" on other paths) and the most one call carried. */
 	char io[8];
 	uint32_t io_batch;
+	struct ix_zerocopy zerocopy; /* TCP sender: asked is false without --zerocopy */
 };
 
 struct ix_stream_result {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "probes/ctl/wire.h"
+#include "probes/net/zcopy.h"
 #include "probes/net/transport.h"
 
 static void set_opt_u64(json_t *o, const char *k, struct ix_opt_u64 v)
@@ -22,12 +23,12 @@ static void get_opt_u64(json_t *o, const char *k, struct ix_opt_u64 *v)
 
 json_t *ix_wire_bw_params(const struct ix_bw_params *p)
 {
-	return json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I,s:b}", "path", p->path,
+	return json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I,s:b,s:b}", "path", p->path,
 			 "msg_size", (json_int_t)p->msg_size, "streams", (int)p->streams, "mode",
 			 (int)p->mode, "duration", p->duration_s, "bytes", (json_int_t)p->bytes,
 			 "warmup", p->warmup_s, "interval", p->interval_s, "congestion",
 			 p->congestion, "rate", (json_int_t)p->rate_bps, "window",
-			 (json_int_t)p->window, "offload", !p->no_offload);
+			 (json_int_t)p->window, "offload", !p->no_offload, "zerocopy", p->zerocopy);
 }
 
 json_t *ix_wire_lat_params(const struct ix_lat_params *p)
@@ -122,6 +123,11 @@ int ix_wire_parse_bw(json_t *j, const struct ix_limits *lim, struct ix_bw_params
 	if (json_object_get(j, "offload") && !json_is_boolean(json_object_get(j, "offload")))
 		return ix_fail(err, IX_EXIT_USAGE, "test request: 'offload' is not a boolean");
 	p->no_offload = json_is_false(json_object_get(j, "offload"));
+	if (json_object_get(j, "zerocopy") && !json_is_boolean(json_object_get(j, "zerocopy")))
+		return ix_fail(err, IX_EXIT_USAGE, "test request: 'zerocopy' is not a boolean");
+	p->zerocopy = json_is_true(json_object_get(j, "zerocopy"));
+	if (p->zerocopy && strcmp(p->path, "tcp") != 0)
+		return ix_fail(err, IX_EXIT_USAGE, "test request: 'zerocopy' is for TCP only");
 	if (p->duration_s <= 0 && p->bytes == 0)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "test request: neither duration nor bytes given");
@@ -295,6 +301,8 @@ json_t *ix_wire_stream_end(const struct ix_stream_end *e)
 	if (e->io[0])
 		json_object_set_new(
 			o, "io", json_pack("{s:s,s:i}", "kind", e->io, "batch", (int)e->io_batch));
+	if (e->zerocopy.asked)
+		json_object_set_new(o, "zerocopy", ix_zc_json(&e->zerocopy));
 	return o;
 }
 
@@ -332,6 +340,10 @@ int ix_wire_parse_stream_end(json_t *j, struct ix_stream_end *e)
 		    json_integer_value(k) <= 1 << 20)
 			e->io_batch = (uint32_t)json_integer_value(k);
 	}
+	/* Like the other optional fields: dropped (zeroed) when malformed. */
+	x = json_object_get(j, "zerocopy");
+	if (x)
+		ix_zc_parse(x, &e->zerocopy);
 	return 0;
 }
 

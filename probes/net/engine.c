@@ -150,6 +150,8 @@ void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e)
 	}
 	snprintf(e->io, sizeof(e->io), "%s", s->io);
 	e->io_batch = s->io_batch;
+	if (s->sending)
+		e->zerocopy = s->zc;
 	buf = s->fd >= 0 ? ix_net_buffer_size(s->fd, s->sending) : 0;
 	if (buf)
 		e->sock_buffer = ix_u64(buf);
@@ -206,6 +208,7 @@ void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
 		s[i].send_until =
 			p->bytes ? 0 : t_start + ix_seconds_to_ns(p->warmup_s + p->duration_s);
 		s[i].no_offload = p->no_offload;
+		s[i].zerocopy = p->zerocopy;
 	}
 }
 

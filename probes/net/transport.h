@@ -58,6 +58,8 @@ struct ix_stream {
 	bool no_offload;   /* UDP: no GSO or GRO (the batching stays) */
 	char io[8];        /* UDP: how its datagrams went ("gso", "gro", "mmsg") */
 	uint32_t io_batch; /* UDP: the most datagrams one call carried */
+	bool zerocopy;     /* TCP sender: MSG_ZEROCOPY */
+	struct ix_zerocopy zc;
 
 	struct ix_counters c;
 	/* Filled by the data thread at the warm-up boundary and at the end. */

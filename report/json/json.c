@@ -6,6 +6,7 @@
 
 #include "probes/core/link.h"
 #include "probes/core/stats.h"
+#include "probes/net/zcopy.h"
 #include "report/json/json.h"
 
 json_t *ix_json_opt_u64(struct ix_opt_u64 v)
@@ -86,6 +87,8 @@ static json_t *end_json(const struct ix_stream_end *e)
 	if (o && e->io[0])
 		json_object_set_new(
 			o, "io", json_pack("{s:s,s:i}", "kind", e->io, "batch", (int)e->io_batch));
+	if (o && e->zerocopy.asked)
+		json_object_set_new(o, "zerocopy", ix_zc_json(&e->zerocopy));
 	return o;
 }
 
@@ -169,7 +172,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 						"sender", end_json(&r->streams[i].sender),
 						"receiver", end_json(&r->streams[i].receiver)));
 	o = json_pack(
-		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:b},s:{s:"
+		"{s:s,s:s,s:s,s:b,s:o,s:{s:s,s:I,s:i,s:s,s:f,s:I,s:f,s:f,s:o,s:o,s:o,s:o,s:b,s:b},"
+		"s:{s:"
 		"o,s:"
 		"o},"
 		"s:o,"
@@ -183,10 +187,10 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		"rate_bps", p->rate_bps ? json_integer((json_int_t)p->rate_bps) : json_null(),
 		"window", p->window ? json_integer((json_int_t)p->window) : json_null(),
 		"window_granted", ix_json_opt_u64(ix_bw_window_granted(r)), "offload",
-		!p->no_offload, "summary", "forward", summary_json(r, IX_DIR_FORWARD), "reverse",
-		summary_json(r, IX_DIR_REVERSE), "streams", streams, "intervals", intervals_json(r),
-		"cpu", "local", bw_cpu_json(r, &r->cpu_local), "remote",
-		bw_cpu_json(r, &r->cpu_remote));
+		!p->no_offload, "zerocopy", p->zerocopy, "summary", "forward",
+		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
+		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
+		bw_cpu_json(r, &r->cpu_local), "remote", bw_cpu_json(r, &r->cpu_remote));
 	json_object_set_new(o, "link", ix_link_json(&r->link));
 	json_object_set_new(o, "link_remote", ix_link_json(&r->link_remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));

@@ -206,6 +206,54 @@ static void udp_io_line(FILE *f, const struct ix_bw_result *r)
 	}
 }
 
+/* What MSG_ZEROCOPY did for each direction's senders, summed over its
+ * streams; nothing without --zerocopy. */
+static void zerocopy_lines(FILE *f, const struct ix_bw_result *r)
+{
+	for (int d = IX_DIR_FORWARD; d <= IX_DIR_REVERSE; d++) {
+		struct ix_zerocopy t = { 0 };
+		uint32_t streams = 0, unused = 0;
+		const char *why = "";
+
+		for (uint32_t i = 0; i < r->nstreams; i++) {
+			const struct ix_zerocopy *z = &r->streams[i].sender.zerocopy;
+
+			if (r->streams[i].dir != (enum ix_dir)d || !z->asked)
+				continue;
+			streams++;
+			unused += !z->used;
+			if (z->why[0] && !why[0])
+				why = z->why;
+			t.sends += z->sends;
+			t.completed += z->completed;
+			t.copied += z->copied;
+			t.waits += z->waits;
+		}
+		if (!streams)
+			continue;
+		fprintf(f, "Zero-copy (%s): ",
+			d == IX_DIR_FORWARD ? "sent here" : "sent by the server");
+		if (!t.sends) {
+			fprintf(f, "not used%s%s\n", why[0] ? ": " : "", why);
+			continue;
+		}
+		fprintf(f, "%llu sends, %llu completed", (unsigned long long)t.sends,
+			(unsigned long long)t.completed);
+		if (t.completed)
+			fprintf(f, ", %llu (%.0f%%) copied by the kernel",
+				(unsigned long long)t.copied,
+				100.0 * (double)t.copied / (double)t.completed);
+		if (t.waits)
+			fprintf(f, ", %llu waits for pinned pages", (unsigned long long)t.waits);
+		if (unused)
+			fprintf(f, "; %u of %u streams without it (%s)", unused, streams, why);
+		fputc('\n', f);
+		if (t.completed && t.copied == t.completed)
+			fprintf(f, "  every send was copied after all: this path cannot send "
+				   "from user pages (loopback and veth deliver by copy)\n");
+	}
+}
+
 void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_unit_choice *u)
 {
 	struct ix_dir_summary s;
@@ -259,6 +307,7 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 				(unsigned long long)r->params.window);
 	}
 	udp_io_line(f, r);
+	zerocopy_lines(f, r);
 	ix_text_counters(f, "", &r->ctr_local, &r->ctr_remote, true);
 	ix_text_wire(f, &r->wire);
 	if (!r->complete)

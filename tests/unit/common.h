@@ -1,6 +1,6 @@
 /* Small pieces several unit tests share: a JSON document as a reader of
- * the output (or the peer) sees it, and directory trees for sysfs
- * fixtures built at run time. */
+ * the output (or the peer) sees it, directory trees for sysfs fixtures
+ * built at run time, and a loopback TCP connection. */
 #ifndef IX_TEST_COMMON_H
 #define IX_TEST_COMMON_H
 
@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <jansson.h>
@@ -29,6 +33,24 @@ static inline json_t *ix_test_json_roundtrip(json_t *j)
 	free(text);
 	json_decref(j);
 	return back;
+}
+
+/* A connected loopback TCP pair: fds[0] dialled, fds[1] accepted. */
+static inline void ix_test_tcp_pair(int fds[2])
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t al = sizeof(a);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	cr_assert_geq(l, 0);
+	cr_assert_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	cr_assert_eq(listen(l, 1), 0);
+	cr_assert_eq(getsockname(l, (struct sockaddr *)&a, &al), 0);
+	fds[0] = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_eq(connect(fds[0], (struct sockaddr *)&a, sizeof(a)), 0);
+	fds[1] = accept(l, NULL, NULL);
+	cr_assert_geq(fds[1], 0);
+	close(l);
 }
 
 /* mkdir -p */

@@ -140,6 +140,20 @@ Test(bw, round_trip_udp_by_bytes)
 	json_decref(j);
 }
 
+/* Zero-copy: a boolean, TCP only; absent (an older client) is off. */
+Test(bw, zerocopy_flag)
+{
+	struct ix_bw_params p = good_tcp_bw(), q;
+	json_t *j = bw_with(&p, "zerocopy", json_true());
+
+	bw_accepted(j, NULL, &q);
+	cr_assert(q.zerocopy);
+	json_decref(j);
+	bw_field_refused(&p, "zerocopy", json_string("yes"), IX_EXIT_USAGE, "'zerocopy'");
+	p = good_udp_bw();
+	bw_field_refused(&p, "zerocopy", json_true(), IX_EXIT_USAGE, "TCP only");
+}
+
 Test(bw, not_an_object)
 {
 	json_t *arr = json_array();
@@ -592,6 +606,20 @@ Test(stream_end, hostile_input)
 	cr_assert_float_eq(e.seconds, 2.0, 1e-12);
 }
 
+/* A sender's zero-copy figures travel with its stream end (their JSON:
+ * test_zcopy.c); a malformed object is dropped like the other options. */
+Test(stream_end, zerocopy_travels)
+{
+	struct ix_stream_end e = { .valid = true, .zerocopy = { .asked = true, .sends = 9 } }, f;
+	json_t *j = ix_test_json_roundtrip(ix_wire_stream_end(&e));
+
+	cr_assert_eq(ix_wire_parse_stream_end(j, &f), 0);
+	cr_assert(f.zerocopy.asked && f.zerocopy.sends == 9);
+	json_decref(j);
+	cr_assert_eq(parse_end_text("{\"bytes\": 1, \"seconds\": 1, \"zerocopy\": [1]}", &f), 0);
+	cr_assert_not(f.zerocopy.asked);
+}
+
 Test(cpu, round_trip_and_invalid)
 {
 	struct ix_cpu c = { .valid = true, .user_s = 1.25, .system_s = 0.5, .wall_s = 3 }, d;
@@ -769,16 +797,4 @@ Test(interval, ignores_bad_figures_inside_entries)
 	cr_assert_not(r.intervals[0].streams[1].have_tx);
 	json_decref(j);
 	ix_bw_result_free(&r);
-}
-
-Test(interval, sampler_schedule)
-{
-	struct ix_sampler sm;
-
-	ix_sampler_init(&sm, 0, 1000, 2);
-	cr_assert_eq(ix_sampler_next(&sm), 0, "no intervals: no tick");
-	ix_sampler_init(&sm, 0.5, 1000, 2);
-	cr_assert_eq(ix_sampler_next(&sm), 1000 + 500000000ll);
-	sm.next_k = 3;
-	cr_assert_eq(ix_sampler_next(&sm), 1000 + 2000000000ll);
 }

@@ -76,3 +76,17 @@ Test(sampler, retransmits_never_wrap)
 	fake_total = 4;
 	cr_assert_eq(take(&sm, &s), 0);
 }
+
+/* The ticks of the interval schedule: none without intervals, then one
+ * an interval after the start. */
+Test(sampler, schedule)
+{
+	struct ix_sampler sm;
+
+	ix_sampler_init(&sm, 0, 1000, 2);
+	cr_assert_eq(ix_sampler_next(&sm), 0, "no intervals: no tick");
+	ix_sampler_init(&sm, 0.5, 1000, 2);
+	cr_assert_eq(ix_sampler_next(&sm), 1000 + 500000000ll);
+	sm.next_k = 3;
+	cr_assert_eq(ix_sampler_next(&sm), 1000 + 2000000000ll);
+}

@@ -1,7 +1,11 @@
 /* Unit tests for probes/net/tcp.c: a latency ping towards a peer that
- * stops reading ends at its deadline or at the stop flag. */
+ * stops reading ends at its deadline or at the stop flag; a bandwidth
+ * receiver's wake-up mark follows its stream's rate. */
 #include "config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -12,6 +16,7 @@
 #include "probes/core/clock.h"
 #include "probes/net/net.h"
 #include "probes/net/transport.h"
+#include "tests/unit/common.h"
 
 #define MSG (8u * 1024 * 1024) /* far more than the socket buffers hold */
 
@@ -69,4 +74,80 @@ Test(tcp_ping, peer_not_reading_honours_stop, .timeout = 10)
 	cr_assert_eq(ix_tcp_transport.ping(&r.s, r.buf, 0, 3600 * IX_NSEC_PER_SEC), -1);
 	cr_assert_str_eq(r.s.err.msg, "stopped");
 	rig_close(&r);
+}
+
+static void *receive(void *arg)
+{
+	struct ix_stream *s = arg;
+
+	return (void *)(intptr_t)ix_tcp_transport.recv(s);
+}
+
+static int lowat(int fd)
+{
+	int v = 0;
+	socklen_t l = sizeof(v);
+
+	cr_assert_eq(getsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &v, &l), 0);
+	return v;
+}
+
+static void wait_bytes(struct ix_stream *s, uint64_t n)
+{
+	int64_t until = ix_now_ns() + 10 * IX_NSEC_PER_SEC;
+
+	while (atomic_load(&s->c.bytes) < n && ix_now_ns() < until)
+		usleep(1000);
+	cr_assert_eq(atomic_load(&s->c.bytes), n);
+}
+
+/* After a fast stretch the receiver wakes once a read's worth has come
+ * (the mark is high); once the stream slows to 1000 bytes every 20 ms,
+ * the mark comes down to about a millisecond's worth, so that no byte
+ * waits for the receive timeout. Rates decide, not times: loopback moves
+ * far more than 4 KiB a millisecond, the slow stretch 50 bytes. */
+Test(tcp_recv, wake_up_mark_follows_the_rate, .timeout = 30)
+{
+	static uint8_t chunk[1 << 20];
+	struct ix_stream s;
+	atomic_int stop;
+	pthread_t th;
+	void *rc;
+	int fds[2];
+	uint64_t total = 0;
+	int fast_mark = 0;
+
+	ix_test_tcp_pair(fds);
+	cr_assert_eq(ix_net_set_timeouts(fds[1], 200), 0);
+	atomic_init(&stop, 0);
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, false);
+	s.fd = fds[1];
+	s.tp = &ix_tcp_transport;
+	s.stop = &stop;
+	s.msg_size = 128 * 1024;
+	cr_assert_eq(pthread_create(&th, NULL, receive, &s), 0);
+	/* Long enough for the receiver to take the rate a few times; the
+	 * mark is read while the stream runs (once it stops, the tail below
+	 * the mark waits for the receive timeout, and the rate is 0). */
+	for (int64_t t0 = ix_now_ns(); ix_now_ns() < t0 + 200 * 1000000LL;) {
+		cr_assert_eq(send(fds[0], chunk, sizeof(chunk), MSG_NOSIGNAL),
+			     (ssize_t)sizeof(chunk));
+		total += sizeof(chunk);
+		if (!fast_mark && ix_now_ns() > t0 + 100 * 1000000LL)
+			fast_mark = lowat(fds[1]);
+	}
+	wait_bytes(&s, total);
+	cr_expect_gt(fast_mark, 4096, "mark during the fast stretch: %d", fast_mark);
+	for (int i = 0; i < 15; i++) {
+		cr_assert_eq(send(fds[0], chunk, 1000, MSG_NOSIGNAL), 1000);
+		total += 1000;
+		usleep(20000);
+	}
+	wait_bytes(&s, total);
+	cr_expect_lt(lowat(fds[1]), 4096, "mark after the slow stretch: %d", lowat(fds[1]));
+	shutdown(fds[0], SHUT_WR);
+	pthread_join(th, &rc);
+	cr_expect_eq((intptr_t)rc, 0, "%s", s.err.msg);
+	close(fds[0]);
+	close(fds[1]);
 }

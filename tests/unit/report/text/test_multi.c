@@ -209,3 +209,53 @@ Test(bw, summary_names_the_pcie_ceiling_and_the_counters)
 	ix_bw_result_free(&r);
 	free(buf);
 }
+
+/* report/text/text.c: with --zerocopy, a line for each direction's
+ * senders: sends, completions, what the kernel copied (all of it on
+ * loopback, said in words), and why a stream did not use it. */
+Test(bw, zerocopy_lines_per_direction)
+{
+	struct ix_bw_params p = {
+		.path = "tcp", .streams = 2, .mode = IX_MODE_BIDIR, .zerocopy = true
+	};
+	struct ix_unit_choice u = { 0 };
+	struct ix_bw_result r;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const struct ix_zerocopy all_copied = {
+		.asked = true, .used = true, .sends = 100, .completed = 100, .copied = 100
+	};
+
+	ix_bw_result_init(&r, &p);
+	cr_assert_eq(r.nstreams, 4);
+	for (uint32_t i = 0; i < 4; i++) {
+		r.streams[i].receiver =
+			(struct ix_stream_end){ .valid = true, .bytes = 1000000, .seconds = 1 };
+		r.streams[i].sender = r.streams[i].receiver;
+		r.streams[i].dir = i < 2 ? IX_DIR_FORWARD : IX_DIR_REVERSE;
+	}
+	/* Forward: two streams, everything copied. */
+	r.streams[0].sender.zerocopy = all_copied;
+	r.streams[1].sender.zerocopy = all_copied;
+	/* Reverse: one stream from user pages with waits, one refused. */
+	r.streams[2].sender.zerocopy = (struct ix_zerocopy){
+		.asked = true, .used = true, .sends = 50, .completed = 48, .copied = 0, .waits = 2
+	};
+	r.streams[3].sender.zerocopy = (struct ix_zerocopy){ .asked = true };
+	snprintf(r.streams[3].sender.zerocopy.why, sizeof(r.streams[3].sender.zerocopy.why),
+		 "SO_ZEROCOPY refused: Operation not supported");
+	ix_text_bw_summary(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(strstr(buf,
+				  "Zero-copy (sent here): 200 sends, 200 completed, 200 (100%) "
+				  "copied by the kernel\n  every send was copied after all"),
+			   "%s", buf);
+	cr_assert_not_null(
+		strstr(buf, "Zero-copy (sent by the server): 50 sends, 48 completed, 0 (0%) copied "
+			    "by the kernel, 2 waits for pinned pages; 1 of 2 streams without it "
+			    "(SO_ZEROCOPY refused: Operation not supported)\n"),
+		"%s", buf);
+	free(buf);
+	ix_bw_result_free(&r);
+}
