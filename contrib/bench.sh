@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark ixperf against the tools it replaces, on loopback (127.0.0.1 only).
+# Benchmark ixperf against the tools it replaces, on loopback (127.0.0.1), and
+# through a shaped link between network namespaces it creates and removes.
 #
 #   contrib/bench.sh PATH/TO/ixperf        (or: make bench)
 #
@@ -17,7 +18,12 @@
 #      --path udp (paced at BENCH_UDP_RATE) vs iperf3 -u -b 0 (goal: 3 x its
 #      goodput, loss no higher), iperf 2 -u -b 100G and nuttcp -u at the same
 #      rate.
-#   4. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
+#   4. Accuracy: the same tools through a link of known rate (network
+#      namespaces joined by a bridge whose ports tbf shapes to BENCH_TBF_MBIT,
+#      as tests/integration/netns.sh): goodput over the shaped rate, TCP with
+#      and without zero-copy sends, and UDP offered at 90% of it (goal:
+#      ixperf within 5%; iperf3 beside it). Root only; skipped otherwise.
+#   5. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
 #      ping-pong, one-way (RTT/2) p50 and p99 in usec (goal: ratio <= 1).
 #      Both block in receive by default; ixperf --busy-poll is shown for
 #      information only.
@@ -32,6 +38,7 @@
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
 #   BENCH_UDP_RATE  ixperf's UDP rate (default 10G)
+#   BENCH_TBF_MBIT  the shaped link's rate for the accuracy rows (default 500)
 set -euo pipefail
 
 usage() {
@@ -94,6 +101,7 @@ cleanup() {
 	for pid in "${SERVER_PIDS[@]}"; do
 		stop_pid "$pid"
 	done
+	declare -F tbf_down >/dev/null && tbf_down
 	if [ "$rc" -eq 0 ]; then
 		rm -rf "$WORK"
 	else
@@ -121,10 +129,12 @@ stop_pid() {
 # server_up NAME PROTO PORT CMD...: start a server in the background (a child
 # of this shell, so that it can be stopped and reaped by PID), wait until its
 # PROTO (tcp or udp) port is bound. Its PID is left in SERVER_PID and kept
-# for the EXIT trap. Its output goes to $WORK/NAME.log.
+# for the EXIT trap. Its output goes to $WORK/NAME.log. With SERVER_NS set,
+# the port is looked for in that network namespace.
 server_up() {
-	local name=$1 proto=$2 port=$3 pid i flag=-Hltn
+	local name=$1 proto=$2 port=$3 pid i flag=-Hltn ns=()
 	shift 3
+	[ -n "${SERVER_NS:-}" ] && ns=(ip netns exec "$SERVER_NS")
 	"$@" >"$WORK/$name.log" 2>&1 </dev/null &
 	pid=$!
 	SERVER_PIDS+=("$pid")
@@ -132,7 +142,7 @@ server_up() {
 	[ "$proto" = udp ] && flag=-Hlun
 	for ((i = 0; i < 100; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
-		[ -z "$(ss "$flag" "sport = :$port" 2>/dev/null)" ] || return 0
+		[ -z "$("${ns[@]}" ss "$flag" "sport = :$port" 2>/dev/null)" ] || return 0
 		sleep 0.05
 	done
 	cat "$WORK/$name.log" >&2
@@ -425,6 +435,100 @@ server_down "$iperf2u_pid"
 server_down "$nuttcp_pid"
 echo
 
+# ---- accuracy through a tbf-shaped link -------------------------------------------
+
+# The speed rows above must not change what a figure means: the same
+# figures through a link of known rate. Two network namespaces joined
+# through a bridge in a third, its ports shaped with tbf to TBF_MBIT (as
+# tests/integration/netns.sh), jumbo frames; goodput over the shaped rate
+# for ixperf and iperf3 side by side. Needs root, iproute2 and tbf;
+# otherwise said and skipped.
+TBF_MBIT=${BENCH_TBF_MBIT:-500}
+TBF_NS=()
+tbf_setup() {
+	local a=ixbench-a-$$ b=ixbench-b-$$ m=ixbench-m-$$ pair dev
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null || return 1
+	ip netns add "$a" 2>/dev/null || return 1
+	TBF_NS+=("$a")
+	ip netns add "$b" && TBF_NS+=("$b") && ip netns add "$m" && TBF_NS+=("$m") || return 1
+	ip link add ixa0 netns "$a" type veth peer name ixma netns "$m" 2>/dev/null || return 1
+	ip link add ixb0 netns "$b" type veth peer name ixmb netns "$m" || return 1
+	ip -n "$m" link add ixbr0 type bridge 2>/dev/null || return 1
+	ip -n "$a" addr add 198.18.0.1/24 dev ixa0 && ip -n "$b" addr add 198.18.0.2/24 dev ixb0 || return 1
+	for pair in "$a:ixa0" "$b:ixb0" "$m:ixma" "$m:ixmb" "$m:ixbr0" "$a:lo" "$b:lo"; do
+		ip -n "${pair%%:*}" link set dev "${pair#*:}" mtu 9000 up 2>/dev/null ||
+			ip -n "${pair%%:*}" link set dev "${pair#*:}" up || return 1
+	done
+	for dev in ixma ixmb; do
+		ip -n "$m" link set dev "$dev" master ixbr0 || return 1
+		tc -n "$m" qdisc add dev "$dev" root tbf rate "${TBF_MBIT}mbit" burst 64kb latency 20ms ||
+			return 1
+	done
+	TBF_A=$a TBF_B=$b
+}
+tbf_down() {
+	local ns
+	for ns in "${TBF_NS[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	TBF_NS=()
+}
+
+# tbf_ixperf KEY TRUTH RUN ARGS...: one ixperf bw run from A to B; records
+# goodput over TRUTH Mbit/s (the shaped rate, or what UDP offered below it).
+tbf_ixperf() {
+	local key=$1 truth=$2 i=$3 name="tbf-ix-$1-$3" bps
+	shift 3
+	run_client "$name" ip netns exec "$TBF_A" "$IXPERF" bw -t "$T" "$@" -J -p "$P_IX_BW" 198.18.0.2
+	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
+		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bits_per_second')
+	sample "tbf-ixperf-$key" "$(calc 'b/(m*1e6)' b="$bps" m="$truth")"
+	printf '  run %d/%d  ixperf  %-10s %8.1f Mbit/s (%.3f of %s Mbit/s)\n' "$i" "$RUNS" "$key" \
+		"$(calc 'b/1e6' b="$bps")" "$(calc 'b/(m*1e6)' b="$bps" m="$truth")" "$truth"
+}
+
+# tbf_iperf3 KEY TRUTH RUN ARGS...: the same with iperf3 (received: TCP's
+# sum_received, UDP's sum less the lost share).
+tbf_iperf3() {
+	local key=$1 truth=$2 i=$3 name="tbf-iperf3-$1-$3" bps
+	shift 3
+	run_client "$name" ip netns exec "$TBF_A" iperf3 -c 198.18.0.2 -p "$P_IPERF" -t "$T" "$@" -J
+	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
+		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
+	bps=$(jq_num "$WORK/$name.out" \
+		'if .end.sum_received then .end.sum_received.bits_per_second
+		 else .end.sum.bits_per_second * (100 - .end.sum.lost_percent) / 100 end')
+	sample "tbf-iperf3-$key" "$(calc 'b/(m*1e6)' b="$bps" m="$truth")"
+	printf '  run %d/%d  iperf3  %-10s %8.1f Mbit/s (%.3f of %s Mbit/s)\n' "$i" "$RUNS" "$key" \
+		"$(calc 'b/1e6' b="$bps")" "$(calc 'b/(m*1e6)' b="$bps" m="$truth")" "$truth"
+}
+
+TBF_OK=0
+echo "== Accuracy through a link shaped to $TBF_MBIT Mbit/s (tbf, network namespaces)"
+if tbf_setup; then
+	TBF_OK=1
+	SERVER_NS=$TBF_B server_up tbf_ix tcp "$P_IX_BW" ip netns exec "$TBF_B" "$IXPERF" server -B 198.18.0.2 -p "$P_IX_BW" -q
+	tbf_ix_pid=$SERVER_PID
+	SERVER_NS=$TBF_B server_up tbf_iperf tcp "$P_IPERF" ip netns exec "$TBF_B" iperf3 -s -B 198.18.0.2 -p "$P_IPERF"
+	tbf_iperf_pid=$SERVER_PID
+	offer=$((TBF_MBIT * 9 / 10))
+	for ((i = 1; i <= RUNS; i++)); do
+		tbf_ixperf tcp "$TBF_MBIT" "$i" -C "$CC"
+		tbf_iperf3 tcp "$TBF_MBIT" "$i" -C "$CC"
+		tbf_ixperf tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
+		tbf_iperf3 tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
+		tbf_ixperf udp90 "$offer" "$i" --path udp -s 1472 -b "${offer}M"
+		tbf_iperf3 udp90 "$offer" "$i" -u -l 1472 -b "${offer}M"
+	done
+	server_down "$tbf_ix_pid"
+	server_down "$tbf_iperf_pid"
+else
+	echo "   skipped: needs root, iproute2, veth, bridges and tbf"
+fi
+tbf_down
+echo
+
 # ---- 3: latency -----------------------------------------------------------------
 
 # lat_ixperf PATH RUN [--busy-poll]: one ixperf lat run; records p50/p99 in usec.
@@ -550,6 +654,20 @@ for peer in iperf3 iperf2 nuttcp; do
 	row "UDP loss %, 1472 B ($peer)" "$(median_of udp-loss-ixperf)" "$(median_of "udp-loss-$peer")" "<=1"
 	row "UDP CPU s/GB, 1472 B ($peer)" "$(median_of udp-cpu-ixperf)" "$(median_of "udp-cpu-$peer")" "<=1"
 done
+# acc_row METRIC KEY: goodput over the shaped rate, ixperf and iperf3; PASS
+# when ixperf lands within 5% of the shaped rate (what netns.sh asserts).
+acc_row() {
+	local ix peer verdict
+	ix=$(median_of "tbf-ixperf-$2")
+	peer=$(median_of "tbf-iperf3-$2")
+	verdict=$(awk -v a="$ix" 'BEGIN { print (a >= 0.95 && a <= 1.05 ? "PASS" : "MISS") }')
+	printf '%-34s %12.3f %12.3f %8s %6s  %s\n' "$1" "$ix" "$peer" - "1+-5%" "$verdict"
+}
+if [ "$TBF_OK" = 1 ]; then
+	acc_row "TCP via tbf, goodput/shaped" tcp
+	acc_row "TCP -Z via tbf, goodput/shaped" tcp-Z
+	acc_row "UDP 90% via tbf, goodput/offered" udp90
+fi
 for path in tcp udp; do
 	P=${path^^}
 	row "$P lat p50, us (sockperf)" "$(median_of "p50-ixperf-$path")" "$(median_of "p50-sockperf-$path")" "<=1"
