@@ -5,6 +5,7 @@
 #include <ifaddrs.h>
 #include <net/if.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "probes/core/clock.h"
 #include "probes/core/link.h"
 #include "probes/host/inventory.h"
 #include "probes/host/links.h"
@@ -256,12 +258,41 @@ static void pcie_of(const char *iface, const char *sysroot, struct ix_link_limit
 	ix_link_settle(out);
 }
 
+/* The PCI tree behind RDMA tests' ceilings, read at most once a minute
+ * (the agents' link cache does the same for sockets): each RDMA test's
+ * setup asks, and a walk takes about 170 ms on a large host. One tree, of
+ * the last root asked for; lookups hold the lock. */
+#define PCI_TTL_NS (60 * IX_NSEC_PER_SEC)
+static pthread_mutex_t pci_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	bool valid;
+	char root[512];
+	int64_t at;
+	struct ix_pci pci;
+} pci_cache;
+
+/* Locks; NULL when the tree cannot be read (still locked). */
+static const struct ix_pci *pci_lock(const char *sysroot)
+{
+	int64_t now = ix_now_ns();
+	struct ix_err err = { 0 };
+
+	pthread_mutex_lock(&pci_mu);
+	if (pci_cache.valid && now - pci_cache.at < PCI_TTL_NS &&
+	    strcmp(pci_cache.root, sysroot) == 0)
+		return &pci_cache.pci;
+	if (pci_cache.valid)
+		ix_pci_free(&pci_cache.pci);
+	pci_cache.valid = ix_pci_read(sysroot, &pci_cache.pci, &err) == 0;
+	snprintf(pci_cache.root, sizeof(pci_cache.root), "%s", sysroot);
+	pci_cache.at = now;
+	return pci_cache.valid ? &pci_cache.pci : NULL;
+}
+
 int ix_link_of_rdma(const char *sysroot, const char *rdma_dev, const char *netdev, double rate_bps,
 		    const char *gpu_bdf, struct ix_link_limit *out)
 {
 	char path[512], target[512], *bdf = NULL;
-	struct ix_err err = { 0 };
-	struct ix_pci pci;
 	ssize_t n = -1;
 	int k;
 
@@ -278,12 +309,14 @@ int ix_link_of_rdma(const char *sysroot, const char *rdma_dev, const char *netde
 		target[n] = '\0';
 		bdf = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
 	}
-	if ((bdf || gpu_bdf) && ix_pci_read(sysroot, &pci, &err) == 0) {
-		if (bdf && (k = ix_pci_find(&pci, bdf)) >= 0 && has_link(&pci.v[k]))
-			fill_pcie(&pci.v[k], &out->pcie);
-		if (gpu_bdf && (k = ix_pci_find(&pci, gpu_bdf)) >= 0 && has_link(&pci.v[k]))
-			fill_pcie(&pci.v[k], &out->gpu);
-		ix_pci_free(&pci);
+	if (bdf || gpu_bdf) {
+		const struct ix_pci *pci = pci_lock(sysroot);
+
+		if (pci && bdf && (k = ix_pci_find(pci, bdf)) >= 0 && has_link(&pci->v[k]))
+			fill_pcie(&pci->v[k], &out->pcie);
+		if (pci && gpu_bdf && (k = ix_pci_find(pci, gpu_bdf)) >= 0 && has_link(&pci->v[k]))
+			fill_pcie(&pci->v[k], &out->gpu);
+		pthread_mutex_unlock(&pci_mu);
 	}
 	ix_link_settle(out);
 	return ix_link_ceiling(out) > 0 ? 0 : -1;

@@ -18,7 +18,8 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 /* The link of an RDMA port: rate_bps (its rate), the PCIe link of the
  * RDMA device's PCI function and, when gpu_bdf is not NULL (the test's
  * buffers are in that GPU's memory), the GPU's; iface is netdev, or the
- * device's name when there is none. Returns 0 when a ceiling is known. */
+ * device's name when there is none. Returns 0 when a ceiling is known.
+ * The PCI tree is read at most once a minute for a given sysroot. */
 int ix_link_of_rdma(const char *sysroot, const char *rdma_dev, const char *netdev, double rate_bps,
 		    const char *gpu_bdf, struct ix_link_limit *out);
 /* The same for the local interface that routes to host (a name or an

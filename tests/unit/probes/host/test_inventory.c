@@ -202,6 +202,14 @@ Test(inventory, rdma_port_ceiling_with_its_nic_and_gpu)
 	/* A name that is not a device's, or a path, finds no PCI function. */
 	cr_assert_eq(ix_link_of_rdma(cmd, "../../etc", "", 0, NULL, &l), -1);
 	cr_assert_not(l.pcie.known);
+	/* The tree is read once a minute: with its PCI devices gone, the
+	 * next test's ceiling still comes from the tree read above. */
+	snprintf(cmd, sizeof(cmd), "mv '%1$s/i/sys/bus/pci/devices' '%1$s/i/gone'", dir);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "%s/i", dir);
+	cr_assert_eq(ix_link_of_rdma(cmd, "mlx5_0", "ibp25s0", 400e9, "0000:18:00.0", &l), 0);
+	cr_assert_str_eq(l.pcie.bdf, "0000:19:00.0");
+	cr_assert(l.gpu.known);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	cr_expect_eq(system(cmd), 0);
 }
