@@ -18,8 +18,11 @@
 #include "probes/host/links.h"
 #include "report/json/json.h"
 #include "report/text/text.h"
+#include "probes/host/topo.h"
+#include "report/model/topotree.h"
 #include "report/tui/heat_state.h"
 #include "report/tui/top.h"
+#include "report/tui/topotree.h"
 #include "report/tui/tui.h"
 
 struct top_opts {
@@ -34,6 +37,8 @@ struct top_opts {
 	const char *capture;
 	const char *filter;
 	const char *mesh;
+	bool topo;
+	const char *measured;
 	bool counters;
 	bool help;
 };
@@ -63,6 +68,14 @@ static const struct ix_option top_options[] = {
 	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result, or "
 	  "of a saved 'ixperf gpu' result (GPU x GPU)",
 	  0, 0 },
+	{ 0, "topo", IX_OPT_FLAG, offsetof(struct top_opts, topo), NULL,
+	  "draw this server's PCI tree (as 'ixperf topo'), each link coloured by what its NICs "
+	  "carry now and by its health",
+	  0, 0 },
+	{ 0, "measured", IX_OPT_STRING, offsetof(struct top_opts, measured), "FILE",
+	  "with --topo: each GPU's link loaded with its best host<->GPU copy in FILE (the JSON "
+	  "of 'ixperf gpu' or 'ixperf bw --path pcie') instead of live counters",
+	  0, 0 },
 	{ 0, "counters", IX_OPT_FLAG, offsetof(struct top_opts, counters), NULL,
 	  "with --json: every fabric counter read, with its value (fabric.read)", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct top_opts, help), NULL, "show this help", 0, 0 },
@@ -81,12 +94,15 @@ const struct ix_cmd_spec ix_top_spec = {
 		  "Without a terminal on stdout, or with --once or --json, one snapshot is\n"
 		  "printed instead of a screen.\n"
 		  "Keys: q quit, p pause, t traffic matrix (with --capture), arrows scroll;\n"
-		  "in a heatmap: arrows move, b/l bandwidth or latency, +/- zoom.\n"
+		  "in a heatmap: arrows move, b/l bandwidth or latency, +/- zoom;\n"
+		  "in the tree (--topo): up/down move, left/right or Enter fold and unfold,\n"
+		  "e unfold all, c fold to fit the screen.\n"
 		  "Examples:\n"
 		  "  ixperf top\n"
 		  "  ixperf top --capture eth0 --capture-filter 'tcp port 5301'\n"
 		  "  ixperf top --once --json --iface eth0,mlx5_0\n"
-		  "  ixperf top --mesh /tmp/mesh.json\n",
+		  "  ixperf top --mesh /tmp/mesh.json\n"
+		  "  ixperf top --topo\n",
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -445,6 +461,218 @@ static int mesh_screen(const struct top_opts *o, struct ix_err *err)
 	return 0;
 }
 
+/* --topo keys on the tree; returns true when the folding changed. */
+static bool tree_key(struct ix_tree *tree, int key, size_t node, int rows)
+{
+	switch (key) {
+	case '\n':
+	case '\r':
+	case '+':
+	case '-':
+		ix_tree_toggle(tree, node);
+		return true;
+	case IX_KEY_RIGHT:
+		tree->v[node].folded = false;
+		return true;
+	case IX_KEY_LEFT:
+		if (tree->v[node].nchildren)
+			tree->v[node].folded = true;
+		else if (tree->v[node].parent >= 0)
+			tree->v[tree->v[node].parent].folded = true;
+		return true;
+	case 'e':
+		for (size_t i = 0; i < tree->n; i++)
+			tree->v[i].folded = false;
+		return true;
+	case 'c':
+		ix_tree_fit(tree, (size_t)rows);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The cursor's node stays on the screen; returns the visible count. */
+static size_t tree_place(const struct ix_tree *tree, size_t *rows, size_t max, size_t *cursor,
+			 size_t *first, int h)
+{
+	size_t n = ix_tree_visible(tree, rows, max);
+
+	if (n > max)
+		n = max;
+	if (*cursor >= n)
+		*cursor = n ? n - 1 : 0;
+	if (*cursor < *first)
+		*first = *cursor;
+	if (h > 0 && *cursor >= *first + (size_t)h)
+		*first = *cursor - (size_t)h + 1;
+	return n;
+}
+
+static int topo_screen(struct top *tp, struct ix_tree *tree, const struct ix_topo *topo,
+		       struct ix_err *err)
+{
+	const struct top_opts *o = tp->o;
+	static size_t rows[8192];
+	size_t first = 0, cursor = 0, nvis = 0, node = 0;
+	bool paused = false, dirty = true;
+	int64_t next = ix_now_ns() + (int64_t)(o->interval_s * 1e9);
+	struct ix_tui t;
+	char title[512];
+
+	if (ix_tui_open(&t, err) < 0)
+		return -1;
+	ix_tree_fit(tree, (size_t)ix_tui_tree_rows(t.h));
+	while (!stop_requested) {
+		int key = ix_tui_key(&t, 50), h = ix_tui_tree_rows(t.h);
+
+		nvis = tree_place(tree, rows, 8192, &cursor, &first, h);
+		node = nvis ? rows[cursor] : 0;
+		if (key == 'q' || key == 'Q')
+			break;
+		if (key == 'p' || key == ' ')
+			paused = !paused;
+		else if (key == IX_KEY_DOWN && cursor + 1 < nvis)
+			cursor++;
+		else if (key == IX_KEY_UP && cursor)
+			cursor--;
+		else if (key == IX_KEY_PGDOWN)
+			cursor = cursor + (size_t)h < nvis ? cursor + (size_t)h
+				 : nvis                    ? nvis - 1
+							   : 0;
+		else if (key == IX_KEY_PGUP)
+			cursor = cursor > (size_t)h ? cursor - (size_t)h : 0;
+		else if (key == IX_KEY_HOME)
+			cursor = 0;
+		else if (nvis)
+			tree_key(tree, key, node, h);
+		dirty |= key != IX_KEY_NONE;
+		if (!paused && ix_now_ns() >= next) {
+			next = ix_now_ns() + (int64_t)(o->interval_s * 1e9);
+			if (sample(tp, err) < 0)
+				break;
+			ix_tree_load(tree, topo, &tp->model);
+			dirty = true;
+		}
+		if (!dirty)
+			continue;
+		dirty = false;
+		nvis = tree_place(tree, rows, 8192, &cursor, &first, h);
+		snprintf(title, sizeof(title),
+			 "ixperf top --topo  %s  every %gs  %zu PCI functions, %zu rows%s%s%s",
+			 tp->host, o->interval_s, topo->pci.n, nvis,
+			 o->measured ? "  measured: " : "", o->measured ? o->measured : "",
+			 paused ? "  PAUSED" : "");
+		ix_tui_tree_draw(
+			&t, &(struct ix_tui_tree){
+				    .title = title,
+				    .keys = "up/down move  left/right/Enter fold  e unfold all  "
+					    "c fit  p pause  q quit",
+				    .tree = tree,
+				    .first = first,
+				    .cursor = cursor,
+			    });
+	}
+	ix_tui_close(&t);
+	return err->code ? -1 : 0;
+}
+
+/* The value of GPU g in a host<->GPU test's matrix (a "host" row or
+ * column), in bytes/s; 0 when absent. */
+static double host_copy(json_t *test, size_t g)
+{
+	json_t *rows = json_object_get(test, "rows"), *cols = json_object_get(test, "columns");
+	json_t *m = json_object_get(json_object_get(test, "matrix"), "value");
+	json_t *host = json_string("host"), *v = NULL;
+
+	if (json_equal(json_array_get(rows, 0), host) && json_array_size(rows) == 1)
+		v = json_array_get(json_array_get(m, 0), g);
+	else if (json_equal(json_array_get(cols, 0), host) && json_array_size(cols) == 1)
+		v = json_array_get(json_array_get(m, g), 0);
+	json_decref(host);
+	return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+}
+
+/* --measured FILE: each GPU's best copy over its PCIe link, from the
+ * tests measured against that link. */
+static int load_measured(const char *path, struct ix_tree *tree, const struct ix_topo *topo,
+			 struct ix_err *err)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), *r, *d, *tst;
+	size_t i, g, k, found = 0;
+
+	if (!doc)
+		return ix_fail(err, IX_EXIT_USAGE, "--measured %s: %s", path, jerr.text);
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+
+		if (!kind || strcmp(kind, "gpu") != 0)
+			continue;
+		json_array_foreach(json_object_get(r, "devices"), g, d)
+		{
+			const char *bdf = json_string_value(json_object_get(d, "pci_bus_id"));
+			double best = 0;
+
+			json_array_foreach(json_object_get(r, "tests"), k, tst)
+			{
+				const char *ref =
+					json_string_value(json_object_get(tst, "reference"));
+				double v;
+
+				if (!ref || strcmp(ref, "pcie_link") != 0)
+					continue;
+				v = host_copy(tst, g);
+				best = v > best ? v : best;
+			}
+			if (bdf && best > 0 && ix_tree_measured(tree, topo, bdf, best * 8) == 0)
+				found++;
+		}
+	}
+	json_decref(doc);
+	if (!found)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--measured %s: no host<->GPU bandwidth of a GPU in this tree "
+			       "(a JSON result of 'ixperf gpu' on this host?)",
+			       path);
+	return 0;
+}
+
+/* --topo: the tree on a screen, or once as text (loads over one interval). */
+static int topo_run(struct top *tp, struct ix_err *err)
+{
+	const struct top_opts *o = tp->o;
+	struct ix_topo topo;
+	struct ix_tree tree;
+	struct ix_sink sink;
+	int rc;
+
+	if (ix_topo_scan(o->sysfs ? o->sysfs : "", &topo, err) < 0)
+		return -1;
+	if (ix_tree_build(&topo, &tree) < 0) {
+		ix_topo_free(&topo);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	if (o->measured && load_measured(o->measured, &tree, &topo, err) < 0) {
+		rc = -1;
+	} else if (!o->once) {
+		rc = topo_screen(tp, &tree, &topo, err);
+	} else {
+		sleep_s(o->interval_s);
+		rc = sample(tp, err);
+		if (rc == 0)
+			ix_tree_load(&tree, &topo, &tp->model);
+		if (rc == 0 && (rc = ix_sink_open(&sink, o->output, err)) == 0) {
+			ix_text_tree(sink.f, &tree);
+			rc = ix_sink_commit(&sink, err);
+		}
+	}
+	ix_tree_free(&tree);
+	ix_topo_free(&topo);
+	return rc;
+}
+
 int cmd_top(int argc, char **argv, const struct ix_env *env)
 {
 	struct top_opts o = { 0 };
@@ -470,6 +698,14 @@ int cmd_top(int argc, char **argv, const struct ix_env *env)
 		return ix_fail(&err, IX_EXIT_USAGE,
 			       "--mesh is a screen of its own: use 'ixperf report' for files"),
 		       ix_report_error("top", &err);
+	if (o.measured && !o.topo)
+		return ix_fail(&err, IX_EXIT_USAGE, "--measured goes with --topo"),
+		       ix_report_error("top", &err);
+	if (o.topo && (o.mesh || o.capture || o.json || o.count))
+		return ix_fail(&err, IX_EXIT_USAGE,
+			       "--topo draws the tree alone (without --mesh, --capture, --json or "
+			       "--count; 'ixperf topo --json' has it as JSON)"),
+		       ix_report_error("top", &err);
 	if (o.interval_s <= 0)
 		o.interval_s = o.mesh ? 0.5 : 1;
 	if (o.json || o.output || o.count)
@@ -489,7 +725,9 @@ int cmd_top(int argc, char **argv, const struct ix_env *env)
 		snprintf(tp.host, sizeof(tp.host), "?");
 	tp.host[sizeof(tp.host) - 1] = '\0';
 	rc = top_open(&tp, &err);
-	if (rc == 0)
+	if (rc == 0 && o.topo)
+		rc = topo_run(&tp, &err);
+	else if (rc == 0)
 		rc = o.once ? print_snapshots(&tp, env, &err) : screen(&tp, &err);
 	top_close(&tp);
 	return rc < 0 ? ix_report_error("top", &err) : IX_EXIT_OK;

@@ -17,6 +17,7 @@
 #include "probes/host/topo.h"
 #include "probes/rdma/session.h"
 #include "report/fmt/units.h"
+#include "report/model/topotree.h"
 
 /* ---- text.c: bw and lat ---- */
 
@@ -82,6 +83,9 @@ void ix_text_talkers(FILE *f, const struct ix_talkers_view *v, size_t top_n);
 /* The PCI tree, the path matrix, NUMA and CXL, interfaces and RDMA ports
  * with GIDs, then the findings and notes. */
 void ix_text_topo(FILE *f, const struct ix_topo *t);
+/* The server's tree with its links' loads and health ('top --topo --once'),
+ * every node unfolded. */
+void ix_text_tree(FILE *f, const struct ix_tree *tr);
 
 /* ---- rdma.c: perftest's tables ---- */
 

@@ -17,20 +17,6 @@ static void link_text(const struct ix_pci_link *l, char *buf, size_t len)
 			 l->downtrained ? "  DOWNTRAINED" : "");
 }
 
-/* Also a function that others hang from without being a bridge: an Intel
- * VMD controller, with the PCI domain behind it. */
-static bool interesting(const struct ix_topo *t, size_t i)
-{
-	const struct ix_pci_dev *d = &t->pci.v[i];
-
-	if (d->type != IX_PCI_OTHER || d->nnetdevs || d->nrdma)
-		return true;
-	for (size_t k = 0; k < t->pci.n; k++)
-		if (t->pci.v[k].parent == (int)i)
-			return true;
-	return false;
-}
-
 /* Addresses are 12 characters, longer in domains above ffff. */
 static int bdf_width(const struct ix_topo *t)
 {
@@ -56,7 +42,7 @@ static void tree(FILE *f, const struct ix_topo *t, int parent, const char *hb, i
 				 d->nnetdevs ? d->netdevs[0] : "",
 				 d->nnetdevs && d->nrdma ? " " : "", d->nrdma ? d->rdma[0] : "");
 		snprintf(numa, sizeof(numa), d->numa_node >= 0 ? "%d" : "-", d->numa_node);
-		if (interesting(t, i))
+		if (ix_tree_shown(t, i))
 			fprintf(f, "%*s%-*s %-17s %04x:%04x %-10s numa %-2s%s%s\n", 2 * depth + 2,
 				"", w, d->bdf, ix_pci_type_name(d->type), d->vendor, d->device,
 				d->driver[0] ? d->driver : "-", numa, l, extra);
@@ -168,4 +154,34 @@ void ix_text_topo(FILE *f, const struct ix_topo *t)
 			ix_finding_name(t->findings[i].kind), t->findings[i].message);
 	for (size_t i = 0; i < t->pci.nnotes; i++)
 		fprintf(f, "  note: %s\n", t->pci.notes[i]);
+}
+
+void ix_text_tree(FILE *f, const struct ix_tree *tr)
+{
+	static const struct ix_unit_choice bits = { .kind = IX_UNITS_BITS };
+	char link[32], load[48], rate[32];
+
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct ix_tree_node *n = &tr->v[i];
+
+		link[0] = load[0] = '\0';
+		if (n->has_link)
+			snprintf(link, sizeof(link), "Gen%d x%d", n->gen, n->width);
+		if (n->load_known) {
+			ix_fmt_rate(n->load_bps, &bits, rate, sizeof(rate));
+			if (n->has_link && n->link_bps > 0)
+				snprintf(load, sizeof(load), "%s (%.0f%%%s)", rate, 100 * n->load,
+					 n->measured ? " measured" : "");
+			else
+				snprintf(load, sizeof(load), "%s", rate);
+		}
+		fprintf(f, "%*s%-16s %-28s %-9s %-9s %-20s%s%s\n", 2 * n->depth, "", n->name,
+			n->what, n->ids, link, load,
+			n->health == IX_TREE_BAD    ? "PROBLEM: "
+			: n->health == IX_TREE_WARN ? "warning: "
+						    : "",
+			n->issue);
+	}
+	if (!tr->n)
+		fprintf(f, "no PCI functions to show\n");
 }

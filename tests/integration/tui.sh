@@ -2,8 +2,8 @@
 # The live views under tmux: 'ixperf mesh --live' over loopback agents (one
 # of them slow, so bad pairs and a suspect node show), its keys, stopping
 # it midway, monochrome and 8-colour terminals, 80x24, a resize,
-# 'ixperf top --mesh' on the state file, and 'ixperf top' itself (its
-# fabric counters too).
+# 'ixperf top --mesh' on the state file, 'ixperf top' itself (its fabric
+# counters too), and 'ixperf top --topo' on saved trees.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v tmux >/dev/null || ix_skip "tmux is not installed (contrib/setup.sh installs it)"
@@ -247,6 +247,75 @@ check "monochrome: drops in bold, no colour" escapes_match "${ESC}\\[1mdrops "
 check "monochrome: the fabric line fits 80 columns" fits 80
 T send-keys -t ix q
 wait_exit 5
+kill "$BUMP" 2>/dev/null
+wait "$BUMP" 2>/dev/null
+
+# --- ixperf top --topo: the server's tree, folded to the screen. ------------
+# Saved trees of tests/topo/mkfixture.py: the large host (466 functions)
+# must stay usable at 80x24, a downtrained link must stand out, and a NIC
+# whose counters grow must load its link and the links above it.
+TX=$J/topo
+for layout in large downtrained dgx-h100 amd-mi300x; do
+	python3 "$top_srcdir/tests/topo/mkfixture.py" "$layout" "$TX/$layout" >/dev/null ||
+		ix_skip "tests/topo/mkfixture.py cannot build the $layout tree"
+done
+start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/large" -i 0.3
+check "top --topo folds the large host (466 functions) to 80x24" \
+	wait_screen '^ixperf top --topo .* 466 PCI functions, ([0-9]|1[0-9]|2[01]) rows' 5
+check "a folded subtree says a downtrained link is below it" \
+	wait_screen '^├─\[\+\]pci0000:00 host bridge +DOWNTRAINED below' 3
+check "top --topo fits 80 columns" fits 80
+T send-keys -t ix e
+check "e unfolds every node (the screen scrolls)" \
+	wait_screen '466 PCI functions, [0-9]{3} rows' 3
+T send-keys -t ix c
+check "c folds back to the screen" \
+	wait_screen '466 PCI functions, ([0-9]|1[0-9]|2[01]) rows' 3
+T send-keys -t ix q
+check "top --topo leaves with q, exit 0" exits_with 0
+for layout in dgx-h100 amd-mi300x; do
+	start 80 24 LANG=C TERM=vt100 -- "$IXPERF" top --topo --sysfs "$TX/$layout" -i 0.3
+	check "top --topo draws $layout at 80x24 (ASCII lines)" \
+		wait_screen '^\|-\[[+-]\]pci0000:[0-9a-f]{2} host bridge' 5
+	check "$layout fits 80 columns" fits 80
+	T send-keys -t ix q
+	wait_exit 5
+done
+start 140 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/downtrained" -i 0.3
+check "a downtrained link is marked with its widths on a wide screen" \
+	wait_screen '0000:01:00\.0 +ib ibp1s0 mlx5_0 .*Gen4 x8 .*downtrained: Gen4 x8 of Gen5 x16' 5
+check "in red" escapes_match '31mdowntrained: Gen4 x8 of Gen5 x16'
+T send-keys -t ix q
+wait_exit 5
+# ibp26s0's counters grow by about 200 Gbit/s (2.5 GB every 0.1 s).
+ST=$TX/dgx-h100/sys/class/net/ibp26s0/statistics
+mkdir -p "$ST"
+echo 0 >"$ST/tx_bytes"
+(
+	i=0
+	while :; do
+		i=$((i + 1))
+		echo $((i * 2500000000)) >"$ST/rx_bytes.new"
+		mv "$ST/rx_bytes.new" "$ST/rx_bytes"
+		sleep 0.1
+	done
+) &
+BUMP=$!
+IX_PIDS+=("$BUMP")
+# With it, a saved 'ixperf gpu' result (two simulated GPUs at 0000:18:00.0
+# and 0000:19:00.0, 50 GB/s host to GPU): their links show that share.
+start 140 45 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/dgx-h100" \
+	--measured "$top_srcdir/tests/data/gpu-base.json" -i 0.3
+T send-keys -t ix e
+check "a NIC's traffic loads its link: a bar and a share" \
+	wait_screen '0000:1a:00\.0 +ib ibp26s0 mlx5_0 .*Gen5 x16 +█+·* +[1-9][0-9]?%' 5
+check "and the switch ports above it carry the same" \
+	wait_screen '0000:17:02\.0 +switch_downstream .*Gen5 x16 +█+·* +[1-9][0-9]?%' 3
+check "--measured loads a GPU's link with its measured copy (400 of 504 Gbit/s)" \
+	wait_screen '0000:18:00\.0 +gpu .*Gen5 x16 +█+·* +79%' 3
+check "the title names the measurement" wait_screen '^ixperf top --topo .* measured: ' 3
+T send-keys -t ix q
+check "top --topo leaves with q, exit 0" exits_with 0
 kill "$BUMP" 2>/dev/null
 wait "$BUMP" 2>/dev/null
 

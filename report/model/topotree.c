@@ -1,0 +1,365 @@
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/model/topotree.h"
+
+bool ix_tree_shown(const struct ix_topo *t, size_t i)
+{
+	const struct ix_pci_dev *d = &t->pci.v[i];
+
+	if (d->type != IX_PCI_OTHER || d->nnetdevs || d->nrdma)
+		return true;
+	for (size_t k = 0; k < t->pci.n; k++)
+		if (t->pci.v[k].parent == (int)i)
+			return true;
+	return false;
+}
+
+static struct ix_tree_node *add(struct ix_tree *tr, size_t *cap, enum ix_tree_kind kind, int parent,
+				int depth)
+{
+	struct ix_tree_node *n;
+
+	if (tr->n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 64;
+		struct ix_tree_node *v = realloc(tr->v, nc * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		tr->v = v;
+		*cap = nc;
+	}
+	n = &tr->v[tr->n++];
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->pci = -1;
+	n->parent = parent;
+	n->depth = depth;
+	if (parent >= 0)
+		tr->v[parent].nchildren++;
+	if (depth > tr->max_depth)
+		tr->max_depth = depth;
+	return n;
+}
+
+static bool link_up(const char *state)
+{
+	return strcmp(state, "up") == 0 || strcmp(state, "ACTIVE") == 0 ||
+	       strcmp(state, "unknown") == 0;
+}
+
+static void set_issue(struct ix_tree_node *n, enum ix_tree_health h, const char *tag,
+		      const char *text)
+{
+	if (h <= n->health && n->issue[0])
+		return;
+	n->health = h;
+	snprintf(n->tag, sizeof(n->tag), "%s", tag);
+	snprintf(n->issue, sizeof(n->issue), "%.*s", (int)sizeof(n->issue) - 1, text);
+}
+
+/* What a function is, its link and its health. */
+static void describe(struct ix_tree_node *n, const struct ix_topo *t, size_t i)
+{
+	const struct ix_pci_dev *d = &t->pci.v[i];
+	char s[128];
+	size_t len;
+
+	snprintf(n->name, sizeof(n->name), "%s", d->bdf);
+	snprintf(n->ids, sizeof(n->ids), "%04x:%04x", d->vendor, d->device);
+	len = (size_t)snprintf(n->what, sizeof(n->what), "%s", ix_pci_type_name(d->type));
+	for (size_t k = 0; k < d->nnetdevs && len < sizeof(n->what); k++)
+		len += (size_t)snprintf(n->what + len, sizeof(n->what) - len, " %s", d->netdevs[k]);
+	for (size_t k = 0; k < d->nrdma && len < sizeof(n->what); k++)
+		len += (size_t)snprintf(n->what + len, sizeof(n->what) - len, " %s", d->rdma[k]);
+	if (d->link.present) {
+		n->has_link = true;
+		n->gen = d->link.gen;
+		n->width = d->link.width;
+		n->expected_gen = d->link.expected_gen;
+		n->expected_width = d->link.expected_width;
+		n->link_bps = d->link.bps;
+	}
+	if (d->link.downtrained) {
+		snprintf(s, sizeof(s), "downtrained: Gen%d x%d of Gen%d x%d", d->link.gen,
+			 d->link.width, d->link.expected_gen, d->link.expected_width);
+		set_issue(n, IX_TREE_BAD, "DOWNTRAINED", s);
+	}
+	if (d->aer_known && (d->aer_fatal || d->aer_nonfatal)) {
+		snprintf(s, sizeof(s), "AER: %llu fatal, %llu non-fatal",
+			 (unsigned long long)d->aer_fatal, (unsigned long long)d->aer_nonfatal);
+		set_issue(n, IX_TREE_BAD, "AER ERRORS", s);
+	} else if (d->aer_known && d->aer_cor) {
+		snprintf(s, sizeof(s), "AER: %llu corrected", (unsigned long long)d->aer_cor);
+		set_issue(n, IX_TREE_WARN, "AER corrected", s);
+	}
+	for (size_t k = 0; k < t->nifaces; k++)
+		if (t->ifaces[k].pci == (int)i && !link_up(t->ifaces[k].link->state)) {
+			snprintf(s, sizeof(s), "%s %s", t->ifaces[k].link->name,
+				 t->ifaces[k].link->state);
+			set_issue(n, IX_TREE_WARN, "PORT DOWN", s);
+		}
+	for (size_t k = 0; k < t->nports; k++)
+		if (t->ports[k].pci == (int)i && !link_up(t->ports[k].link->state)) {
+			snprintf(s, sizeof(s), "%s %s", t->ports[k].link->name,
+				 t->ports[k].link->state);
+			set_issue(n, IX_TREE_WARN, "PORT DOWN", s);
+		}
+}
+
+/* Function i and what is shown below it. */
+static int subtree(struct ix_tree *tr, size_t *cap, const struct ix_topo *t, size_t i, int parent,
+		   int depth)
+{
+	struct ix_tree_node *n = add(tr, cap, IX_TREE_PCI, parent, depth);
+	int me = (int)tr->n - 1;
+
+	if (!n)
+		return -1;
+	n->pci = (int)i;
+	describe(n, t, i);
+	for (size_t k = 0; k < t->pci.n; k++)
+		if (t->pci.v[k].parent == (int)i && ix_tree_shown(t, k) &&
+		    subtree(tr, cap, t, k, me, depth + 1) < 0)
+			return -1;
+	return 0;
+}
+
+/* The NUMA node of a host bridge: its first function's that has one. */
+static int bridge_numa(const struct ix_topo *t, const char *hb)
+{
+	for (size_t i = 0; i < t->pci.n; i++)
+		if (strcmp(t->pci.v[i].host_bridge, hb) == 0 && t->pci.v[i].numa_node >= 0)
+			return t->pci.v[i].numa_node;
+	return -1;
+}
+
+/* Host bridges in NUMA node numa (-1: unknown), each with its functions. */
+static int bridges(struct ix_tree *tr, size_t *cap, const struct ix_topo *t, int numa, int parent,
+		   int depth)
+{
+	for (size_t i = 0; i < t->pci.n; i++) {
+		const char *hb = t->pci.v[i].host_bridge;
+		struct ix_tree_node *n;
+		bool seen = false;
+		int me;
+
+		if (t->pci.v[i].parent >= 0 || bridge_numa(t, hb) != numa)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = t->pci.v[k].parent < 0 && strcmp(t->pci.v[k].host_bridge, hb) == 0;
+		if (seen)
+			continue;
+		if (!(n = add(tr, cap, IX_TREE_BRIDGE, parent, depth)))
+			return -1;
+		me = (int)tr->n - 1;
+		snprintf(n->name, sizeof(n->name), "%s", hb[0] ? hb : "host bridge");
+		snprintf(n->what, sizeof(n->what), "host bridge");
+		for (size_t k = i; k < t->pci.n; k++)
+			if (t->pci.v[k].parent < 0 && strcmp(t->pci.v[k].host_bridge, hb) == 0 &&
+			    ix_tree_shown(t, k) && subtree(tr, cap, t, k, me, depth + 1) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+static bool numa_has_bridges(const struct ix_topo *t, int numa)
+{
+	for (size_t i = 0; i < t->pci.n; i++)
+		if (t->pci.v[i].parent < 0 && bridge_numa(t, t->pci.v[i].host_bridge) == numa)
+			return true;
+	return false;
+}
+
+/* Mark each parent's last child, and each node's worst health below. */
+static void finish(struct ix_tree *tr)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		tr->v[i].last = true;
+		for (size_t k = i + 1; k < tr->n && tr->v[k].depth >= tr->v[i].depth; k++)
+			if (tr->v[k].depth == tr->v[i].depth) {
+				tr->v[i].last = false;
+				break;
+			}
+		tr->v[i].worst = tr->v[i].health;
+		snprintf(tr->v[i].worst_tag, sizeof(tr->v[i].worst_tag), "%s", tr->v[i].tag);
+	}
+	for (size_t i = tr->n; i-- > 0;) {
+		int p = tr->v[i].parent;
+
+		if (p >= 0 && tr->v[i].worst > tr->v[p].worst) {
+			tr->v[p].worst = tr->v[i].worst;
+			memcpy(tr->v[p].worst_tag, tr->v[i].worst_tag, sizeof(tr->v[p].worst_tag));
+		}
+	}
+}
+
+int ix_tree_build(const struct ix_topo *t, struct ix_tree *out)
+{
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t k = 0; k <= t->nnuma; k++) {
+		int numa = k < t->nnuma ? t->numa[k].node : -1;
+		struct ix_tree_node *n;
+
+		if (!numa_has_bridges(t, numa))
+			continue;
+		if (!(n = add(out, &cap, IX_TREE_NUMA, -1, 0)))
+			goto oom;
+		if (numa >= 0) {
+			snprintf(n->name, sizeof(n->name), "NUMA %d", numa);
+			snprintf(n->what, sizeof(n->what), "cpus %.90s",
+				 t->numa[k].cpus[0] ? t->numa[k].cpus : "none");
+		} else {
+			snprintf(n->name, sizeof(n->name), "NUMA ?");
+			snprintf(n->what, sizeof(n->what), "node not known");
+		}
+		if (bridges(out, &cap, t, numa, (int)out->n - 1, 1) < 0)
+			goto oom;
+	}
+	finish(out);
+	return 0;
+oom:
+	ix_tree_free(out);
+	return -1;
+}
+
+void ix_tree_free(struct ix_tree *tr)
+{
+	free(tr->v);
+	memset(tr, 0, sizeof(*tr));
+}
+
+static bool names_link(const struct ix_pci_dev *d, const struct ix_link *l)
+{
+	for (size_t k = 0; k < d->nnetdevs; k++)
+		if (strcmp(l->name, d->netdevs[k]) == 0 ||
+		    (l->netdev[0] && strcmp(l->netdev, d->netdevs[k]) == 0 && !l->port))
+			return true;
+	for (size_t k = 0; k < d->nrdma; k++)
+		if (l->port && strcmp(l->dev, d->rdma[k]) == 0)
+			return true;
+	return false;
+}
+
+void ix_tree_load(struct ix_tree *tr, const struct ix_topo *t, const struct ix_top_model *m)
+{
+	double *rx = calloc(tr->n ? tr->n : 1, sizeof(*rx)),
+	       *tx = calloc(tr->n ? tr->n : 1, sizeof(*tx));
+	bool *known = calloc(tr->n ? tr->n : 1, sizeof(*known));
+
+	if (!rx || !tx || !known)
+		goto out;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct ix_pci_dev *d;
+
+		if (tr->v[i].measured)
+			continue;
+		tr->v[i].load_known = false;
+		if (tr->v[i].pci < 0)
+			continue;
+		d = &t->pci.v[tr->v[i].pci];
+		for (size_t k = 0; k < m->cur.n; k++) {
+			const struct ix_link_rate *r = &m->rates[k];
+
+			if (!names_link(d, &m->cur.v[k]) ||
+			    !(r->known & (IX_LINK_RX_BYTES | IX_LINK_TX_BYTES)))
+				continue;
+			known[i] = true;
+			rx[i] += r->known & IX_LINK_RX_BYTES ? r->rx_bps : 0;
+			tx[i] += r->known & IX_LINK_TX_BYTES ? r->tx_bps : 0;
+		}
+	}
+	/* Children come after their parents: add each to its parent, last
+	 * first, and every level carries the sum of what is below it. */
+	for (size_t i = tr->n; i-- > 0;) {
+		int p = tr->v[i].parent;
+
+		if (p >= 0 && known[i]) {
+			known[p] = true;
+			rx[p] += rx[i];
+			tx[p] += tx[i];
+		}
+	}
+	for (size_t i = 0; i < tr->n; i++) {
+		struct ix_tree_node *n = &tr->v[i];
+
+		if (n->measured)
+			continue;
+		n->load_known = known[i];
+		n->load_bps = rx[i] > tx[i] ? rx[i] : tx[i];
+		n->load = n->has_link && n->link_bps > 0 ? n->load_bps / n->link_bps : 0;
+	}
+out:
+	free(rx);
+	free(tx);
+	free(known);
+}
+
+int ix_tree_measured(struct ix_tree *tr, const struct ix_topo *t, const char *bdf, double bps)
+{
+	int k = ix_pci_find(&t->pci, bdf);
+
+	for (size_t i = 0; k >= 0 && i < tr->n; i++) {
+		struct ix_tree_node *n = &tr->v[i];
+
+		if (n->pci != k)
+			continue;
+		n->measured = n->load_known = true;
+		n->load_bps = bps;
+		n->load = n->has_link && n->link_bps > 0 ? bps / n->link_bps : 0;
+		return 0;
+	}
+	return -1;
+}
+
+/* The first node after i's subtree. */
+static size_t past(const struct ix_tree *tr, size_t i)
+{
+	size_t k = i + 1;
+
+	while (k < tr->n && tr->v[k].depth > tr->v[i].depth)
+		k++;
+	return k;
+}
+
+size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < tr->n; i = tr->v[i].folded ? past(tr, i) : i + 1) {
+		if (n < max)
+			rows[n] = i;
+		n++;
+	}
+	return n;
+}
+
+void ix_tree_fit(struct ix_tree *tr, size_t rows)
+{
+	size_t vis = ix_tree_visible(tr, NULL, 0);
+
+	for (int d = tr->max_depth; d >= 0; d--)
+		for (int pass = 0; pass < 2; pass++)
+			for (size_t i = 0; i < tr->n; i++) {
+				struct ix_tree_node *n = &tr->v[i];
+
+				if (vis <= rows)
+					return;
+				if (n->depth != d || !n->nchildren || n->folded ||
+				    (!pass && n->worst != IX_TREE_OK))
+					continue;
+				n->folded = true;
+				vis = ix_tree_visible(tr, NULL, 0);
+			}
+}
+
+void ix_tree_toggle(struct ix_tree *tr, size_t i)
+{
+	if (i < tr->n && tr->v[i].nchildren)
+		tr->v[i].folded = !tr->v[i].folded;
+}
