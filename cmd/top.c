@@ -461,8 +461,8 @@ static int mesh_screen(const struct top_opts *o, struct ix_err *err)
 	return 0;
 }
 
-/* --topo keys on the tree; returns true when the folding changed. */
-static bool tree_key(struct ix_tree *tree, int key, size_t node, int rows)
+/* --topo's folding keys on the tree, at node. */
+static void tree_key(struct ix_tree *tree, int key, size_t node, int rows)
 {
 	switch (key) {
 	case '\n':
@@ -470,25 +470,25 @@ static bool tree_key(struct ix_tree *tree, int key, size_t node, int rows)
 	case '+':
 	case '-':
 		ix_tree_toggle(tree, node);
-		return true;
+		break;
 	case IX_KEY_RIGHT:
 		tree->v[node].folded = false;
-		return true;
+		break;
 	case IX_KEY_LEFT:
 		if (tree->v[node].nchildren)
 			tree->v[node].folded = true;
 		else if (tree->v[node].parent >= 0)
 			tree->v[tree->v[node].parent].folded = true;
-		return true;
+		break;
 	case 'e':
 		for (size_t i = 0; i < tree->n; i++)
 			tree->v[i].folded = false;
-		return true;
+		break;
 	case 'c':
 		ix_tree_fit(tree, (size_t)rows);
-		return true;
+		break;
 	default:
-		return false;
+		break;
 	}
 }
 
@@ -513,7 +513,7 @@ static int topo_screen(struct top *tp, struct ix_tree *tree, const struct ix_top
 		       struct ix_err *err)
 {
 	const struct top_opts *o = tp->o;
-	static size_t rows[8192];
+	static size_t rows[IX_TREE_ROWS_MAX];
 	size_t first = 0, cursor = 0, nvis = 0, node = 0;
 	bool paused = false, dirty = true;
 	int64_t next = ix_now_ns() + (int64_t)(o->interval_s * 1e9);
@@ -526,7 +526,7 @@ static int topo_screen(struct top *tp, struct ix_tree *tree, const struct ix_top
 	while (!stop_requested) {
 		int key = ix_tui_key(&t, 50), h = ix_tui_tree_rows(t.h);
 
-		nvis = tree_place(tree, rows, 8192, &cursor, &first, h);
+		nvis = tree_place(tree, rows, IX_TREE_ROWS_MAX, &cursor, &first, h);
 		node = nvis ? rows[cursor] : 0;
 		if (key == 'q' || key == 'Q')
 			break;
@@ -557,7 +557,7 @@ static int topo_screen(struct top *tp, struct ix_tree *tree, const struct ix_top
 		if (!dirty)
 			continue;
 		dirty = false;
-		nvis = tree_place(tree, rows, 8192, &cursor, &first, h);
+		nvis = tree_place(tree, rows, IX_TREE_ROWS_MAX, &cursor, &first, h);
 		snprintf(title, sizeof(title),
 			 "ixperf top --topo  %s  every %gs  %zu PCI functions, %zu rows%s%s%s",
 			 tp->host, o->interval_s, topo->pci.n, nvis,

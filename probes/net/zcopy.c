@@ -84,12 +84,20 @@ static int reap_now(struct ix_zc *z)
 int ix_zc_reap(struct ix_zc *z, int timeout_ms)
 {
 	struct pollfd p = { .fd = z->fd, .events = 0 };
+	int got;
 
 	if (z->st.completed >= z->st.sends)
 		return 0;
 	if (timeout_ms > 0 && poll(&p, 1, timeout_ms) <= 0)
 		return 0;
-	return reap_now(z);
+	got = reap_now(z);
+	/* Woken by the socket's own error (a reset) with no completion
+	 * queued: none will come, and a wait would only spin. */
+	if (got == 0 && timeout_ms > 0 && (p.revents & (POLLERR | POLLHUP))) {
+		errno = EPIPE;
+		return -1;
+	}
+	return got;
 }
 
 ssize_t ix_zc_send(struct ix_zc *z, const void *buf, size_t len, int flags)

@@ -40,7 +40,8 @@ void ix_zc_open(struct ix_zc *z, int fd);
  * Otherwise returns what send returns. */
 ssize_t ix_zc_send(struct ix_zc *z, const void *buf, size_t len, int flags);
 /* Read the completions queued now, waiting up to timeout_ms for the
- * first; returns how many send calls they covered, -1 with errno. */
+ * first; returns how many send calls they covered, -1 with errno (also
+ * when the socket failed with none queued). */
 int ix_zc_reap(struct ix_zc *z, int timeout_ms);
 /* Wait until every send has completed or deadline (monotonic ns)
  * passes; true when all have. */

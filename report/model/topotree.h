@@ -78,6 +78,9 @@ void ix_tree_load(struct ix_tree *tr, const struct ix_topo *t, const struct ix_t
  * as its load from then on instead of the counters'. Returns -1 when no
  * node is that function. */
 int ix_tree_measured(struct ix_tree *tr, const struct ix_topo *t, const char *bdf, double bps);
+/* The most visible rows a renderer lists (a screen scrolls through them). */
+#define IX_TREE_ROWS_MAX 8192
+
 /* The visible nodes in drawing order: at most max indexes into rows;
  * returns how many are visible in all. */
 size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max);

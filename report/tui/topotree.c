@@ -128,7 +128,8 @@ static void row(struct ix_tui *t, int y, const struct ix_tree *tr, size_t i, boo
 
 void ix_tui_tree_draw(struct ix_tui *t, const struct ix_tui_tree *s)
 {
-	size_t rows[4096], nvis = ix_tree_visible(s->tree, rows, 4096);
+	static size_t rows[IX_TREE_ROWS_MAX];
+	size_t nvis = ix_tree_visible(s->tree, rows, IX_TREE_ROWS_MAX);
 	int y = TREE_TOP, h = ix_tui_tree_rows(t->h);
 	char line[160];
 
@@ -138,7 +139,7 @@ void ix_tui_tree_draw(struct ix_tui *t, const struct ix_tui_tree *s)
 		 t->w - right_w(t->w) - 1 > 4 ? t->w - right_w(t->w) - 1 : 4, "NODE", LINK_W,
 		 "LINK", LOAD_W, "LOAD", "HEALTH");
 	ix_tui_text(t, 1, 0, IX_ROLE_DIM, line);
-	for (size_t r = s->first; r < nvis && r < 4096 && y < TREE_TOP + h; r++, y++)
+	for (size_t r = s->first; r < nvis && r < IX_TREE_ROWS_MAX && y < TREE_TOP + h; r++, y++)
 		row(t, y, s->tree, rows[r], r == s->cursor);
 	if (!s->tree->n)
 		ix_tui_text(t, y, 0, IX_ROLE_DIM, "no PCI functions to show");
