@@ -68,6 +68,28 @@ static int check_stdout(int rc)
 	return rc;
 }
 
+/* The optional parts this binary has (configure's --with-X). */
+static const char built_with[] = ""
+#ifdef HAVE_IBVERBS
+				 " ibverbs"
+#endif
+#ifdef HAVE_PCAP
+				 " pcap"
+#endif
+#ifdef HAVE_NCURSES
+				 " ncurses"
+#endif
+#ifdef HAVE_CURL
+				 " curl"
+#endif
+#ifdef HAVE_PMIX
+				 " pmix"
+#endif
+#ifdef HAVE_LLDPCTL
+				 " lldpctl"
+#endif
+	;
+
 int main(int argc, char **argv)
 {
 	const struct ix_command *cmd;
@@ -78,7 +100,7 @@ int main(int argc, char **argv)
 		return IX_EXIT_USAGE;
 	}
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("ixperf %s\n", PACKAGE_VERSION);
+		printf("ixperf %s\nbuilt with:%s\n", PACKAGE_VERSION, built_with);
 		return check_stdout(IX_EXIT_OK);
 	}
 	if (strcmp(argv[1], "--list-cmds") == 0) {

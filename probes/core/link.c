@@ -31,6 +31,11 @@ json_t *ix_link_json(const struct ix_link_limit *l)
 			    l->ceiling_bps > 0 ? json_real(l->ceiling_bps) : json_null());
 	json_object_set_new(o, "bottleneck",
 			    l->bottleneck[0] ? json_string(l->bottleneck) : json_null());
+	if (l->neighbor.source[0])
+		json_object_set_new(o, "neighbor",
+				    json_pack("{s:s,s:s,s:s,s:s}", "source", l->neighbor.source,
+					      "chassis", l->neighbor.chassis, "name",
+					      l->neighbor.name, "port", l->neighbor.port));
 	return o;
 }
 
@@ -102,6 +107,24 @@ static int parse_pcie(json_t *j, const char *key, struct ix_link_pcie *p, struct
 	return 0;
 }
 
+/* The switch port: absent or null leaves n empty. */
+static int parse_neighbor(json_t *j, struct ix_neighbor *n, struct ix_err *err)
+{
+	if (!j || json_is_null(j))
+		return 0;
+	if (!json_is_object(j))
+		return ix_fail(err, IX_EXIT_FAIL, "link: 'neighbor' is not an object");
+	if (get_string(j, "source", true, n->source, sizeof(n->source), err) < 0 ||
+	    get_string(j, "chassis", true, n->chassis, sizeof(n->chassis), err) < 0 ||
+	    get_string(j, "name", false, n->name, sizeof(n->name), err) < 0 ||
+	    get_string(j, "port", false, n->port, sizeof(n->port), err) < 0)
+		return -1;
+	if (strcmp(n->source, "lldp") != 0 || !n->chassis[0])
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "link: a neighbor needs source \"lldp\" and a chassis");
+	return 0;
+}
+
 int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -116,7 +139,8 @@ int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err)
 	    get_rate(j, "ceiling_bps", &out->ceiling_bps, err) < 0 ||
 	    get_string(j, "bottleneck", false, out->bottleneck, sizeof(out->bottleneck), err) < 0 ||
 	    parse_pcie(json_object_get(j, "pcie"), "pcie", &out->pcie, err) < 0 ||
-	    parse_pcie(json_object_get(j, "gpu_pcie"), "gpu_pcie", &out->gpu, err) < 0) {
+	    parse_pcie(json_object_get(j, "gpu_pcie"), "gpu_pcie", &out->gpu, err) < 0 ||
+	    parse_neighbor(json_object_get(j, "neighbor"), &out->neighbor, err) < 0) {
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}

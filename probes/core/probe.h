@@ -127,6 +127,15 @@ struct ix_link_pcie {
 	bool downtrained;                 /* below what both ends support */
 };
 
+/* The switch port at the far end of a link, as the switch announces it
+ * (LLDP through lldpd). source "" when nothing is known. */
+struct ix_neighbor {
+	char source[8];   /* "lldp" */
+	char chassis[80]; /* the chassis ID as announced ("mac 02:bd:..", "local leaf-a") */
+	char name[64];    /* the system name, "" when not announced */
+	char port[64];    /* the port's description, else its ID */
+};
+
 /* The local interface a test's traffic leaves by and its rate: what a
  * goodput is measured against. */
 struct ix_link_limit {
@@ -142,6 +151,8 @@ struct ix_link_limit {
 	 * names it: "link", "pcie" or "gpu" ("" when unknown). */
 	double ceiling_bps;
 	char bottleneck[8];
+	/* The switch port it is cabled to, where the host knows it. */
+	struct ix_neighbor neighbor;
 };
 
 /* CPU time consumed by one end of a test. */

@@ -17,6 +17,7 @@
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
 #include "probes/host/inventory.h"
+#include "probes/host/lldp.h"
 #include "probes/host/links.h"
 #include "probes/host/pci.h"
 
@@ -354,8 +355,13 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 {
 	int rc = link_rate_of(iface, sysroot, out);
 
+	char why[128];
+
 	if (out->iface[0] && rc != -2)
 		pcie_of(out->iface, sysroot, out);
+	/* The switch port: the live system's lldpd only (fixtures have none). */
+	if (out->iface[0] && (!sysroot || !sysroot[0]))
+		(void)ix_lldp_neighbor(out->iface, &out->neighbor, why, sizeof(why));
 	return rc < 0 ? -1 : 0;
 }
 

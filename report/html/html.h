@@ -76,6 +76,10 @@ bool ix_html_bw_sweep(FILE *f, json_t *results);
 /* Mesh (mesh.c): heatmaps, node table, bad pairs and suspects; true when
  * a canvas heatmap was drawn (the page then needs ix_html_mesh_script). */
 bool ix_html_mesh(FILE *f, json_t *result, int id);
+/* The mesh as a fabric (fabric.c): an SVG of its hosts under their
+ * switches, edges coloured and blamed; nothing when it says no more than
+ * the matrix (one group, no neighbour known). */
+void ix_html_fabric(FILE *f, json_t *result);
 /* The shared script that draws canvas heatmaps, once per page when used. */
 void ix_html_mesh_script(FILE *f);
 /* Topology (topo.c): a run's findings, GPU/NIC paths and device links. */

@@ -604,6 +604,7 @@ bool ix_html_mesh(FILE *f, json_t *r, int id)
 		for (size_t k = 0; k < nmaps; k++)
 			free(maps[k].q);
 	}
+	ix_html_fabric(f, r);
 	fputs("<h3>Suspect nodes</h3>\n<p>", f);
 	for (size_t i = 0; i < json_array_size(json_object_get(r, "suspects")); i++) {
 		fputs(i ? ", <b>&#9650; " : "<b>&#9650; ", f);

@@ -98,6 +98,17 @@ static void bottlenecks(FILE *f, const struct ix_mesh_result *r)
 			fprintf(f, "BOTTLENECK: %s\n", why);
 }
 
+static void fabric(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
+{
+	struct ix_fabric fab;
+
+	if (ix_fabric_of_mesh(r, &fab) < 0)
+		return;
+	if (ix_fabric_worth_drawing(&fab))
+		ix_text_fabric(f, &fab, r->hosts, u);
+	ix_fabric_free(&fab);
+}
+
 void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u)
 {
 	ix_text_mesh_reasons(f, r, u, NULL, 0);
@@ -194,6 +205,7 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 	}
 	bottlenecks(f, r);
 	node_counters(f, r);
+	fabric(f, r, u);
 	for (uint32_t i = 0; i < r->nfailures; i++) {
 		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
 		host_name(r->hosts, r->failures[i].b, b, sizeof(b));

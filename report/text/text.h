@@ -17,6 +17,7 @@
 #include "probes/host/topo.h"
 #include "probes/rdma/session.h"
 #include "report/fmt/units.h"
+#include "report/model/fabric.h"
 #include "report/model/topotree.h"
 
 /* ---- text.c: bw and lat ---- */
@@ -64,6 +65,13 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u,
 			  const char *const *reasons, size_t nreasons);
 void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u);
+
+/* ---- fabric.c ---- */
+
+/* The mesh's hosts under their switches, with each edge's figures and
+ * blame; ix_text_mesh prints it when ix_fabric_worth_drawing. */
+void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostlist *hosts,
+		    const struct ix_unit_choice *u);
 
 /* ---- wire.c ---- */
 

@@ -49,6 +49,9 @@ bool ix_tui_heat_action(int key, enum ix_heat_action *a)
 	case 'l':
 		*a = IX_HEAT_SHOW_LAT;
 		return true;
+	case 'f':
+		*a = IX_HEAT_FABRIC;
+		return true;
 	default:
 		return false;
 	}
@@ -140,6 +143,10 @@ void ix_tui_heat_draw(struct ix_tui *t, struct ix_heat_view *v, const struct ix_
 	uint32_t old_top, old_left, old_block, old_label;
 	bool full;
 
+	if (v->fabric) {
+		ix_tui_fabric_draw(t, v, s, paused, note);
+		return;
+	}
 	ix_tui_begin(t, false);
 	v->levels = t->levels;
 	old_top = v->top;
@@ -192,6 +199,7 @@ void ix_tui_heat_draw(struct ix_tui *t, struct ix_heat_view *v, const struct ix_
 	legend(t, v, t->h - 3);
 	line(t, t->h - 2, IX_ROLE_PLAIN, ix_heat_cursor_text(v, s, buf, sizeof(buf)));
 	line(t, t->h - 1, IX_ROLE_DIM,
-	     note ? note : "arrows move  b bandwidth  l latency  +/- zoom  p pause  q quit");
+	     note ? note
+		  : "arrows move  b bandwidth  l latency  +/- zoom  f fabric  p pause  q quit");
 	ix_tui_end(t);
 }

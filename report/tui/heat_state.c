@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "probes/core/link.h"
 #include "report/tui/heat_state.h"
 
 static json_t *find_mesh(json_t *doc)
@@ -256,6 +257,14 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 		}
 		json_array_foreach(json_object_get(mesh, "nodes"), i, x) if (i < s->n)
 			s->suspect[i] = json_is_true(json_object_get(x, "suspect"));
+	}
+	/* The switch ports the agents reported: a malformed one is left out. */
+	json_array_foreach(json_object_get(mesh, "nodes"), i, x) if (i < s->n)
+	{
+		struct ix_link_limit l;
+
+		if (ix_link_parse(json_object_get(x, "link"), &l, NULL) == 0)
+			s->nbrs[i] = l.neighbor;
 	}
 	ix_heat_src_analyze(s);
 	return 0;

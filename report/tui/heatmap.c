@@ -17,7 +17,8 @@ int ix_heat_src_alloc(struct ix_heat_src *s, uint32_t n)
 	s->names = calloc(n ? n : 1, sizeof(*s->names));
 	s->cells = calloc(n ? (size_t)n * n : 1, sizeof(*s->cells));
 	s->suspect = calloc(n ? n : 1, sizeof(*s->suspect));
-	if (!s->names || !s->cells || !s->suspect) {
+	s->nbrs = calloc(n ? n : 1, sizeof(*s->nbrs));
+	if (!s->names || !s->cells || !s->suspect || !s->nbrs) {
 		ix_heat_src_free(s);
 		return -1;
 	}
@@ -31,6 +32,8 @@ void ix_heat_src_free(struct ix_heat_src *s)
 	free(s->names);
 	free(s->cells);
 	free(s->suspect);
+	free(s->nbrs);
+	s->nbrs = NULL;
 	s->names = NULL;
 	s->cells = NULL;
 	s->suspect = NULL;
@@ -92,6 +95,8 @@ int ix_heat_src_copy(struct ix_heat_src *s, const struct ix_mesh_result *r)
 	s->bad_pairs = r->findings.bad_pairs;
 	for (uint32_t i = 0; r->nodes && i < r->n; i++)
 		s->suspect[i] = r->nodes[i].suspect;
+	for (uint32_t i = 0; r->links && i < r->n; i++)
+		s->nbrs[i] = r->links[i].neighbor;
 	ix_heat_src_analyze(s);
 	return 0;
 }
@@ -183,12 +188,36 @@ static uint32_t step_add(uint32_t x, uint32_t d, uint32_t n)
 	return x + d < n ? x + d : n - 1;
 }
 
+/* The fabric's rows scroll; its renderer keeps fab_top in range. */
+static void fabric_scroll(struct ix_heat_view *v, enum ix_heat_action a)
+{
+	uint32_t page = v->fab_rows > 1 ? v->fab_rows - 1 : 1;
+
+	if (a == IX_HEAT_UP || a == IX_HEAT_LEFT)
+		v->fab_top = v->fab_top ? v->fab_top - 1 : 0;
+	else if (a == IX_HEAT_DOWN || a == IX_HEAT_RIGHT)
+		v->fab_top++;
+	else if (a == IX_HEAT_PGUP)
+		v->fab_top = v->fab_top > page ? v->fab_top - page : 0;
+	else if (a == IX_HEAT_PGDOWN)
+		v->fab_top += page;
+	else
+		v->fab_top = 0;
+}
+
 void ix_heat_act(struct ix_heat_view *v, const struct ix_heat_src *s, enum ix_heat_action a)
 {
 	uint32_t b = v->block ? v->block : 1, n = s->n ? s->n : 1,
 		 page = b * (v->rows ? v->rows : 1);
 
+	if (v->fabric && a <= IX_HEAT_HOME) {
+		fabric_scroll(v, a);
+		return;
+	}
 	switch (a) {
+	case IX_HEAT_FABRIC:
+		v->fabric = !v->fabric;
+		break;
 	case IX_HEAT_UP:
 		v->cur_row = v->cur_row >= b ? v->cur_row - b : 0;
 		break;

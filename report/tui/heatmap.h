@@ -18,9 +18,10 @@
  * back from its state file. */
 struct ix_heat_src {
 	uint32_t n;
-	char **names;          /* n host names */
-	struct ix_cell *cells; /* n * n; row = initiator, column = peer */
-	bool *suspect;         /* n; from the provisional analysis */
+	char **names;             /* n host names */
+	struct ix_cell *cells;    /* n * n; row = initiator, column = peer */
+	bool *suspect;            /* n; from the provisional analysis */
+	struct ix_neighbor *nbrs; /* n; the switch port each agent reported ("" unknown) */
 	size_t bad_pairs;
 	struct ix_mesh_rules rules;
 	unsigned tests;          /* enum ix_mesh_test bits */
@@ -73,6 +74,9 @@ struct ix_heat_view {
 	uint32_t label_w;    /* characters of the row labels */
 	uint32_t rows, cols; /* blocks shown */
 	double scale_max;    /* bw: the highest bandwidth; lat: the lowest p50 */
+	/* The fabric instead of the matrix ('f'), scrolled to fab_top. */
+	bool fabric;
+	uint32_t fab_top, fab_rows;
 };
 
 /* Screen rows around the matrix: status, column header; legend, cursor
@@ -97,6 +101,7 @@ enum ix_heat_action {
 	IX_HEAT_ZOOM_OUT,
 	IX_HEAT_SHOW_BW,
 	IX_HEAT_SHOW_LAT,
+	IX_HEAT_FABRIC, /* the matrix or the fabric */
 };
 
 /* Apply a key's action; call ix_heat_layout afterwards. */

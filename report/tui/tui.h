@@ -82,6 +82,11 @@ void ix_tui_swatch(struct ix_tui *t, int y, int x, uint32_t k, const char *glyph
 /* The mesh heatmap: matrix, labels, legend, cursor line and keys. */
 void ix_tui_heat_draw(struct ix_tui *t, struct ix_heat_view *v, const struct ix_heat_src *s,
 		      bool paused, const char *note);
+/* The same mesh as a fabric (report/model/fabric.h): switches with their
+ * uplinks, hosts below, each edge coloured by its goodput against the
+ * fabric's reference and marked where the blame falls; scrolls. */
+void ix_tui_fabric_draw(struct ix_tui *t, struct ix_heat_view *v, const struct ix_heat_src *s,
+			bool paused, const char *note);
 /* A key's action on the heatmap; false when the key is not one of its keys. */
 bool ix_tui_heat_action(int key, enum ix_heat_action *a);
 

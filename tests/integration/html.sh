@@ -199,4 +199,82 @@ drawn=$(grep -o '_tip">hover over a cell for the pair and its value' "$J/mesh102
 mesh_in_browser "both 1024-host heatmaps were drawn (the script ran to its end: $drawn of 2)" test "$drawn" = 2
 mesh_in_browser "the 1024-host DOM has no <img element" absent "<img" "$J/mesh1024.dom"
 
+# --- The fabric: hosts under their LLDP switches, one uplink slow. ----------
+# fabric_doc N PER: N hosts, PER under each leaf switch (as their agents'
+# LLDP neighbours say), every pair with a host of leaf 3 at a third of the
+# others' goodput; one direction per pair. Made up here, like mesh_doc.
+fabric_doc() {
+	[ -z "$NOPYTHON" ] || return 0
+	python3 - "$1" "$2" "$J/evil.json" <<'EOF'
+import json, sys
+n, per = int(sys.argv[1]), int(sys.argv[2])
+doc = json.load(open(sys.argv[3]))
+r = doc["results"][0]
+hosts = ["node%04d:5301" % i for i in range(n)]
+leaf = lambda i: i // per
+bw, lat, st = [], [], []
+for a in range(n):
+    rb, rl, rs = [None] * n, [None] * n, ["none"] * n
+    for b in range(n):
+        if a == b or (a < b) != ((a + b) % 2 == 1):
+            continue
+        slow = leaf(a) != leaf(b) and 3 in (leaf(a), leaf(b))
+        rb[b] = 3e10 if slow else 9.5e10 - (a * 31 + b * 17) % 1000 * 1e7
+        rl[b] = 5000.0 + (a + b) % 50
+        rs[b] = "ok"
+    bw.append(rb); lat.append(rl); st.append(rs)
+nodes = [{"host": h, "error": None, "bw_out_bps": 9e10, "bw_in_bps": 9e10, "lat_p50_ns": 5000.0,
+          "measured": n - 1, "bad": 0, "suspect": False,
+          "link": {"iface": "eth0", "bps": 1e11, "source": "ethtool speed", "pcie": None,
+                   "ceiling_bps": 1e11, "bottleneck": "link",
+                   "neighbor": {"source": "lldp", "chassis": "02:00:00:00:%02x:00" % leaf(i),
+                                "name": "leaf-%02d" % leaf(i), "port": "swp%d" % (i % per + 1)}}}
+         for i, h in enumerate(hosts)]
+r.update(hosts=hosts, matrix={"bw_bps": bw, "lat_p50_ns": lat, "lat_p99_ns": lat, "state": st},
+         nodes=nodes, bad_pairs=[], suspects=[], failures=[], median_bw_bps=9.5e10,
+         min_lat_ns=5000.0, pairs={"planned": n * (n - 1) // 2, "measured": n * (n - 1) // 2,
+                                   "failed": 0, "retested": 0})
+doc["host"] = "head"
+json.dump(doc, sys.stdout, separators=(",", ":"))
+EOF
+}
+
+fabric_doc 32 8 >"$J/fabric32.json"
+report "$J/fabric32.json" "$J/fabric32.html"
+mesh_check "a 32-host fabric is drawn: 4 switches, 32 hosts" bash -c "
+	grep -q '<h3>Fabric (32 hosts under 4 switches, from LLDP)</h3>' '$J/fabric32.html' &&
+	[ \$(grep -c '<rect class=\"host' '$J/fabric32.html') = 32 ]"
+mesh_check "leaf-03's uplink alone is marked, no host" bash -c "
+	[ \$(grep -c '<g class=\"sw bad\"><title>leaf-03 uplink: ' '$J/fabric32.html') = 1 ] &&
+	[ \$(grep -c 'class=\"sw bad\"' '$J/fabric32.html') = 1 ] &&
+	! grep -q 'class=\"host bad' '$J/fabric32.html'"
+mesh_check "the fabric page fetches nothing" self_contained "$J/fabric32.html"
+chrome --screenshot="$J/fabric32.png" --window-size=1200,1400 "$J/fabric32.html" >/dev/null
+mesh_in_browser "Chromium draws the fabric page (screenshot)" is_png "$J/fabric32.png"
+chrome --dump-dom "$J/fabric32.html" >"$J/fabric32.dom"
+mesh_in_browser "the fabric SVG is in the rendered DOM" grep -q '<svg class="fabric"' "$J/fabric32.dom"
+[ -z "${IX_KEEP_HTML:-}" ] || cp "$J/fabric32.html" "$J/fabric32.png" "$IX_KEEP_HTML/" 2>/dev/null
+
+fabric_doc 1024 32 >"$J/fabric1024.json"
+t0=$(ms)
+report "$J/fabric1024.json" "$J/fabric1024.html"
+t1=$(ms)
+size=$(stat -c %s "$J/fabric1024.html" 2>/dev/null || echo 0)
+fsize=$(sed -n '/<svg class="fabric"/,/<\/svg>/p' "$J/fabric1024.html" | wc -c)
+[ -n "$NOPYTHON" ] || echo "# 1024-host fabric report: $size bytes (the fabric's SVG $fsize), rendered in $((t1 - t0)) ms"
+mesh_check "a 1024-host fabric: 32 switches, leaf-03's uplink marked" bash -c "
+	grep -q '<h3>Fabric (1024 hosts under 32 switches, from LLDP)</h3>' '$J/fabric1024.html' &&
+	[ \$(grep -c 'class=\"sw bad\"><title>leaf-03 uplink' '$J/fabric1024.html') = 1 ]"
+mesh_check "the 1024-host page is under 10 MB ($size bytes) and its fabric under 1 MB ($fsize)" \
+	test "$size" -lt 10000000 -a "$fsize" -lt 1000000
+t0=$(ms)
+chrome --dump-dom "$J/fabric1024.html" >"$J/fabric1024.dom"
+t1=$(ms)
+[ -n "${NOPYTHON:-$NOBROWSER}" ] || echo "# Chromium --dump-dom of the 1024-host fabric page: $((t1 - t0)) ms"
+mesh_in_browser "Chromium renders all 1024 hosts of the fabric" \
+	test "$(grep -o '<rect class="host' "$J/fabric1024.dom" | wc -l)" = 1024
+chrome --screenshot="$J/fabric1024.png" --window-size=1400,1400 "$J/fabric1024.html" >/dev/null
+mesh_in_browser "and a screenshot of it" is_png "$J/fabric1024.png"
+[ -z "${IX_KEEP_HTML:-}" ] || cp "$J/fabric1024.png" "$IX_KEEP_HTML/" 2>/dev/null
+
 ix_done

@@ -125,6 +125,18 @@ schema_check "$J/state.json"
 start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$J/state.json"
 check "top --mesh shows the finished mesh" wait_screen '^ixperf mesh  6 hosts  bandwidth  done, rounds 5/5' 5
 check "top --mesh marks the suspect node" wait_screen "${SLOW}S" 1
+# f: the same mesh as a fabric. Loopback agents report no switch: one
+# group inferred, the slow agent's own edge marked, not a switch of its own.
+T send-keys -t ix f
+check "f draws the fabric: one inferred group" \
+	wait_screen '^Fabric: 1 switch \(inferred from the mesh, \* inferred\); colour: goodput against .*BAD edges' 3
+check "the slow agent's edge is marked BAD, the others are not" bash -c "
+	screen() { tmux -S '$SOCK' capture-pane -p -t ix; }
+	screen | grep -qE '^ [|\`]- ${SLOW} .*BAD: [0-9]+ of [0-9]+ pairs bad' &&
+	[ \$(screen | grep -cE '^ [|\`]- 127.*BAD') = 1 ]"
+check "the fabric fits 120 columns" fits 120
+T send-keys -t ix f
+check "f again: back to the matrix" wait_screen '^ixperf mesh  6 hosts  bandwidth  done' 3
 T send-keys -t ix q
 check "top --mesh leaves with q, exit 0" exits_with 0
 

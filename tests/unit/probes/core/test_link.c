@@ -24,6 +24,10 @@ static struct ix_link_limit downtrained(void)
 			  .downtrained = true },
 		.ceiling_bps = 126.03e9,
 		.bottleneck = "pcie",
+		.neighbor = { .source = "lldp",
+			      .chassis = "02:bd:f8:ed:32:4a",
+			      .name = "leaf-a",
+			      .port = "swp3" },
 	};
 }
 
@@ -46,6 +50,10 @@ Test(link, json_round_trip)
 	cr_assert(b.pcie.downtrained);
 	cr_assert_float_eq(b.ceiling_bps, 126.03e9, 1);
 	cr_assert_str_eq(b.bottleneck, "pcie");
+	cr_assert_str_eq(b.neighbor.source, "lldp");
+	cr_assert_str_eq(b.neighbor.chassis, "02:bd:f8:ed:32:4a");
+	cr_assert_str_eq(b.neighbor.name, "leaf-a");
+	cr_assert_str_eq(b.neighbor.port, "swp3");
 	json_decref(j);
 }
 
@@ -74,6 +82,11 @@ Test(link, malformed_is_refused)
 		"{\"iface\": \"eth0\", \"bottleneck\": \"cpu\"}",
 		"{\"iface\": \"eth\\u0001\"}",
 		"{\"iface\": \"eth0\", \"pcie\": 3}",
+		"{\"iface\": \"eth0\", \"neighbor\": \"leaf-a\"}",
+		"{\"iface\": \"eth0\", \"neighbor\": {\"source\": \"cdp\", \"chassis\": \"x\"}}",
+		"{\"iface\": \"eth0\", \"neighbor\": {\"source\": \"lldp\", \"chassis\": \"\"}}",
+		"{\"iface\": \"eth0\", \"neighbor\": {\"source\": \"lldp\", \"chassis\": \"x\", "
+		"\"port\": \"sw\\u001bp1\"}}",
 		"{\"iface\": \"eth0\", \"pcie\": {\"bdf\": \"x\", \"gen\": 99999, \"width\": 8, "
 		"\"expected_gen\": 4, \"expected_width\": 8, \"bps\": 1}}",
 		"{\"iface\": \"eth0\", \"pcie\": {\"bdf\": \"x\", \"gen\": 4, \"width\": 8, "
