@@ -82,8 +82,11 @@ bool ix_html_mesh(FILE *f, json_t *result, int id);
 void ix_html_fabric(FILE *f, json_t *result);
 /* The shared script that draws canvas heatmaps, once per page when used. */
 void ix_html_mesh_script(FILE *f);
-/* Topology (topo.c): a run's findings, GPU/NIC paths and device links. */
+/* Topology (topo.c): a run's findings, the server's tree, GPU/NIC paths
+ * and device links. */
 void ix_html_topo(FILE *f, json_t *run);
+/* The server's tree as an SVG (topotree.c), from a "topo" result. */
+void ix_html_topo_tree(FILE *f, json_t *topo);
 /* The colour scale: 256 entries, dark to light, readable in grey. */
 void ix_html_palette(int i, char out[8]);
 /* The HTML section of one "gpu" result: devices and a heatmap table per test (gpu.c). */

@@ -129,6 +129,7 @@ void ix_html_topo(FILE *f, json_t *run)
 		return;
 	fputs("<section><h2 id=\"topo\">Topology</h2>\n", f);
 	findings(f, topo);
+	ix_html_topo_tree(f, topo);
 	matrix(f, json_object_get(topo, "paths"));
 	links(f, topo);
 	fputs("</section>\n", f);

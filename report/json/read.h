@@ -15,6 +15,7 @@
 #include "probes/cluster/multi.h"
 #include "probes/core/err.h"
 #include "probes/core/wirefig.h"
+#include "probes/host/topo.h"
 
 /* A mesh result read back and what it owns. */
 struct ix_mesh_saved {
@@ -42,6 +43,12 @@ struct ix_incast_saved {
 /* res: an "incast" result object. On failure *out is empty (free it anyway). */
 int ix_json_read_incast(json_t *res, struct ix_incast_saved *out, struct ix_err *err);
 void ix_incast_saved_free(struct ix_incast_saved *s);
+
+/* A saved topology ('ixperf topo --json' result, a run's "topology") back
+ * into a topo, as much as report/model/topotree.h draws: PCI functions,
+ * NUMA nodes, interfaces and RDMA ports with their states (read_topo.c).
+ * On failure *out is empty. Free it with ix_topo_free. */
+int ix_json_read_topo(json_t *topo, struct ix_topo *out, struct ix_err *err);
 
 /* A "wire" object (null: no capture, present false). */
 int ix_json_read_wire(json_t *w, struct ix_wire_figures *out, struct ix_err *err);

@@ -2,8 +2,9 @@
 # The HTML report in a real browser: `ixperf report --format html` pages
 # loaded by headless Chromium (verdict, checks table, heatmaps, hostile host
 # names that must stay text, a screenshot) and a 1024-host mesh page that must
-# stay under 10 MB (its load time is printed, not checked). Without Chromium
-# the checks on what it renders are skipped, the rest run.
+# stay under 10 MB (its load time is printed, not checked); the server's tree
+# of a run's topology, and a mesh's fabric (up to 1024 hosts) as SVGs.
+# Without Chromium the checks on what it renders are skipped, the rest run.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 J=$IX_TMP
@@ -198,6 +199,34 @@ t2=$(ms)
 drawn=$(grep -o '_tip">hover over a cell for the pair and its value' "$J/mesh1024.dom" | wc -l)
 mesh_in_browser "both 1024-host heatmaps were drawn (the script ran to its end: $drawn of 2)" test "$drawn" = 2
 mesh_in_browser "the 1024-host DOM has no <img element" absent "<img" "$J/mesh1024.dom"
+
+# --- The server's tree: a run's topology drawn as an SVG. --------------------
+# tree_run LAYOUT: the run document with the topology of a fixture tree
+# (tests/topo/mkfixture.py, as 'ixperf topo --json' reads it) as its own.
+tree_run() {
+	[ -z "$NOPYTHON" ] || return 0
+	python3 "${top_srcdir:-.}/tests/topo/mkfixture.py" "$1" "$J/fx-$1" >/dev/null &&
+		"$IXPERF" topo --sysfs "$J/fx-$1" --json >"$J/topo-$1.json" 2>/dev/null
+	jq --slurpfile t "$J/topo-$1.json" '.results[0].topology = $t[0].results[0]' "$RUN"
+}
+tree_run downtrained >"$J/run-downtrained.json"
+report "$J/run-downtrained.json" "$J/tree.html"
+mesh_check "the run's page draws the server tree: 6 nodes, both downtrained links marked" bash -c "
+	grep -q '<svg class=\"topotree\"' '$J/tree.html' &&
+	grep -q '<p class=\"muted\">6 of 6 nodes shown; ' '$J/tree.html' &&
+	[ \$(grep -c '<text class=\"tag\" [^>]*fill=\"#e03131\" font-weight=\"bold\">downtrained: Gen4 x8 of Gen5 x16</text>' '$J/tree.html') = 2 ]"
+chrome --screenshot="$J/tree.png" --window-size=1200,2400 "$J/tree.html" >/dev/null
+mesh_in_browser "Chromium draws the tree (screenshot)" is_png "$J/tree.png"
+chrome --dump-dom "$J/tree.html" >"$J/tree.dom"
+mesh_in_browser "the tree's SVG is in the rendered DOM" grep -q '<svg class="topotree"' "$J/tree.dom"
+tree_run large >"$J/run-large.json"
+report "$J/run-large.json" "$J/tree-large.html"
+mesh_check "the large host's tree (447 nodes) is folded to 160 rows or fewer, its problems kept" bash -c "
+	n=\$(grep -o '\"muted\">[0-9]* of 447 nodes shown (healthy subtrees folded)' '$J/tree-large.html' |
+		sed 's/^.muted.>//; s/ .*//') &&
+	[ -n \"\$n\" ] && [ \"\$n\" -le 160 ] &&
+	grep -q 'downtrained: Gen2 x1 of Gen3 x1' '$J/tree-large.html'"
+[ -z "${IX_KEEP_HTML:-}" ] || cp "$J/tree.png" "$J/tree-large.html" "$IX_KEEP_HTML/" 2>/dev/null
 
 # --- The fabric: hosts under their LLDP switches, one uplink slow. ----------
 # fabric_doc N PER: N hosts, PER under each leaf switch (as their agents'

@@ -12,32 +12,12 @@
 #include <criterion/criterion.h>
 
 #include "report/model/topotree.h"
+#include "tests/unit/common.h"
 
-static char dir[64];
-
-/* The layout's tree under a fresh directory. */
+/* The layout's tree, scanned (its directory is gone again). */
 static void fixture(const char *layout, struct ix_topo *t)
 {
-	char cmd[512], *top = getenv("top_srcdir");
-	struct ix_err err = { 0 };
-
-	if (system("command -v python3 >/dev/null") != 0)
-		cr_skip_test("python3 is not installed (tests/topo/mkfixture.py builds the tree)");
-	snprintf(dir, sizeof(dir), "/tmp/ixperf-tree.XXXXXX");
-	cr_assert_not_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/topo/mkfixture.py' %s '%s/t'",
-		 top && *top ? top : ".", layout, dir);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
-	snprintf(cmd, sizeof(cmd), "%s/t", dir);
-	cr_assert_eq(ix_topo_scan(cmd, t, &err), 0, "%s", err.msg);
-}
-
-static void fixture_done(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	cr_expect_eq(system(cmd), 0);
+	ix_test_topo_fixture(layout, t);
 }
 
 Test(topotree, levels_and_the_downtrained_link)
@@ -70,7 +50,6 @@ Test(topotree, levels_and_the_downtrained_link)
 		cr_assert_eq(tr.v[p].worst, IX_TREE_BAD, "%s does not know", tr.v[p].name);
 	ix_tree_free(&tr);
 	ix_topo_free(&t);
-	fixture_done();
 }
 
 /* Folding: the deepest first, healthy before troubled; a folded node
@@ -107,7 +86,6 @@ Test(topotree, folds_the_large_host_to_a_screen)
 	}
 	ix_tree_free(&tr);
 	ix_topo_free(&t);
-	fixture_done();
 }
 
 /* A NIC carrying 50 Gbit/s: its link shows that share, and so does every
@@ -159,5 +137,4 @@ Test(topotree, a_nics_counters_load_the_links_above_it)
 		}
 	ix_tree_free(&tr);
 	ix_topo_free(&t);
-	fixture_done();
 }
