@@ -40,7 +40,13 @@ static void tip(FILE *f, const struct ix_fab_edge *e)
 		ix_html_fmt(IX_HF_RATE, e->in_bps, in, sizeof(in));
 	if (e->lat_ns > 0)
 		ix_html_fmt(IX_HF_NS, e->lat_ns, lat, sizeof(lat));
+	char moved[256];
+
 	fprintf(f, "out %s, in %s, latency %s, %u of %u pairs bad", out, in, lat, e->bad, e->pairs);
+	if (ix_ctr_sum_sentence(&e->ctrs, moved, sizeof(moved)) && !strstr(e->why, moved)) {
+		fputs("; counters moved: ", f);
+		ix_html_esc(f, moved);
+	}
 	if (e->why[0]) {
 		fputs(e->health == IX_FAB_BAD ? " \xe2\x80\x94 BAD: " : " \xe2\x80\x94 ", f);
 		ix_html_esc(f, e->why);

@@ -372,11 +372,20 @@ static void blame_uplinks(struct ix_fabric *f, const struct ix_fab_input *in, co
 	}
 }
 
-static void blame_hosts(struct ix_fabric *f)
+static void blame_hosts(struct ix_fabric *f, const struct ix_fab_input *in)
 {
 	for (uint32_t p = 0; p < f->n; p++) {
 		struct ix_fab_edge *e = &f->host[p].edge;
+		char moved[96];
 
+		if (in->ctrs) {
+			e->ctrs = in->ctrs[f->host[p].node];
+			ix_ctr_sum_add(&f->sw[f->host[p].sw].uplink.ctrs, &e->ctrs);
+		}
+		if (e->bad == 0 && ix_ctr_sum_sentence(&e->ctrs, moved, sizeof(moved))) {
+			e->health = IX_FAB_WARN;
+			snprintf(e->why, sizeof(e->why), "counters moved: %s", moved);
+		}
 		if (e->bad == 0)
 			continue;
 		e->health = e->bad >= 2 && 2 * e->bad > e->pairs ? IX_FAB_BAD : IX_FAB_WARN;
@@ -490,7 +499,7 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	uplink_figures(f, in, sw_of, bad, &a);
 	blame_uplinks(f, in, sw_of, bad, skip);
 	host_figures(f, in, sw_of, bad, &a);
-	blame_hosts(f);
+	blame_hosts(f, in);
 	layout(f);
 	rc = 0;
 out:
@@ -518,9 +527,16 @@ int ix_fabric_of_mesh(const struct ix_mesh_result *r, struct ix_fabric *out)
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}
-	for (uint32_t i = 0; i < r->n && r->nodes; i++)
+	struct ix_ctr_sum *ctrs = r->counters_read ? calloc(r->n ? r->n : 1, sizeof(*ctrs)) : NULL;
+
+	for (uint32_t i = 0; i < r->n && r->nodes; i++) {
 		nb[i] = r->nodes[i].link.neighbor;
+		if (ctrs)
+			ctrs[i] = r->nodes[i].counters;
+	}
+	in.ctrs = ctrs;
 	rc = ix_fabric_build(&in, out);
+	free(ctrs);
 	free(nb);
 	return rc;
 }

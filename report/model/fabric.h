@@ -33,6 +33,7 @@
 
 #include "probes/cluster/analysis.h"
 #include "probes/cluster/multi.h"
+#include "probes/core/counters.h"
 #include "probes/core/probe.h"
 
 enum ix_fab_health {
@@ -51,6 +52,9 @@ struct ix_fab_edge {
 	uint32_t explained;
 	enum ix_fab_health health;
 	char why[128]; /* one sentence when not OK */
+	/* The fabric counters that moved at the hosts (a host's own; an
+	 * uplink's, its hosts' together) over their tests. */
+	struct ix_ctr_sum ctrs;
 };
 
 struct ix_fab_switch {
@@ -77,6 +81,7 @@ struct ix_fab_input {
 	uint32_t n;
 	const struct ix_cell *cells;    /* n * n; row = initiator */
 	const struct ix_neighbor *nbrs; /* n, or NULL: none known */
+	const struct ix_ctr_sum *ctrs;  /* n, or NULL: no counters read */
 	double bw_fraction;             /* the mesh's rule (0: 0.7) */
 };
 

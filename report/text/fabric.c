@@ -3,6 +3,8 @@
  * lays it out). */
 #include "config.h"
 
+#include <string.h>
+
 #include "report/fmt/safe.h"
 #include "report/text/text.h"
 
@@ -11,9 +13,9 @@ static const char *health_tag(enum ix_fab_health h)
 	return h == IX_FAB_BAD ? "BAD" : h == IX_FAB_WARN ? "WARN" : "ok";
 }
 
-static void edge(FILE *f, const struct ix_fab_edge *e, const struct ix_unit_choice *u)
+static void edge(FILE *f, const struct ix_fab_edge *e, const struct ix_unit_choice *u, int indent)
 {
-	char out[32] = "-", in[32] = "-", lat[32] = "-";
+	char out[32] = "-", in[32] = "-", lat[32] = "-", moved[256];
 
 	if (e->out_bps > 0)
 		ix_fmt_rate(e->out_bps, u, out, sizeof(out));
@@ -28,6 +30,8 @@ static void edge(FILE *f, const struct ix_fab_edge *e, const struct ix_unit_choi
 	else if (e->explained)
 		fprintf(f, ": %u more bad across a bad uplink", e->explained);
 	fputc('\n', f);
+	if (ix_ctr_sum_sentence(&e->ctrs, moved, sizeof(moved)) && !strstr(e->why, moved))
+		fprintf(f, "%*scounters moved: %s\n", indent, "", moved);
 }
 
 void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostlist *hosts,
@@ -50,7 +54,7 @@ void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostli
 		fprintf(f, "  %s%s (%u host%s)  uplink: ", safe, w->inferred ? " [inferred]" : "",
 			w->count, w->count == 1 ? "" : "s");
 		if (w->uplink.pairs)
-			edge(f, &w->uplink, u);
+			edge(f, &w->uplink, u, 4);
 		else
 			fputs("no pair crosses it\n", f);
 		for (uint32_t k = 0; k < w->count; k++) {
@@ -60,7 +64,7 @@ void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostli
 			ix_text_safe(h->port, safe, sizeof(safe));
 			fprintf(f, "    %c %-24s %-10s ", k + 1 == w->count ? '`' : '|', name,
 				safe[0] ? safe : "-");
-			edge(f, &h->edge, u);
+			edge(f, &h->edge, u, 6);
 		}
 	}
 	if (worst == IX_FAB_OK)

@@ -199,6 +199,32 @@ Test(fabric, a_slow_host_is_no_group_of_its_own)
 	mesh_free(m);
 }
 
+Test(fabric, counters_that_moved_at_a_host)
+{
+	struct mesh *m = mesh_new(4, 2, 10e9);
+	struct ix_mesh_rules rules = { .bw_fraction = 0.7,
+				       .lat_factor = 2.0,
+				       .lat_percentile = 50 };
+	struct ix_ctr_sum ctrs[4] = { 0 };
+	struct ix_mesh_findings fi;
+	struct ix_fab_input in = { .n = 4, .cells = m->cells, .nbrs = m->nbr, .ctrs = ctrs };
+	struct ix_fabric f;
+
+	ctrs[2].v[IX_CC_PAUSE_RX] = 40;
+	ctrs[2].has = 1u << IX_CC_PAUSE_RX;
+	cr_assert_eq(ix_mesh_analyze(m->cells, 4, &rules, &fi), 0);
+	free(fi.suspects);
+	cr_assert_eq(ix_fabric_build(&in, &f), 0);
+	cr_assert_eq(f.host[f.at[2]].edge.health, IX_FAB_WARN);
+	cr_assert_str_eq(f.host[f.at[2]].edge.why, "counters moved: 40 pause frames received");
+	cr_assert_eq(f.host[f.at[3]].edge.health, IX_FAB_OK);
+	/* leaf-b's uplink carries its hosts' counters, and no blame. */
+	cr_assert_eq(switch_of(&f, 2)->uplink.ctrs.v[IX_CC_PAUSE_RX], 40);
+	cr_assert_eq(switch_of(&f, 2)->uplink.health, IX_FAB_OK);
+	ix_fabric_free(&f);
+	mesh_free(m);
+}
+
 Test(fabric, an_even_mesh_is_one_group)
 {
 	struct mesh *m = mesh_new(8, 2, 10e9);
