@@ -100,6 +100,30 @@ static bool near(const struct infer *c, uint32_t a, uint32_t b)
  * pairs at the widest gap in their goodput (or latency, when the mesh
  * measured no bandwidth), then put each host with the first group it is
  * near to most of, or in a group of its own. */
+/* Whether the groups are what the split says: most pairs within a group
+ * near, most pairs between groups not (a gap among evenly noisy pairs
+ * makes groups that are neither, and is no fabric). */
+static bool consistent(const struct infer *c, const uint32_t *u, uint32_t nu, const int *sw_of)
+{
+	uint32_t in = 0, in_near = 0, across = 0, across_near = 0;
+
+	for (uint32_t i = 0; i < nu; i++)
+		for (uint32_t j = i + 1; j < nu; j++) {
+			double bw, lat;
+
+			if (!pair_figs(c->in, u[i], u[j], &bw, &lat))
+				continue;
+			if (sw_of[u[i]] == sw_of[u[j]]) {
+				in++;
+				in_near += near(c, u[i], u[j]);
+			} else {
+				across++;
+				across_near += near(c, u[i], u[j]);
+			}
+		}
+	return across == 0 || (5 * in_near >= 4 * in && 5 * across_near <= across);
+}
+
 /* A host near no group is a slow host, not a switch of its own: it joins
  * the largest group. Then the groups are renumbered ("group 1", ...). */
 static int merge_lone(struct ix_fabric *f, const uint32_t *u, uint32_t nu, int first, int *sw_of)
@@ -181,7 +205,16 @@ static int infer_groups(struct ix_fabric *f, const struct ix_fab_input *in, cons
 		sw_of[u[i]] = best;
 	}
 	f->inferred = true;
-	return merge_lone(f, u, nu, first, sw_of);
+	if (merge_lone(f, u, nu, first, sw_of) < 0)
+		return -1;
+	if (f->nsw == (uint32_t)first + 1 || !consistent(&c, u, nu, sw_of)) {
+		/* One group: the mesh shows no set of hosts apart. */
+		for (uint32_t i = 0; i < nu; i++)
+			sw_of[u[i]] = first;
+		f->nsw = (uint32_t)first + 1;
+		f->split_bps = 0;
+	}
+	return 0;
 }
 
 static int assign(struct ix_fabric *f, const struct ix_fab_input *in, int *sw_of)

@@ -7,7 +7,9 @@
  * Where the switches come from, in order of trust: the LLDP neighbour each
  * host's agent reported with its link (hosts on one chassis share a
  * switch), else groups inferred from the mesh itself (hosts whose mutual
- * pairs are fast and near, apart from the slower rest), marked inferred.
+ * pairs are fast and near, apart from the slower rest), marked inferred;
+ * groups that the pairs do not bear out (most pairs within near, most
+ * between not) are one group.
  *
  * Bad pairs: those the mesh flagged, and those below its bandwidth rule
  * against the pairs within a switch (a slow uplink can hold most pairs

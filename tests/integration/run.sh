@@ -68,16 +68,29 @@ check "an erroring probe exits 1" test "$?" = 1
 check "the good check is kept (measured only: INFO), the bad one says why" jq_true "$J/err.json" \
 	'.results[0].checks[0].verdict == "INFO" and .results[0].checks[1].verdict == "ERROR" and (.results[0].checks[1].error | test("cannot connect"))'
 
-# Regression against a baseline.
+# Regression against a baseline. Two live runs are never compared: the
+# baselines are the measured document with its figure set where no run can
+# land on the wrong side (1 bit/s: any run that measured at all is faster;
+# 1 Pbit/s: beyond what memory lets loopback TCP carry on any machine).
+# The arithmetic on measured documents is ixperf compare's (cli cases).
 plan reg '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\nmax_regression = 50%\n'
 "$IXPERF" run -J -d "$J/out4" "$J/reg.ini" >"$J/base.json" 2>/dev/null
-jq '.results[0].checks[0].headline.value *= 100' "$J/base.json" >"$J/fast-base.json"
-"$IXPERF" run -J -d "$J/out4" --baseline "$J/base.json" "$J/reg.ini" >"$J/same.json" 2>/dev/null
-check "no regression against its own baseline (exit 0)" test "$?" = 0
+jq '.results[0].checks[0].headline.value = 1' "$J/base.json" >"$J/slow-base.json"
+jq '.results[0].checks[0].headline.value = 1e15' "$J/base.json" >"$J/fast-base.json"
+"$IXPERF" run -J -d "$J/out4" --baseline "$J/slow-base.json" "$J/reg.ini" >"$J/same.json" 2>/dev/null
+check "no regression against a 1 bit/s baseline (exit 0)" test "$?" = 0
 "$IXPERF" run -J -d "$J/out4" --baseline "$J/fast-base.json" "$J/reg.ini" >"$J/slow.json" 2>/dev/null
-check "a 100x faster baseline is a regression (exit 4)" test "$?" = 4
+check "a 1 Pbit/s baseline is a regression (exit 4)" test "$?" = 4
 check "the regression is measured as a fraction" jq_true "$J/slow.json" \
 	'.results[0].checks[0].expectations[0].measured > 0.9'
+# The regression rule on the measured document itself, scaled: no live
+# figure is involved.
+jq '.results[0].checks[0].headline.value *= 3' "$J/base.json" >"$J/x3.json"
+jq '.results[0].checks[0].headline.value *= 1.2' "$J/base.json" >"$J/x12.json"
+"$IXPERF" compare --tolerance 50% "$J/x3.json" "$J/base.json" >"$J/cmp3.txt" 2>&1
+check "compare: a third of the baseline's bandwidth is beyond 50% (exit 4)" test "$?" = 4
+"$IXPERF" compare --tolerance 50% "$J/x12.json" "$J/base.json" >"$J/cmp12.txt" 2>&1
+check "compare: 1/1.2 of it is within 50% (exit 0)" test "$?" = 0
 check "runs never overwrite each other: 3 documents, 3 reports" bash -c \
 	"[ \$(ls '$J'/out4/*.json | wc -l) -eq 3 ] && [ \$(ls '$J'/out4/*.html | wc -l) -eq 3 ]"
 

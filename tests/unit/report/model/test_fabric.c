@@ -225,6 +225,25 @@ Test(fabric, counters_that_moved_at_a_host)
 	mesh_free(m);
 }
 
+/* Pairs spread over a wide range with no set of hosts apart: the widest
+ * gap splits nothing the pairs bear out. */
+Test(fabric, a_noisy_mesh_is_one_group)
+{
+	struct mesh *m = mesh_new(6, 6, 10e9);
+	struct ix_fabric f;
+
+	for (uint32_t a = 0; a < 6; a++)
+		for (uint32_t b = 0; b < 6; b++)
+			if (a != b)
+				m->cells[a * 6 + b].bw_bps =
+					(float)(((a + 2 * b) % 3 ? 20e9 : 5e9));
+	build(m, false, &f);
+	cr_assert_eq(f.nsw, 1, "%u groups", f.nsw);
+	cr_assert_eq(f.split_bps, 0);
+	ix_fabric_free(&f);
+	mesh_free(m);
+}
+
 Test(fabric, an_even_mesh_is_one_group)
 {
 	struct mesh *m = mesh_new(8, 2, 10e9);
