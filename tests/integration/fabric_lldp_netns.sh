@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The fabric drawn from LLDP: two leaf switches (bridges in their own
 # namespaces) joined by an uplink veth, two hosts under each, lldpd in
-# every switch and host namespace. The uplink is shaped to 100 Mbit/s each
-# way. The agents report the switch port their tests leave by; the mesh's
+# every switch and host namespace. The hosts' cables are shaped to 1 Gbit/s
+# and the uplink to 100 Mbit/s, each way: every figure compared is held by
+# a tbf, not by the machine's load. The agents report the switch port their tests leave by; the mesh's
 # fabric groups the hosts under the right switches, marks the uplink (both
 # leaves' ends of it) and no host. With lldpd stopped, new agents report no
 # neighbour and the grouping inferred from the mesh finds the same groups.
@@ -44,6 +45,11 @@ for i in 1 2 3 4; do
 	ip -n "${P}h$i" link set dev lo up
 	ip -n "${P}h$i" link set dev eth0 up
 	ip -n "${P}h$i" addr add "198.18.0.$i/24" dev eth0
+	# Every host's cable at 1 Gbit/s each way: the pairs within a leaf are
+	# held there by the shaping, not by how two cores share the veths, so
+	# the uplink's 100 Mbit/s is the one thing that stands out.
+	tc -n "${P}h$i" qdisc add dev eth0 root tbf rate 1gbit burst 256kb latency 20ms
+	tc -n "${P}l$l" qdisc add dev "swp$i" root tbf rate 1gbit burst 256kb latency 20ms
 done
 
 # lldpd_in NS NAME IFACES: an lldpd of its own in NS, its control socket

@@ -14,20 +14,24 @@ setsid -w bash -c 'echo $$ >"$1"; shift; exec "$@"' sid "$J/default.sid" \
 rc=$?
 sid=$(cat "$J/default.sid")
 sed 's/^/# /' "$J/default.txt"
-check "the default plan passes on a healthy machine (exit 0)" test "$rc" = 0
+# Its thresholds are live figures on loopback against fixed limits: on a
+# loaded machine a check may FAIL (exit 4). What is checked is that every
+# check measured and was judged: PASS or FAIL, never ERROR.
+check "the default plan runs to a verdict (exit 0, or 4 when a threshold was missed)" \
+	test "$rc" = 0 -o "$rc" = 4
 doc=$(ls "$J"/out/ixperf-run-*.json | head -n 1)
 check "the result document is written, timestamped" test -s "$doc"
 check "it is a run document with every check" jq_true "$doc" \
 	'.command == "run" and .results[0].kind == "run" and (.results[0].checks | length) == 8'
 check "every check has a verdict, a headline and its results" jq_true "$doc" \
-	'[.results[0].checks[] | (.verdict == "PASS") and (.headline.value != null) and ((.results | length) >= 1)] | all'
+	'[.results[0].checks[] | (.verdict == "PASS" or .verdict == "FAIL") and (.headline.value != null) and ((.results | length) >= 1)] | all'
 check "the inventory names this host" jq_true "$doc" \
 	'.results[0].inventory.cpus >= 1 and (.results[0].inventory.interfaces | length) >= 1'
 check "the run records this machine's topology (ixperf topo)" jq_true "$doc" \
 	'.results[0].topology.kind == "topo" and (.results[0].topology.pci | length) >= 1'
 check "the HTML report has a topology section" \
 	grep -q '<h2 id="topo">Topology</h2>' "$(ls "$J"/out/ixperf-run-*.html | head -n 1)"
-check "the text summary says PASS per check" bash -c "[ \$(grep -c '^  PASS' '$J/default.txt') -eq 8 ]"
+check "the text summary gives a verdict per check" bash -c "[ \$(grep -cE '^  (PASS|FAIL) ' '$J/default.txt') -eq 8 ]"
 check "the HTML report is written beside it" bash -c "ls '$J'/out/ixperf-run-*.html >/dev/null"
 check "the summary names both files" grep -q "^Report: .*\.html" "$J/default.txt"
 # left_in_session SID: fails, naming them, when processes of session SID live.
