@@ -61,9 +61,12 @@ if [ "$share" -ge 80 ] 2>/dev/null && [ "$share" -le 105 ]; then
 	check "the verdict names host $SLOW's PCIe link ($(jq -c '.results[0].bottlenecks' "$J/mesh.json"))" \
 		jq_true "$J/mesh.json" ".results[0].bottlenecks | length == 1 and (.[0] | test(
 		 \"^198.18.0.$SLOW:[0-9]+: [0-9.]+ Gbit/s is [0-9]+% of its NIC's PCIe Gen1 x1 link \\\\(2.00 Gbit/s\\\\), trained below its Gen4 x16 capability$\"))"
-	check "each bad pair's reason cites it ($(jq -c '.results[0].bad_pairs[0].reason' "$J/mesh.json"))" \
-		jq_true "$J/mesh.json" "[.results[0].bad_pairs[].reason | test(
-		 \"; at 198.18.0.$SLOW:[0-9]+: [0-9.]+ Gbit/s is [0-9]+% of its NIC's PCIe Gen1 x1 link\")] | all"
+	# A pair sits at the ceiling from 80% of it: one slowed below that by
+	# the machine's load is bad without the link to blame, and says so.
+	check "each bad pair's reason cites it exactly when the pair sits at it ($(jq -c '.results[0].bad_pairs[0].reason' "$J/mesh.json"))" \
+		jq_true "$J/mesh.json" "[.results[0].bad_pairs[] | (.reason | test(
+		 \"; at 198.18.0.$SLOW:[0-9]+: [0-9.]+ Gbit/s is [0-9]+% of its NIC's PCIe Gen1 x1 link\"))
+		 == (.bw_bps >= 0.8 * 2e9)] | all"
 	"$IXPERF" report "$J/mesh.json" >"$J/mesh.txt" 2>&1
 	check "ixperf report names the bottleneck and gives the ceilings" bash -c \
 		"grep -q '^BOTTLENECK: 198.18.0.$SLOW:' '$J/mesh.txt' && grep -q '2.00 Gbit/s PCIe!' '$J/mesh.txt'"
