@@ -66,18 +66,21 @@ check "--window forward: the server's receive buffer counts (same as -R)" \
 run bytes bw -n 50Mi -w 0
 check "bytes mode delivers exactly 50 MiB" jq_eq "$J/bytes.json" '.results[0].summary.forward.bytes' 52428800
 
-# UDP at a target rate on loopback: the rate is met and nothing is lost.
+# UDP at a target rate on loopback: the rate is met. Only the pacer holds
+# it (no shaper; tests/integration/netns.sh checks the accuracy through a
+# tbf): a stall at an edge of the window moves the reading by its share of
+# the window, so the bounds are 20%, a 400 ms stall in this 2 s window.
 run udp bw --path udp -b 200M -t 2 -w 0.5
 check "udp bw exits 0" rc_is udp 0
-check "udp goodput within 5% of 200 Mbit/s" jq_true "$J/udp.json" \
-	'(.results[0].summary.forward.bits_per_second - 2e8 | fabs) / 2e8 < 0.05'
+check "udp goodput within 20% of 200 Mbit/s" jq_true "$J/udp.json" \
+	'(.results[0].summary.forward.bits_per_second - 2e8 | fabs) / 2e8 < 0.2'
 check "udp reports loss, jitter, reordering" jq_true "$J/udp.json" \
 	'.results[0].summary.forward.lost != null and .results[0].summary.forward.jitter_ns != null and .results[0].summary.forward.out_of_order != null'
 check "udp reports duplicates (none on loopback), from the server's receiving end" jq_true "$J/udp.json" \
 	'.results[0].summary.forward.duplicates == 0 and .results[0].streams[0].receiver.duplicates == 0'
 run udprev bw --path udp -b 100M -t 1 -w 0 -R
-check "udp reverse receives at the rate" jq_true "$J/udprev.json" \
-	'(.results[0].summary.reverse.bits_per_second - 1e8 | fabs) / 1e8 < 0.05'
+check "udp reverse receives at the rate (within 20%, as above)" jq_true "$J/udprev.json" \
+	'(.results[0].summary.reverse.bits_per_second - 1e8 | fabs) / 1e8 < 0.2'
 
 # Size sweep.
 run sweep bw -a -s 4Ki -t 0.3 -w 0

@@ -100,9 +100,17 @@ echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
 # Offered 300 into 200: about a third must be reported lost.
 check "udp reports the loss (about 33%)" jq_true "$J/udp.json" \
 	'.results[0].summary.forward.loss_percent > 25 and .results[0].summary.forward.loss_percent < 40'
+# Below the rate, loss can only come from a burst the tbf's queue cannot
+# hold: the pacer catches up after a stall of the sender. A queue of 400 ms
+# at the shaped rate holds the catch-up of any stall shorter than that (and
+# the receiver's 4 MiB socket buffer about 200 ms of arrivals), so nothing
+# is lost on a loaded machine either.
+for dev in ixma ixmb; do
+	tc -n "$M" qdisc change dev "$dev" root tbf rate "${RATE_MBIT}mbit" burst 64kb latency 400ms
+done
 client udpok bw --path udp -s 8000 -b 150M -t 3 -w 0.5
 echo "  udp offered 150 Mbit/s into ${RATE_MBIT} Mbit/s: $(jq -r '.results[0].summary.forward | "\(.bits_per_second) bit/s, loss \(.loss_percent)%"' "$J/udpok.json")"
-check "udp below the rate loses (next to) nothing" jq_true "$J/udpok.json" \
-	'.results[0].summary.forward.loss_percent < 0.1 and ((.results[0].summary.forward.bits_per_second - 1.5e8) | fabs) / 1.5e8 < 0.05'
+check "udp below the rate loses nothing" jq_true "$J/udpok.json" \
+	'.results[0].summary.forward.loss_percent == 0'
 
 ix_done
