@@ -96,10 +96,6 @@ static bool near(const struct infer *c, uint32_t a, uint32_t b)
 	return c->split_lat <= 0 || (lat > 0 && lat <= c->split_lat);
 }
 
-/* Group the hosts of u[0..nu) (those without a neighbour): split the
- * pairs at the widest gap in their goodput (or latency, when the mesh
- * measured no bandwidth), then put each host with the first group it is
- * near to most of, or in a group of its own. */
 /* Whether the groups are what the split says: most pairs within a group
  * near, most pairs between groups not (a gap among evenly noisy pairs
  * makes groups that are neither, and is no fabric). */
@@ -156,6 +152,10 @@ static int merge_lone(struct ix_fabric *f, const uint32_t *u, uint32_t nu, int f
 	return 0;
 }
 
+/* Group the hosts of u[0..nu) (those without a neighbour): split the
+ * pairs at the widest gap in their goodput (or latency, when the mesh
+ * measured no bandwidth), then put each host with the first group it is
+ * near to most of, or in a group of its own. */
 static int infer_groups(struct ix_fabric *f, const struct ix_fab_input *in, const uint32_t *u,
 			uint32_t nu, int *sw_of)
 {
@@ -163,6 +163,7 @@ static int infer_groups(struct ix_fabric *f, const struct ix_fab_input *in, cons
 	double *bw = malloc(cap * sizeof(*bw)), *lat = malloc(cap * sizeof(*lat));
 	struct infer c = { .in = in };
 	int first = (int)f->nsw;
+	uint32_t *members, *nearby;
 
 	if (!bw || !lat) {
 		free(bw);
@@ -186,24 +187,30 @@ static int infer_groups(struct ix_fabric *f, const struct ix_fab_input *in, cons
 	f->split_bps = c.split_bw;
 	free(bw);
 	free(lat);
+	/* Per group so far: its members, and those near host i. */
+	members = calloc(nu + 1, sizeof(*members));
+	nearby = calloc(nu + 1, sizeof(*nearby));
+	if (!members || !nearby) {
+		free(members);
+		free(nearby);
+		return -1;
+	}
 	for (uint32_t i = 0; i < nu; i++) {
-		int g, best = -1;
+		int best = -1;
 
-		for (g = first; g < (int)f->nsw && best < 0; g++) {
-			uint32_t members = 0, nearby = 0;
-
-			for (uint32_t j = 0; j < i; j++)
-				if (sw_of[u[j]] == g) {
-					members++;
-					nearby += near(&c, u[i], u[j]);
-				}
-			if (2 * nearby > members)
+		memset(nearby, 0, (nu + 1) * sizeof(*nearby));
+		for (uint32_t j = 0; j < i; j++)
+			nearby[sw_of[u[j]] - first] += near(&c, u[i], u[j]);
+		for (int g = first; g < (int)f->nsw && best < 0; g++)
+			if (2 * nearby[g - first] > members[g - first])
 				best = g;
-		}
 		if (best < 0)
 			best = add_switch(f, "", "", true);
 		sw_of[u[i]] = best;
+		members[best - first]++;
 	}
+	free(members);
+	free(nearby);
 	f->inferred = true;
 	if (merge_lone(f, u, nu, first, sw_of) < 0)
 		return -1;
@@ -377,20 +384,23 @@ static bool all_hosts_cut(const struct ix_fabric *f, const struct ix_fab_input *
 static void blame_uplinks(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of,
 			  const uint8_t *bad, bool *skip)
 {
-	const bool *none = skip + f->n; /* n more, all false */
+	const bool *none = skip + f->n;            /* n more, all false */
+	bool *cut_alone = skip + 2 * (size_t)f->n; /* and n: each uplink cut on its own */
+	uint32_t left;
 
+	for (uint32_t o = 0; o < f->nsw; o++)
+		cut_alone[o] =
+			f->sw[o].count >= 2 && all_hosts_cut(f, in, sw_of, bad, o, none, &left);
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		struct ix_fab_edge *e = &f->sw[s].uplink;
-		uint32_t left;
 		bool cut;
 
 		if (e->bad == 0)
 			continue;
 		/* Set aside the pairs towards a switch whose uplink is worse. */
 		for (uint32_t o = 0; o < f->nsw; o++)
-			skip[o] = o != s && share_of(&f->sw[o].uplink) > share_of(e) &&
-				  f->sw[o].count >= 2 &&
-				  all_hosts_cut(f, in, sw_of, bad, o, none, &left);
+			skip[o] =
+				o != s && share_of(&f->sw[o].uplink) > share_of(e) && cut_alone[o];
 		cut = all_hosts_cut(f, in, sw_of, bad, s, skip, &left);
 		if (f->sw[s].count >= 2 && cut) {
 			e->health = IX_FAB_BAD;
@@ -496,7 +506,7 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	struct acc a = { .out = malloc(most * sizeof(double)),
 			 .in = malloc(most * sizeof(double)),
 			 .lat = malloc(2 * most * sizeof(double)) };
-	bool *skip = calloc(2 * n, sizeof(*skip));
+	bool *skip = calloc(3 * n, sizeof(*skip));
 	uint32_t pos = 0;
 	int rc = -1;
 
