@@ -117,12 +117,20 @@ check "and still serves a test" "$IXPERF" bw -t 0.2 -w 0 -p "$IX_PORT" -J -o "$J
 
 # --- Limits. ------------------------------------------------------------------
 ix_server limited --max-tests 1 --max-duration 5 || exit 99
-"$IXPERF" bw -t 2 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1 &
+"$IXPERF" bw -t 4 -w 0 -p "$IX_PORT" 127.0.0.1 >"$J/first.out" 2>&1 &
 first=$!
 IX_PIDS+=("$first")
-sleep 0.5
+# The first test holds the one slot from its first interval (it runs) until
+# its summary: the second client asks in between, however slow the machine.
+for _ in $(seq 1 200); do
+	grep -q '^0\.00-' "$J/first.out" && break
+	sleep 0.05
+done
 "$IXPERF" bw -t 1 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/busy.err"
-check "a test over --max-tests is refused (exit 1)" test "$?" = 1
+busy=$?
+check "the second client asked while the first ran" bash -c \
+	"grep -q '^0\.00-' '$J/first.out' && ! grep -q '^Summary' '$J/first.out'"
+check "a test over --max-tests is refused (exit 1)" test "$busy" = 1
 check "the refusal says the server is busy" grep -q "busy" "$J/busy.err"
 wait "$first"
 check "the test within the limit succeeds" test "$?" = 0
