@@ -15,6 +15,12 @@ static json_t *pcie_json(const struct ix_link_pcie *p)
 			 p->expected_width, "bps", p->bps, "downtrained", p->downtrained);
 }
 
+json_t *ix_neighbor_json(const struct ix_neighbor *n)
+{
+	return json_pack("{s:s,s:s,s:s,s:s}", "source", n->source, "chassis", n->chassis, "name",
+			 n->name, "port", n->port);
+}
+
 json_t *ix_link_json(const struct ix_link_limit *l)
 {
 	json_t *o;
@@ -32,10 +38,7 @@ json_t *ix_link_json(const struct ix_link_limit *l)
 	json_object_set_new(o, "bottleneck",
 			    l->bottleneck[0] ? json_string(l->bottleneck) : json_null());
 	if (l->neighbor.source[0])
-		json_object_set_new(o, "neighbor",
-				    json_pack("{s:s,s:s,s:s,s:s}", "source", l->neighbor.source,
-					      "chassis", l->neighbor.chassis, "name",
-					      l->neighbor.name, "port", l->neighbor.port));
+		json_object_set_new(o, "neighbor", ix_neighbor_json(&l->neighbor));
 	return o;
 }
 

@@ -19,6 +19,8 @@
 /* {iface, bps, source, pcie: {...} | null, gpu_pcie (only when known),
  * ceiling_bps, bottleneck}; null when no interface is known. */
 json_t *ix_link_json(const struct ix_link_limit *l);
+/* A switch port as the link and the inventory write it. */
+json_t *ix_neighbor_json(const struct ix_neighbor *n);
 /* Back from ix_link_json; null or absent leaves out zeroed (iface "").
  * -1 with err when it is malformed. */
 int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err);

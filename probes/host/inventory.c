@@ -107,7 +107,9 @@ json_t *ix_inventory(const char *sysroot)
 	d = opendir(path);
 	while (d) {
 		struct dirent *e = readdir(d);
-		char p[300], mtu[32], state[32];
+		char p[300], mtu[32], state[32], why[128];
+		struct ix_neighbor nb;
+		json_t *o;
 		double sp;
 
 		if (!e)
@@ -119,10 +121,15 @@ json_t *ix_inventory(const char *sysroot)
 		snprintf(p, sizeof(p), "/sys/class/net/%s/operstate", e->d_name);
 		read_line(sysroot, p, state, sizeof(state));
 		sp = iface_speed(sysroot, e->d_name);
-		json_array_append_new(ifs, json_pack("{s:s,s:I,s:o,s:s}", "name", e->d_name, "mtu",
-						     (json_int_t)strtol(mtu, NULL, 10), "speed_bps",
-						     sp > 0 ? json_real(sp) : json_null(), "state",
-						     state[0] ? state : "unknown"));
+		o = json_pack("{s:s,s:I,s:o,s:s}", "name", e->d_name, "mtu",
+			      (json_int_t)strtol(mtu, NULL, 10), "speed_bps",
+			      sp > 0 ? json_real(sp) : json_null(), "state",
+			      state[0] ? state : "unknown");
+		/* The switch port it is cabled to, as the live system's lldpd says. */
+		if ((!sysroot || !sysroot[0]) &&
+		    ix_lldp_neighbor(e->d_name, &nb, why, sizeof(why)) == 0)
+			json_object_set_new(o, "neighbor", ix_neighbor_json(&nb));
+		json_array_append_new(ifs, o);
 	}
 	if (d)
 		closedir(d);

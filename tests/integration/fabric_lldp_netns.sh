@@ -151,6 +151,14 @@ else
 	skip_check "top --mesh draws the fabric" "tmux is not installed"
 fi
 
+# A run's inventory names each interface's switch port too.
+printf '[l]\nprobe = lat\niters = 100\nhosts = %s\n' "$(echo "$hosts" | cut -d, -f2)" >"$J/inv.ini"
+IXPERF_LLDPD_SOCKET="$J/lldp/host1.sock" ip netns exec "${P}h1" "$IXPERF" run -J -d "$J/run" \
+	"$J/inv.ini" >"$J/run.json" 2>"$J/run.err"
+check "a run's inventory gives eth0's switch port (leaf-a swp1)" jq_true "$J/run.json" \
+	'[.results[0].inventory.interfaces[] | select(.name == "eth0") | .neighbor | "\(.name) \(.port)"] == ["leaf-a swp1"]'
+schema_check "$J/run.json"
+
 # Without lldpd: fresh agents know no neighbour; the mesh alone splits the
 # hosts the same way.
 for p in "${LPIDS[@]}" "${APIDS[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
