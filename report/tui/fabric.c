@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/fmt/safe.h"
@@ -103,6 +104,9 @@ void ix_tui_fabric_draw(struct ix_tui *t, struct ix_heat_view *v, const struct i
 
 	ix_tui_begin(t, false);
 	v->levels = t->levels;
+	/* The matrix drawn next starts from a blank of its own. */
+	free(t->heat_last);
+	t->heat_last = NULL;
 	ix_tui_clear_line(t, 0,
 			  ix_tui_text(t, 0, 0, IX_ROLE_TITLE,
 				      ix_heat_status(v, s, paused, buf, sizeof(buf))));

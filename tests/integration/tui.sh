@@ -137,6 +137,7 @@ check "f draws the fabric, inferred from the mesh" \
 check "the fabric fits 120 columns" fits 120
 T send-keys -t ix f
 check "f again: back to the matrix" wait_screen '^ixperf mesh  6 hosts  bandwidth  done' 3
+check "and nothing of the fabric is left on the screen" pane_lacks 'uplink|^Fabric:'
 T send-keys -t ix q
 check "top --mesh leaves with q, exit 0" exits_with 0
 
