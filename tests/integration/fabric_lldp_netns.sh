@@ -96,7 +96,9 @@ agents() {
 }
 APIDS=()
 agents a
-ip netns exec "${P}h1" "$IXPERF" mesh --both-directions -t 1 -w 0.3 -n 2000 -J "$hosts" \
+# Bandwidth only: the tbfs bound it; latency on a loaded machine is not
+# bounded, and a pair flagged for it would blame its hosts.
+ip netns exec "${P}h1" "$IXPERF" mesh --test bw --both-directions -t 1 -w 0.3 -J "$hosts" \
 	>"$J/mesh.json" 2>"$J/mesh.err"
 echo "  mesh exit $?"
 check "each agent reported its switch and port" jq_true "$J/mesh.json" \
