@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Accuracy against a known truth: two network namespaces joined by a veth
 # pair whose egress is shaped with tbf to a known rate. Measured goodput must
-# land within 5% of the shaped rate; UDP offered above it must show the loss.
+# land at the shaped rate (5% above at most, 15% below on a loaded machine);
+# UDP offered above it must show the loss.
 # Addresses are from 198.18.0.0/15 (RFC 2544, benchmarking), inside the
 # namespaces this test creates and removes.
 . "${top_srcdir:-.}/tests/lib.sh"
@@ -54,16 +55,23 @@ client() { # client NAME ARGS...
 	echo $? >"$J/$name.rc"
 }
 
-within() { # within NAME DIRECTION: goodput within 5% of the shaped rate
+# within NAME DIRECTION: goodput at the shaped rate. Above it by at most 5%:
+# the tbf lets no more through, and 5% is what a stall at an edge of the
+# window can add. Below it by at most 15%: a sender starved of the CPU
+# leaves the link idle, which the tbf cannot prevent; with stress-ng on
+# both cores a TCP stream here lost 5.5%. (The benchmark's accuracy rows,
+# on a quiet machine, hold ixperf to the tbf within 5% each way.)
+within() {
 	local got
 	got=$(jq -r ".results[0].summary.$2.bits_per_second" "$J/$1.json")
 	echo "  $1 $2 goodput: $got bit/s (shaped to $truth)"
-	jq_true "$J/$1.json" ".results[0].summary.$2.bits_per_second as \$g | ((\$g - $truth) | fabs) / $truth <= 0.05"
+	jq_true "$J/$1.json" ".results[0].summary.$2.bits_per_second as \$g
+		| (\$g - $truth) / $truth <= 0.05 and (\$g - $truth) / $truth >= -0.15"
 }
 
 client tcp bw -t 5 -w 1
 check "tcp through the shaped link exits 0" test "$(cat "$J/tcp.rc")" = 0
-check "tcp goodput within 5% of ${RATE_MBIT} Mbit/s" within tcp forward
+check "tcp goodput at ${RATE_MBIT} Mbit/s (+5%, -15%)" within tcp forward
 # The goodput beside the link's own limit: the client's interface toward the
 # server is ixa0, a veth, which reports 10000 Mb/s (the tbf in M is not the
 # interface's speed).
@@ -86,14 +94,14 @@ check "sweep rows show their share of the link" \
 	test "$(grep -Ec '%  [0-9]+\.[0-9]% of link$' "$J/sweep.txt")" = 13
 
 client tcp4 bw -t 5 -w 1 -P 4
-check "tcp 4 streams: aggregate within 5% of ${RATE_MBIT} Mbit/s" within tcp4 forward
+check "tcp 4 streams: aggregate at ${RATE_MBIT} Mbit/s (+5%, -15%)" within tcp4 forward
 client tcprev bw -t 4 -w 1 -R
-check "tcp reverse within 5% of ${RATE_MBIT} Mbit/s" within tcprev reverse
+check "tcp reverse at ${RATE_MBIT} Mbit/s (+5%, -15%)" within tcprev reverse
 check "tcp reverse percent_of_link is 100 * goodput / 1e10" percent_of_link tcprev reverse
 
 client udp bw --path udp -s 8000 -b 300M -t 4 -w 1
 check "udp above the rate exits 0" test "$(cat "$J/udp.rc")" = 0
-check "udp goodput within 5% of the shaped rate" within udp forward
+check "udp goodput at the shaped rate (+5%, -15%)" within udp forward
 check "udp percent_of_link is 100 * goodput / 1e10" percent_of_link udp forward
 loss=$(jq -r '.results[0].summary.forward.loss_percent' "$J/udp.json")
 echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
