@@ -11,16 +11,6 @@
 
 #include "probes/host/lldp.h"
 
-void ix_neighbor_str(const struct ix_neighbor *n, char *buf, size_t len)
-{
-	if (!n->source[0]) {
-		snprintf(buf, len, "%s", "");
-		return;
-	}
-	snprintf(buf, len, "%s%s%s", n->name[0] ? n->name : n->chassis, n->port[0] ? " port " : "",
-		 n->port);
-}
-
 #ifdef HAVE_LLDPCTL
 /* The library logs to stderr on its own (a host without lldpd, every
  * lookup); the caller says what matters instead. */

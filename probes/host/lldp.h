@@ -15,8 +15,4 @@
  * iface; out is then empty. */
 int ix_lldp_neighbor(const char *iface, struct ix_neighbor *out, char *why, size_t whylen);
 
-/* The neighbour as one phrase: "leaf-a port swp3" (the name, else the
- * chassis ID); "" when out is empty. */
-void ix_neighbor_str(const struct ix_neighbor *n, char *buf, size_t len);
-
 #endif

@@ -1,5 +1,4 @@
-/* Unit tests for probes/host/lldp.c: the phrase a neighbour is shown as,
- * and what a host without lldpd gets. A real lldpd answering is shown by
+/* Unit tests for probes/host/lldp.c: what a host without lldpd gets. A real lldpd answering is shown by
  * tests/integration/fabric_lldp_netns.sh (an lldpd per namespace). */
 #include "config.h"
 
@@ -10,21 +9,6 @@
 #include <criterion/criterion.h>
 
 #include "probes/host/lldp.h"
-
-Test(lldp, the_phrase)
-{
-	struct ix_neighbor n = { .source = "lldp", .chassis = "02:00:00:00:00:01", .port = "swp3" };
-	char buf[128];
-
-	ix_neighbor_str(&n, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "02:00:00:00:00:01 port swp3");
-	snprintf(n.name, sizeof(n.name), "leaf-a");
-	ix_neighbor_str(&n, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "leaf-a port swp3");
-	memset(&n, 0, sizeof(n));
-	ix_neighbor_str(&n, buf, sizeof(buf));
-	cr_assert_str_eq(buf, "");
-}
 
 Test(lldp, no_lldpd_is_said)
 {

@@ -81,18 +81,27 @@ static void slow_host(struct mesh *m, uint32_t h, double slow)
 		}
 }
 
-/* Flag bad cells as the mesh does, then build. */
-static void build(struct mesh *m, bool lldp, struct ix_fabric *f)
+/* Flag bad cells as the mesh does, then build (with the hosts' counters
+ * when ctrs is not NULL). */
+static void build_ctrs(struct mesh *m, bool lldp, const struct ix_ctr_sum *ctrs,
+		       struct ix_fabric *f)
 {
 	struct ix_mesh_rules rules = { .bw_fraction = 0.7,
 				       .lat_factor = 2.0,
 				       .lat_percentile = 50 };
 	struct ix_mesh_findings fi;
-	struct ix_fab_input in = { .n = m->n, .cells = m->cells, .nbrs = lldp ? m->nbr : NULL };
+	struct ix_fab_input in = {
+		.n = m->n, .cells = m->cells, .nbrs = lldp ? m->nbr : NULL, .ctrs = ctrs
+	};
 
 	cr_assert_eq(ix_mesh_analyze(m->cells, m->n, &rules, &fi), 0);
 	free(fi.suspects);
 	cr_assert_eq(ix_fabric_build(&in, f), 0);
+}
+
+static void build(struct mesh *m, bool lldp, struct ix_fabric *f)
+{
+	build_ctrs(m, lldp, NULL, f);
 }
 
 static const struct ix_fab_switch *switch_of(const struct ix_fabric *f, uint32_t node)
@@ -202,19 +211,12 @@ Test(fabric, a_slow_host_is_no_group_of_its_own)
 Test(fabric, counters_that_moved_at_a_host)
 {
 	struct mesh *m = mesh_new(4, 2, 10e9);
-	struct ix_mesh_rules rules = { .bw_fraction = 0.7,
-				       .lat_factor = 2.0,
-				       .lat_percentile = 50 };
 	struct ix_ctr_sum ctrs[4] = { 0 };
-	struct ix_mesh_findings fi;
-	struct ix_fab_input in = { .n = 4, .cells = m->cells, .nbrs = m->nbr, .ctrs = ctrs };
 	struct ix_fabric f;
 
 	ctrs[2].v[IX_CC_PAUSE_RX] = 40;
 	ctrs[2].has = 1u << IX_CC_PAUSE_RX;
-	cr_assert_eq(ix_mesh_analyze(m->cells, 4, &rules, &fi), 0);
-	free(fi.suspects);
-	cr_assert_eq(ix_fabric_build(&in, &f), 0);
+	build_ctrs(m, true, ctrs, &f);
 	cr_assert_eq(f.host[f.at[2]].edge.health, IX_FAB_WARN);
 	cr_assert_str_eq(f.host[f.at[2]].edge.why, "counters moved: 40 pause frames received");
 	cr_assert_eq(f.host[f.at[3]].edge.health, IX_FAB_OK);
