@@ -95,16 +95,39 @@ ix_server() {
 }
 
 # ix_wait_port FILE PID: print the port from PID's "listening on port N"
-# line in FILE once it appears (5 s at most); fails when PID dies first.
+# line in FILE once it appears (20 s at most: a cap, not a measurement, so
+# a sanitizer's build on a loaded machine has room); fails when PID dies
+# first.
 ix_wait_port() {
 	local port
-	for _ in $(seq 1 100); do
+	for _ in $(seq 1 400); do
 		port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$1")
 		[ -n "$port" ] && { echo "$port"; return 0; }
 		kill -0 "$2" 2>/dev/null || return 1
 		sleep 0.05
 	done
 	return 1
+}
+
+# ix_wait_for SECONDS COMMAND...: poll COMMAND every 50 ms until it
+# succeeds; fails after SECONDS. Tests wait for the event they need (a log
+# line, a file, a count) instead of sleeping for a guess at its time.
+ix_wait_for() {
+	local n=$(($1 * 20))
+	shift
+	for _ in $(seq 1 "$n"); do
+		"$@" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "  waited in vain for: $*" >&2
+	return 1
+}
+
+# ix_wait_log FILE REGEX [SECONDS]: wait (20 s by default) until a line of
+# FILE matches REGEX (grep -E), e.g. the agent's "bw test over tcp" line
+# that says a test holds its slot.
+ix_wait_log() {
+	ix_wait_for "${3:-20}" grep -qE "$2" "$1"
 }
 
 # jq_eq FILE FILTER EXPECTED

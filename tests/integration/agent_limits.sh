@@ -118,7 +118,7 @@ peer() { python3 "$J/peer.py" "$@"; }
 # --- Peers name things that reach the log: no forged lines. ----------------
 ix_server forge || exit 99
 peer forge "$IX_PORT"
-sleep 0.3
+ix_wait_log "$J/forge.err" "evil" || exit 99
 check "the forged line is not a line of its own" bash -c "! grep -q '^2026-01-01 00:00:00 ixperf server: forged' '$J/forge.err'"
 check "the control characters are shown as '?'" grep -q 'evil?2026-01-01' "$J/forge.err"
 
@@ -126,6 +126,9 @@ check "the control characters are shown as '?'" grep -q 'evil?2026-01-01' "$J/fo
 ix_server keepalive --idle-timeout 2 || exit 99
 peer keepalive "$IX_PORT" >"$J/keepalive.out"
 echo "# keepalive: $(cat "$J/keepalive.out")"
+# The idle timer is the deadline of the agent's poll: it ends the session
+# at 2 s plus the time the agent waits to be scheduled, which 5 s of room
+# covers on any loaded machine; a PING that kept the session would reach 8.
 check "a session that only PINGs is closed at --idle-timeout 2 s (before 8 s)" \
 	awk '/closed after/ { exit !($3 < 7) }' "$J/keepalive.out"
 
@@ -144,8 +147,14 @@ if ldd "$IXPERF" | grep -Eq "lib(a|t)san"; then
 	# is judged in the plain build only.
 	echo "# peak memory not judged under a sanitizer"
 else
-	check "the agent's peak memory grew by less than 48 MiB ($(((after - before) / 1024)) MiB)" \
-		test $((after - before)) -lt 49152
+	# Unbounded, 300 parses at once of 1-2 MiB each would take 300 MiB
+	# or more; gated, 4 at most (test_proto.c checks the gate itself),
+	# plus a 36 KiB frame and a thread's stack per session and what
+	# malloc's arenas keep: 36-41 MiB over many runs here, moving with
+	# how the sessions' threads overlap. 128 MiB tells the two apart
+	# with room on both sides.
+	check "the agent's peak memory grew by less than 128 MiB ($(((after - before) / 1024)) MiB)" \
+		test $((after - before)) -lt 131072
 fi
 "$IXPERF" lat -n 100 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/flood-after.err"
 check "and it still serves a test" test "$?" = 0
@@ -167,6 +176,7 @@ check "the refusals are in the log" grep -q "refused: too many sessions from thi
 ix_server silent --silence-timeout 2 --max-tests 1 || exit 99
 peer silent "$IX_PORT" >"$J/silent.out"
 echo "# silent: $(cat "$J/silent.out")"
+# As the idle timer above: 2 s and a turn on a CPU, against 10.
 check "a started test with no traffic ends at --silence-timeout (2 s, before 10 s)" \
 	awk '/nothing moved/ { exit !($2 < 10) } END { if (!NR) exit 1 }' "$J/silent.out"
 "$IXPERF" lat -n 200 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/after-silent.err"
@@ -182,7 +192,9 @@ check "a test within the limits runs" test "$?" = 0
 "$IXPERF" bw -P 4 -s 8Mi -t 3 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>&1 &
 big=$!
 IX_PIDS+=("$big")
-sleep 1
+# The big test holds its 32 MiB from the log line on (the slot is claimed
+# with its buffers) for 3 s: the next client asks within that.
+ix_wait_log "$J/mem.err" "bw test over tcp, 4 stream" || exit 99
 "$IXPERF" bw -P 4 -s 8Mi -t 0.3 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/mem-all.err"
 check "tests together are held to --max-memory ($(cat "$J/mem-all.err"))" \
 	grep -q "the running tests hold 32 MiB of buffers and this one needs 32 MiB (limit 48 MiB)" "$J/mem-all.err"
@@ -193,10 +205,11 @@ bash -c "ulimit -n 32 && exec '$IXPERF' server -p 0" >"$J/fd.out" 2>"$J/fd.err" 
 fdpid=$!
 IX_PIDS+=("$fdpid")
 port=$(ix_wait_port "$J/fd.out" "$fdpid") || exit 99
+fds0=$(ls "/proc/$fdpid/fd" | wc -l)
 peer idle "$port" 60 3 >"$J/idle.out" 2>&1 &
 idle=$!
 IX_PIDS+=("$idle")
-sleep 0.5
+ix_wait_log "$J/idle.out" "^open 60" || exit 99
 t0=$(awk '{ print $14 + $15 }' "/proc/$fdpid/stat")
 sleep 2
 t1=$(awk '{ print $14 + $15 }' "/proc/$fdpid/stat")
@@ -207,7 +220,10 @@ echo "# agent CPU over 2 s with 60 idle connections and 32 descriptors: $cpu s"
 # saturated machine); a waiting one almost nothing.
 check "it does not spin when out of descriptors ($cpu CPU-s in 2 s)" test "$(echo "$cpu < 0.5" | bc)" = 1
 wait "$idle"
-sleep 0.5
+# The agent has closed what the idle peer held once it is back to the
+# descriptors it had before.
+fds_back() { [ "$(ls "/proc/$fdpid/fd" | wc -l)" -le "$fds0" ]; }
+ix_wait_for 20 fds_back || exit 99
 "$IXPERF" lat -n 100 -w 0 -p "$port" 127.0.0.1 >/dev/null 2>"$J/fd-after.err"
 check "and serves a test once they are gone" test "$?" = 0
 
@@ -232,12 +248,16 @@ print(t, b)
 PY
 coord=$!
 IX_PIDS+=("$coord")
-sleep 2
+# The RUN sends once the target took its test; the stop comes 1 s into it.
+ix_wait_log "$J/target.err" "bw test over tcp" || exit 99
+sleep 1
 start=$(date +%s.%N)
 kill -TERM "$rpid"
 wait "$rpid"
 rc=$?
 took=$(echo "$(date +%s.%N) - $start" | bc)
+# Stopping cancels the RUN's stream at once (it is woken, not polled): 10 s
+# is room for a loaded machine, half the RUN's 20 s.
 check "an agent stopped mid-RUN exits 0 ($rc) within 10 s (${took} s)" test "$rc" = 0 -a "$(echo "$took < 10" | bc)" = 1
 check "the RUN ran until the stop ($(cat "$J/run.out"))" grep -q "stopped: the agent is shutting down" "$J/run.out"
 check "the log names the RUN's target" grep -q "RUN bandwidth test towards a peer towards 127.0.0.1:$tport" "$J/runner.err" ||

@@ -137,9 +137,10 @@ if command -v tmux >/dev/null; then
 	T -f /dev/null new-session -d -s ix -x 120 -y 30 \
 		"env LANG=C.UTF-8 TERM=xterm-256color $IXPERF top --mesh $J/mesh.json; sleep 600"
 	IX_PIDS+=("$(T display -p -t ix '#{pid}')" "$(T display -p -t ix '#{pane_pid}')")
-	sleep 1
+	shows() { T capture-pane -p -t ix | grep -q "$1"; }
+	ix_wait_for 20 shows '^ixperf mesh'
 	T send-keys -t ix f
-	for _ in $(seq 1 30); do T capture-pane -p -t ix | grep -q '^Fabric:' && break; sleep 0.1; done
+	ix_wait_for 20 shows '^Fabric:'
 	T capture-pane -p -t ix >"$J/tui.txt"
 	sed -n '2,9p' "$J/tui.txt"
 	check "top --mesh, f: the fabric from LLDP with both leaves' uplinks BAD" bash -c "

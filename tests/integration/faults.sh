@@ -6,23 +6,30 @@
 J=$IX_TMP
 
 # --- A server killed mid-test: bounded exit 1, partial intervals kept. -------
+# The server dies 2.2 s after it took the test (its log line): the client
+# has sampled at 0.5 s and 1.0 s by then unless its sampler waited 1.2 s
+# for a CPU, which no load here comes near (a runnable thread gets a turn
+# within tens of milliseconds with every core busy).
 ix_server victim || exit 99
-start=$(date +%s.%N)
 "$IXPERF" bw -t 10 -w 0 -i 0.5 -J -p "$IX_PORT" 127.0.0.1 >"$J/killed.json" 2>"$J/killed.err" &
 cpid=$!
 IX_PIDS+=("$cpid")
+ix_wait_log "$J/victim.err" "bw test over tcp" || exit 99
 sleep 2.2
+start=$(date +%s.%N)
 kill -KILL "$IX_SPID"; wait "$IX_SPID" 2>/dev/null
 wait "$cpid"
 crc=$?
 elapsed=$(echo "$(date +%s.%N) - $start" | bc)
 check "client exits 1 when the server dies" test "$crc" = 1
-check "client gives up within 8 s of a 10 s test" test "$(echo "$elapsed < 8" | bc)" = 1
+# The closed control connection wakes the client at once: 5 s is room for
+# being scheduled, far from the 7.8 s the test had still to run.
+check "client gives up within 5 s of the server's death (${elapsed} s)" test "$(echo "$elapsed < 5" | bc)" = 1
 check "JSON is still one valid document" jq_true "$J/killed.json" '. != null'
 check "JSON is marked incomplete with the reason" jq_true "$J/killed.json" \
 	'(.complete | not) and (.results[0].complete | not) and (.results[0].error | test("server"))'
 check "intervals measured before the failure are kept" jq_true "$J/killed.json" \
-	'(.results[0].intervals | length) >= 3'
+	'(.results[0].intervals | length) >= 2'
 check "stderr names the failure" grep -q "closed the control connection" "$J/killed.err"
 schema_check "$J/killed.json"
 
@@ -30,7 +37,8 @@ ix_server victim2 || exit 99
 "$IXPERF" lat --path udp -t 10 -J -p "$IX_PORT" 127.0.0.1 >"$J/latkilled.json" 2>"$J/latkilled.err" &
 cpid=$!
 IX_PIDS+=("$cpid")
-sleep 1.5
+ix_wait_log "$J/victim2.err" "lat test over udp" || exit 99
+sleep 1.5 # samples from the first round trip on: 1.5 s of them
 kill -KILL "$IX_SPID"; wait "$IX_SPID" 2>/dev/null
 wait "$cpid"
 check "udp lat exits 1 when the server dies" test "$?" = 1
@@ -44,7 +52,7 @@ P=$IX_PORT
 "$IXPERF" bw -t 3 -w 0 -J -p "$P" 127.0.0.1 >"$J/real.json" 2>"$J/real.err" &
 real=$!
 IX_PIDS+=("$real")
-sleep 0.5
+ix_wait_log "$IX_TMP/main.err" "bw test over tcp" || exit 99
 
 # hostile NAME BYTES(printf format): send, then read the server's answer.
 hostile() {

@@ -31,6 +31,13 @@ task() {
 
 # A permanent agent, for a check that names its own host under a launch.
 ix_server perm || not_ok "a permanent agent starts"
+# What is checked here is the launch: every check runs over the tasks and
+# is judged. Its limits hold by construction, so a loaded machine cannot
+# fail them: a reply later than the 1 s timeout fails a latency test (no
+# p50 or p99 of one that ran is above 1 s), any test that moved a byte is
+# above 1 bit/s, and no pair's latency is a million times the others' when
+# every one lies between a microsecond and the timeout. (run.sh and the
+# plan's unit tests judge real limits on crafted results.)
 cat >"$J/plan.ini" <<PLAN
 [plan]
 name = launched acceptance
@@ -38,29 +45,29 @@ name = launched acceptance
 probe = mesh
 test = lat
 time = 0.3
-lat_factor = 1000
-max_p50 = 20ms
+lat_factor = 1000000
+max_p50 = 1s
 [incast]
 probe = incast
 senders = 1,3
 time = 0.5
 warmup = 0.2
-min_bw = 10Mbit
+min_bw = 1
 [bw]
 probe = bw
 time = 0.5
 warmup = 0.2
-min_bw = 10Mbit
+min_bw = 1
 [lat]
 probe = lat
 time = 0.3
-max_p99 = 20ms
+max_p99 = 1s
 [named-host]
 probe = bw
 hosts = 127.0.0.1:${IX_PORT:-1}
 time = 0.3
 warmup = 0.1
-min_bw = 10Mbit
+min_bw = 1
 PLAN
 cat >"$J/big.ini" <<'PLAN'
 [incast-big]
@@ -68,14 +75,14 @@ probe = incast
 senders = 2,8,16
 time = 0.3
 warmup = 0.1
-min_bw = 10Mbit
+min_bw = 1
 PLAN
 cat >"$J/die.ini" <<'PLAN'
 [lat-mesh]
 probe = mesh
 test = lat
 time = 2
-lat_factor = 1000
+lat_factor = 1000000
 [incast]
 probe = incast
 senders = 1,3
@@ -155,13 +162,15 @@ else
 	# Rank 0 makes the output directory once it holds every agent: the
 	# plan's first check, the mesh (6 s), runs from then on.
 	for _ in $(seq 1 600); do [ -d "$J/die" ] && break; sleep 0.1; done
-	sleep 1.5
+	sleep 1.5 # inside the mesh's 6 s however slow the machine: it is timed
 	check "task 3 found and killed mid-plan (pid ${victim:-none})" test -n "$victim"
 	[ -n "$victim" ] && kill -KILL "$victim"
 	wait "$job"
 	took=$(($(date +%s) - start))
 	f=$(result "$J/die")
 	echo "# task 3 (pid ${victim:-none}) killed: rank 0 exit $(cat "$J/die.rc" 2>/dev/null) after ${took} s"
+	# The plan's checks take some 15 s; 60 s rules out a rank 0 left
+	# waiting on a dead task, with room for a loaded machine.
 	check "a killed task: rank 0 exits 1 within 60 s (${took} s)" \
 		test "$(cat "$J/die.rc" 2>/dev/null)" = 1 -a "$took" -lt 60 || cat "$J/die.out"
 	check "rank 0 still wrote its result, marked incomplete" \

@@ -33,7 +33,7 @@ check "each unordered pair has exactly one measured direction" jq_true "$J/mesh.
 	  ([$s[$a][$b], $s[$b][$a]] | map(select(. == "ok")) | length)] | all(. == 1)'
 check "measured cells carry bandwidth and latency" jq_true "$J/mesh.json" \
 	'.results[0].matrix as $m | [range(0;5) as $a | range(0;5) as $b | select($m.state[$a][$b] == "ok")
-	  | ($m.bw_bps[$a][$b] > 1e6 and $m.lat_p50_ns[$a][$b] > 0)] | all'
+	  | ($m.bw_bps[$a][$b] > 0 and $m.lat_p50_ns[$a][$b] > 0)] | all'
 check "unmeasured directions are null" jq_true "$J/mesh.json" \
 	'.results[0].matrix as $m | [range(0;5) as $a | range(0;5) as $b | select($m.state[$a][$b] != "ok")
 	  | $m.bw_bps[$a][$b] == null] | all'
@@ -70,6 +70,8 @@ check "Jain's index lies in [1/n, 1]" jq_true "$J/incast.json" \
 check "the sweep ends with a diagnosis" jq_true "$J/incast.json" '.results[0].diagnosis | test("N=")'
 schema_check "$J/incast.json"
 "$IXPERF" incast --mode read --sru 32Ki --rounds 40 --sweep 1,4 -J "$HOSTS" >"$J/read.json" 2>/dev/null
+# A round fails only past the 5 s round timeout: loopback rounds of 32 KiB
+# take well under a millisecond, tens with every core busy.
 check "synchronised reads exit 0" test "$?" = 0
 check "every round of every step is measured" jq_true "$J/read.json" \
 	'[.results[0].steps[] | .read.rounds == 40 and .read.bytes == 40 * 32768 * .senders] | all'
@@ -175,6 +177,8 @@ victim=${APIDS[2]}
 "$IXPERF" mesh --test bw -t 1 -w 0 --no-retest -J "$HOSTS" >"$J/dead.json" 2>"$J/dead.err" &
 mpid=$!
 IX_PIDS+=("$mpid")
+# Four agents take three rounds of at least 1 s, the victim in each: at
+# 1.5 s it still has pairs to fail, however slow the machine.
 sleep 1.5
 kill -KILL "$victim"
 wait "$victim" 2>/dev/null

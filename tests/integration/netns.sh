@@ -105,9 +105,13 @@ check "udp goodput at the shaped rate (+5%, -15%)" within udp forward
 check "udp percent_of_link is 100 * goodput / 1e10" percent_of_link udp forward
 loss=$(jq -r '.results[0].summary.forward.loss_percent' "$J/udp.json")
 echo "  udp offered 300 Mbit/s into ${RATE_MBIT} Mbit/s: loss $loss%"
-# Offered 300 into 200: about a third must be reported lost.
+# Offered 300 into 200: about a third must be reported lost. The loss is
+# 1 - delivered / offered; the pacer keeps the offered rate at 300 Mbit/s
+# (it catches up after a stall), the tbf the delivered at 200 or down to
+# 170 (-15%, as above): 33-43%. Under 25% the sender would have to fall
+# short of 267 Mbit/s for good, a few thousand datagrams a second.
 check "udp reports the loss (about 33%)" jq_true "$J/udp.json" \
-	'.results[0].summary.forward.loss_percent > 25 and .results[0].summary.forward.loss_percent < 40'
+	'.results[0].summary.forward.loss_percent > 25 and .results[0].summary.forward.loss_percent < 45'
 # Below the rate, loss can only come from a burst the tbf's queue cannot
 # hold: the pacer catches up after a stall of the sender. A queue of 400 ms
 # at the shaped rate holds the catch-up of any stall shorter than that (and

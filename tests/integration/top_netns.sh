@@ -51,7 +51,11 @@ IX_PIDS+=("$TOP")
 capturing "${H[2]}" "$TOP" || not_ok "top opened no capture within 10 s"
 send "${H[1]}" 198.18.0.2 1000 1000
 send "${H[3]}" 198.18.0.2 300 200
-sleep 0.5 # the capture thread's last packets
+# A datagram sent has reached the capture's ring once the softirq that
+# carries it across the veth has run: on the sender's CPU as it sends, or
+# in ksoftirqd, a thread that waits for a CPU as any other (tens of ms with
+# every core busy). 1 s covers that; the stop then drains the ring.
+sleep 1
 kill -INT "$TOP"
 wait "$TOP"
 rc=$?
@@ -84,7 +88,7 @@ TOP=$!
 IX_PIDS+=("$TOP")
 capturing "${H[2]}" "$TOP" || not_ok "top opened no capture within 10 s"
 send "${H[1]}" 198.18.0.2 200 1000
-sleep 0.5
+sleep 1 # as above
 kill -INT "$TOP"
 wait "$TOP"
 check "the text snapshot lists eth0 with its speed and MTU" \

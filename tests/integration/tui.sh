@@ -169,8 +169,10 @@ T send-keys -t ix q
 check "and leaves with q, exit 0" exits_with 0
 
 # --- top --mesh follows a mesh that runs elsewhere, round by round. --------
+# Rounds of 1.5 s: the mesh is still running (round 4 at the earliest ends
+# 6 s after its state file appears) when top, started then, first draws.
 rm -f "$J/state2.json"
-"$IXPERF" mesh -t 0.4 -w 0.05 --state "$J/state2.json" -J -o "$J/mesh2.json" "$HOSTS" 2>/dev/null &
+"$IXPERF" mesh -t 1.5 -w 0.05 --state "$J/state2.json" -J -o "$J/mesh2.json" "$HOSTS" 2>/dev/null &
 BG=$!
 IX_PIDS+=("$BG")
 for _ in $(seq 1 100); do [ -s "$J/state2.json" ] && break; sleep 0.1; done
@@ -184,15 +186,21 @@ T send-keys -t ix q
 check "top --mesh on a running mesh leaves with q, exit 0" exits_with 0
 
 # --- q in the middle: what was measured is kept and marked. -----------------
+# Rounds of 1.5 s: round 1 is on the screen for longer than a poll takes,
+# and p lands at least three rounds before the last however late the view
+# reads it; what p does not stop cannot reach 15 pairs.
 rm -f "$J/mesh.json"
-start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "${MESH[@]}"
-wait_screen 'round 1/5' 15 >/dev/null
+start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "${MESH[@]}" -t 1.5
+wait_screen 'round [12]/5' 15 >/dev/null
 T send-keys -t ix p
 check "p pauses the mesh after the current round" wait_screen 'PAUSED' 3
-sleep 2.5 # the round under way when p came ends first
-paused_at=$(screen | sed -n 's/.*round \([0-9]*\)\/5.*/\1/p')
-sleep 2
-check "a paused mesh starts no new round" wait_screen "round $paused_at/5.*PAUSED" 1
+# The count is of rounds done: the round under way when p came still ends
+# (the count may rise by one), no new one starts. 5 s is three rounds.
+at_pause=$(screen | sed -n 's/.*round \([0-9]*\)\/5.*/\1/p')
+sleep 5
+paused_at=$(screen | sed -n 's/.*round \([0-9]*\)\/5.*PAUSED.*/\1/p')
+check "a paused mesh starts no new round (rounds done: $at_pause at p, ${paused_at:-?} 5 s later)" \
+	test -n "$paused_at" -a "${paused_at:-9}" -le $((${at_pause:-0} + 1))
 T send-keys -t ix p
 check "p again resumes it" wait_screen "round $((paused_at + 1))/5" 10
 T send-keys -t ix q
