@@ -1,9 +1,11 @@
 /*
  * Packet decoders over captured bytes: link layer (Ethernet with stacked
- * VLAN tags, Linux cooked v1/v2, BSD loopback, raw IP), IPv4 and IPv6 with
- * extension headers, TCP, UDP and the RoCEv2 Base Transport Header. Every
- * read is bounded by caplen; lengths from the headers are checked against
- * each other and against the length on the wire, never trusted.
+ * VLAN tags, Linux cooked v1/v2, BSD loopback, raw IP, IP over InfiniBand,
+ * native InfiniBand, ERF records), IPv4 and IPv6 with extension headers,
+ * TCP, UDP, the VXLAN and Geneve overlays (the inner packet is decoded)
+ * and the InfiniBand transport of RoCEv2 (ib.c). Every read is bounded by
+ * caplen; lengths from the headers are checked against each other and
+ * against the length on the wire, never trusted.
  */
 #include "config.h"
 
@@ -16,32 +18,74 @@
 #define ETH_P_8021Q  0x8100
 #define ETH_P_8021AD 0x88a8
 #define ETH_P_QINQ   0x9100 /* pre-standard stacked tag */
+#define ETH_P_ARP    0x0806
+#define ETH_P_TEB    0x6558 /* transparent Ethernet bridging: a frame inside */
 
 #define ARPHRD_NETLINK 824
 
 #define IP_TCP 6
 #define IP_UDP 17
 
-#define TCP_HDR  20
-#define UDP_HDR  8
-#define BTH_LEN  12
-#define IP4_HDR  20
-#define IP6_HDR  40
-#define MAX_EXTS 16 /* IPv6 extension headers followed before giving up */
+#define TCP_HDR        20
+#define UDP_HDR        8
+#define VXLAN_HDR      8
+#define GENEVE_HDR     8
+#define ETH_HDR        14
+#define IPOIB_HDR      4
+#define IPOIB_PSEUDO   40 /* a GRH, or the destination's address, before the header */
+#define ERF_HDR        16
+#define ERF_EXT        8
+#define ERF_INFINIBAND 21
+#define ERF_ETH        2
+#define ERF_IPV4       22
+#define ERF_IPV6       23
+#define IP4_HDR        20
+#define IP6_HDR        40
+#define MAX_EXTS       16 /* IPv6 extension headers followed before giving up */
 
-static inline uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
+static int decode_ethertype(const uint8_t *d, size_t caplen, size_t wire, size_t off, uint16_t et,
+			    struct ix_pkt *o);
+static int decode_ip_version(const uint8_t *d, size_t caplen, size_t avail, size_t off,
+			     struct ix_pkt *o);
 
-static inline uint32_t rd24(const uint8_t *p)
+/* The packet inside a VXLAN or Geneve header at off, len bytes of UDP
+ * payload. The inner headers replace the outer ones in o; the outer ECN
+ * is kept. One overlay deep: a tunnel inside a tunnel stays UDP. */
+static int decode_overlay(const uint8_t *d, size_t caplen, size_t off, size_t len, int kind,
+			  struct ix_pkt *o)
 {
-	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
-}
+	const uint8_t *p = d + off;
+	size_t hl = kind == IX_PKT_OVERLAY_VXLAN ? VXLAN_HDR : GENEVE_HDR, end = off + len;
+	uint16_t et = ETH_P_TEB;
+	uint8_t ecn = o->ecn, vlans = o->vlans;
 
-static inline uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	if (len < hl || caplen - off < hl)
+		return IX_PKT_MALFORMED;
+	if (kind == IX_PKT_OVERLAY_VXLAN) {
+		if (!(p[0] & 0x08)) /* no valid VNI: not VXLAN as RFC 7348 has it */
+			return IX_PKT_OK;
+	} else {
+		if (p[0] >> 6 != 0) /* an unknown Geneve version: leave it as UDP */
+			return IX_PKT_OK;
+		hl += (size_t)(p[0] & 0x3f) * 4;
+		et = ix_pkt_rd16(p + 2);
+		if (len < hl)
+			return IX_PKT_MALFORMED;
+	}
+	memset(o, 0, sizeof(*o));
+	o->overlay = (uint8_t)kind;
+	o->outer_ecn = ecn;
+	o->vlans = vlans;
+	o->vni = ix_pkt_rd24(p + 4);
+	if (et == ETH_P_TEB) {
+		if (len - hl < ETH_HDR || caplen < off + hl + ETH_HDR)
+			return IX_PKT_MALFORMED;
+		et = ix_pkt_rd16(d + off + hl + 12);
+		if (et < 0x0600)
+			return IX_PKT_OTHER;
+		return decode_ethertype(d, caplen, end, off + hl + ETH_HDR, et, o);
+	}
+	return decode_ethertype(d, caplen, end, off + hl, et, o);
 }
 
 /* The transport header at off; l4len is what the IP header says follows. */
@@ -59,12 +103,12 @@ static int decode_l4(const uint8_t *d, size_t caplen, size_t off, size_t l4len, 
 		if (hl < TCP_HDR || (hl > l4len && !o->fragment))
 			return IX_PKT_MALFORMED;
 		o->l4_off = (uint32_t)off;
-		o->sport = rd16(p);
-		o->dport = rd16(p + 2);
-		o->seq = rd32(p + 4);
-		o->ack = rd32(p + 8);
+		o->sport = ix_pkt_rd16(p);
+		o->dport = ix_pkt_rd16(p + 2);
+		o->seq = ix_pkt_rd32(p + 4);
+		o->ack = ix_pkt_rd32(p + 8);
 		o->tcp_flags = p[13];
-		o->window = rd16(p + 14);
+		o->window = ix_pkt_rd16(p + 14);
 		o->payload_len = hl <= l4len ? (uint32_t)(l4len - hl) : 0;
 		return IX_PKT_OK;
 	}
@@ -74,9 +118,9 @@ static int decode_l4(const uint8_t *d, size_t caplen, size_t off, size_t l4len, 
 		if (l4len < UDP_HDR || have < UDP_HDR)
 			return IX_PKT_MALFORMED;
 		o->l4_off = (uint32_t)off;
-		o->sport = rd16(p);
-		o->dport = rd16(p + 2);
-		ulen = rd16(p + 4);
+		o->sport = ix_pkt_rd16(p);
+		o->dport = ix_pkt_rd16(p + 2);
+		ulen = ix_pkt_rd16(p + 4);
 		if (o->fragment) {
 			/* The datagram continues in later fragments. */
 			o->payload_len = (uint32_t)(l4len - UDP_HDR);
@@ -89,17 +133,17 @@ static int decode_l4(const uint8_t *d, size_t caplen, size_t off, size_t l4len, 
 			return IX_PKT_MALFORMED;
 		o->payload_len = (uint32_t)(ulen - UDP_HDR);
 		if (o->dport == IX_PKT_ROCE_PORT) {
-			const uint8_t *b = p + UDP_HDR;
+			int rc = ix_ib_decode_bth(d, caplen, off + UDP_HDR, o->payload_len, o);
 
-			if (o->payload_len < BTH_LEN || have < UDP_HDR + BTH_LEN)
-				return IX_PKT_MALFORMED;
-			o->roce = true;
-			o->bth_opcode = b[0];
-			o->bth_fecn = (b[4] & 0x80) != 0;
-			o->bth_becn = (b[4] & 0x40) != 0;
-			o->bth_dest_qp = rd24(b + 5);
-			o->bth_psn = rd24(b + 9);
+			o->roce = rc == IX_PKT_OK;
+			return rc;
 		}
+		if ((o->dport == IX_PKT_VXLAN_PORT || o->dport == IX_PKT_GENEVE_PORT) &&
+		    !o->overlay)
+			return decode_overlay(d, caplen, off + UDP_HDR, o->payload_len,
+					      o->dport == IX_PKT_VXLAN_PORT ? IX_PKT_OVERLAY_VXLAN
+									    : IX_PKT_OVERLAY_GENEVE,
+					      o);
 		return IX_PKT_OK;
 	}
 	return IX_PKT_OTHER;
@@ -117,7 +161,7 @@ static int decode_ipv4(const uint8_t *d, size_t caplen, size_t avail, size_t off
 	ihl = (size_t)(p[0] & 0x0f) * 4;
 	if (ihl < IP4_HDR || caplen - off < ihl)
 		return IX_PKT_MALFORMED;
-	tot = rd16(p + 2);
+	tot = ix_pkt_rd16(p + 2);
 	if (tot == 0) /* segmentation offload: the length is the frame's */
 		tot = avail;
 	if (tot < ihl || tot > avail)
@@ -129,7 +173,7 @@ static int decode_ipv4(const uint8_t *d, size_t caplen, size_t avail, size_t off
 	o->ip_len = (uint32_t)(tot > UINT32_MAX ? UINT32_MAX : tot);
 	memcpy(o->src, p + 12, 4);
 	memcpy(o->dst, p + 16, 4);
-	frag = rd16(p + 6);
+	frag = ix_pkt_rd16(p + 6);
 	if (frag & 0x1fff) /* not the first fragment: no transport header */
 		return IX_PKT_OTHER;
 	if (frag & 0x2000)
@@ -147,7 +191,7 @@ static int decode_ipv6(const uint8_t *d, size_t caplen, size_t avail, size_t off
 	if (caplen - off < IP6_HDR || p[0] >> 4 != 6)
 		return IX_PKT_MALFORMED;
 	nh = p[6];
-	tot = IP6_HDR + (size_t)rd16(p + 4);
+	tot = IP6_HDR + (size_t)ix_pkt_rd16(p + 4);
 	if (tot == IP6_HDR && nh != 59) /* jumbogram or offload: the frame's length */
 		tot = avail;
 	if (tot > avail)
@@ -174,7 +218,7 @@ static int decode_ipv6(const uint8_t *d, size_t caplen, size_t avail, size_t off
 			if (end - pos < 8 || caplen < pos + 8)
 				return IX_PKT_MALFORMED;
 			len = 8;
-			fo = rd16(d + pos + 2);
+			fo = ix_pkt_rd16(d + pos + 2);
 			if (fo & 0xfff8) {
 				o->proto = d[pos];
 				return IX_PKT_OTHER;
@@ -212,19 +256,69 @@ static int decode_ip_version(const uint8_t *d, size_t caplen, size_t avail, size
 static int decode_ethertype(const uint8_t *d, size_t caplen, size_t wire, size_t off, uint16_t et,
 			    struct ix_pkt *o)
 {
+	if (off > wire || off > caplen)
+		return IX_PKT_MALFORMED;
 	while (et == ETH_P_8021Q || et == ETH_P_8021AD || et == ETH_P_QINQ) {
 		if (caplen - off < 4)
 			return IX_PKT_MALFORMED;
-		et = rd16(d + off + 2);
+		et = ix_pkt_rd16(d + off + 2);
 		off += 4;
 		if (o->vlans < UINT8_MAX)
 			o->vlans++;
 	}
+	if (off > wire)
+		return IX_PKT_MALFORMED;
 	if (et == ETH_P_IPV4)
 		return decode_ipv4(d, caplen, wire - off, off, o);
 	if (et == ETH_P_IPV6)
 		return decode_ipv6(d, caplen, wire - off, off, o);
 	return IX_PKT_OTHER;
+}
+
+/* IP over InfiniBand as the link type has it (and Wireshark reads it): a
+ * 40-byte pseudo header (the GRH, or the destination's QPN and GID), then
+ * RFC 4391's 4 bytes: the type and 2 reserved. (tcpdump on a Linux IPoIB
+ * interface writes Linux cooked captures instead.) */
+static int decode_ipoib(const uint8_t *d, size_t caplen, size_t wire, struct ix_pkt *o)
+{
+	if (caplen < IPOIB_PSEUDO + IPOIB_HDR)
+		return IX_PKT_MALFORMED;
+	return decode_ethertype(d, caplen, wire, IPOIB_PSEUDO + IPOIB_HDR,
+				ix_pkt_rd16(d + IPOIB_PSEUDO), o);
+}
+
+/* An ERF record (ibdump writes them): a 16-byte header, extension headers
+ * while their top bit says so, then the packet its type names. */
+static int decode_erf(const uint8_t *d, size_t caplen, size_t wire, struct ix_pkt *o)
+{
+	size_t off = ERF_HDR;
+	uint8_t type, more;
+	int i;
+
+	if (caplen < ERF_HDR)
+		return IX_PKT_MALFORMED;
+	type = d[8];
+	more = type & 0x80;
+	for (i = 0; more; i++) {
+		if (i == 16 || caplen - off < ERF_EXT)
+			return IX_PKT_MALFORMED;
+		more = d[off] & 0x80;
+		off += ERF_EXT;
+	}
+	switch (type & 0x7f) {
+	case ERF_INFINIBAND:
+		return ix_ib_decode_lrh(d, caplen, wire, off, o);
+	case ERF_ETH: /* 2 bytes of offset and padding before the frame */
+		if (caplen - off < 2 + ETH_HDR)
+			return IX_PKT_MALFORMED;
+		return decode_ethertype(d, caplen, wire, off + 2 + ETH_HDR,
+					ix_pkt_rd16(d + off + 2 + 12), o);
+	case ERF_IPV4:
+	case ERF_IPV6:
+		return decode_ip_version(d, caplen, wire - off, off, o);
+	default:
+		return IX_PKT_OTHER;
+	}
 }
 
 /* BSD loopback: a 4-byte address family, host order (NULL) or network
@@ -236,7 +330,7 @@ static int decode_loopback(const uint8_t *d, size_t caplen, size_t wire, bool ne
 
 	if (caplen < 4)
 		return IX_PKT_MALFORMED;
-	fam = rd32(d);
+	fam = ix_pkt_rd32(d);
 	if (!network_order && (fam & 0xffff0000u))
 		fam = (uint32_t)d[3] << 24 | (uint32_t)d[2] << 16 | (uint32_t)d[1] << 8 | d[0];
 	if (fam == 2)
@@ -259,22 +353,22 @@ int ix_pkt_decode(int linktype, const uint8_t *data, size_t caplen, size_t wirel
 	case IX_PKT_DLT_EN10MB:
 		if (caplen < 14)
 			return IX_PKT_MALFORMED;
-		et = rd16(data + 12);
+		et = ix_pkt_rd16(data + 12);
 		if (et < 0x0600) /* 802.3 length: LLC, not IP */
 			return IX_PKT_OTHER;
 		return decode_ethertype(data, caplen, wire, 14, et, out);
 	case IX_PKT_DLT_LINUX_SLL:
 		if (caplen < 16)
 			return IX_PKT_MALFORMED;
-		et = rd16(data + 14);
-		if (rd16(data + 2) == ARPHRD_NETLINK || et < 0x0600)
+		et = ix_pkt_rd16(data + 14);
+		if (ix_pkt_rd16(data + 2) == ARPHRD_NETLINK || et < 0x0600)
 			return IX_PKT_OTHER;
 		return decode_ethertype(data, caplen, wire, 16, et, out);
 	case IX_PKT_DLT_LINUX_SLL2:
 		if (caplen < 20)
 			return IX_PKT_MALFORMED;
-		et = rd16(data);
-		if (rd16(data + 8) == ARPHRD_NETLINK || et < 0x0600)
+		et = ix_pkt_rd16(data);
+		if (ix_pkt_rd16(data + 8) == ARPHRD_NETLINK || et < 0x0600)
 			return IX_PKT_OTHER;
 		return decode_ethertype(data, caplen, wire, 20, et, out);
 	case IX_PKT_DLT_NULL:
@@ -292,6 +386,12 @@ int ix_pkt_decode(int linktype, const uint8_t *data, size_t caplen, size_t wirel
 		if (caplen < 1 || data[0] >> 4 != 6)
 			return IX_PKT_MALFORMED;
 		return decode_ipv6(data, caplen, wire, 0, out);
+	case IX_PKT_DLT_IPOIB:
+		return decode_ipoib(data, caplen, wire, out);
+	case IX_PKT_DLT_INFINIBAND:
+		return ix_ib_decode_lrh(data, caplen, wire, 0, out);
+	case IX_PKT_DLT_ERF:
+		return decode_erf(data, caplen, wire, out);
 	default:
 		return IX_PKT_OTHER;
 	}

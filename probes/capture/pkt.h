@@ -1,5 +1,6 @@
 /*
- * Packet decoders: plain functions over captured bytes, no libpcap. A
+ * Packet decoders: plain functions over captured bytes, no libpcap (the
+ * InfiniBand transport's are in ib.c, declared at the end). A
  * decoder never reads past caplen; what does not fit is malformed.
  */
 #ifndef IX_PKT_H
@@ -10,8 +11,8 @@
 #include <stdint.h>
 
 enum ix_pkt_status {
-	IX_PKT_OK = 0,         /* IP with a TCP or UDP header decoded */
-	IX_PKT_OTHER = 1,      /* well formed, but not TCP/UDP over IP */
+	IX_PKT_OK = 0,         /* TCP or UDP over IP, or an InfiniBand BTH, decoded */
+	IX_PKT_OTHER = 1,      /* well formed, but none of those */
 	IX_PKT_MALFORMED = -1, /* truncated or inconsistent */
 };
 
@@ -25,6 +26,9 @@ enum ix_pkt_status {
 #define IX_PKT_DLT_IPV4       228
 #define IX_PKT_DLT_IPV6       229
 #define IX_PKT_DLT_LINUX_SLL2 276
+#define IX_PKT_DLT_ERF        197 /* Endace ERF records: ibdump's InfiniBand captures */
+#define IX_PKT_DLT_IPOIB      242 /* IP over InfiniBand (RFC 4391), Linux's pseudo header or not */
+#define IX_PKT_DLT_INFINIBAND 247 /* native InfiniBand: LRH, GRH, BTH */
 
 /* TCP flags as in the header's 13th byte. */
 #define IX_PKT_TH_FIN 0x01
@@ -36,9 +40,17 @@ enum ix_pkt_status {
 #define IX_PKT_TH_ECE 0x40
 #define IX_PKT_TH_CWR 0x80
 
-#define IX_PKT_ROCE_PORT 4791 /* RoCEv2 UDP destination port */
-#define IX_PKT_BTH_CNP   0x81 /* BTH opcode of a Congestion Notification Packet */
-#define IX_PKT_ECN_CE    3    /* IP ECN codepoint Congestion Experienced */
+#define IX_PKT_ROCE_PORT   4791 /* RoCEv2 UDP destination port */
+#define IX_PKT_VXLAN_PORT  4789 /* VXLAN (RFC 7348): an Ethernet frame inside */
+#define IX_PKT_GENEVE_PORT 6081 /* Geneve (RFC 8926): Ethernet or IP inside */
+#define IX_PKT_BTH_CNP     0x81 /* BTH opcode of a Congestion Notification Packet */
+#define IX_PKT_ECN_CE      3    /* IP ECN codepoint Congestion Experienced */
+
+enum ix_pkt_overlay {
+	IX_PKT_OVERLAY_NONE = 0,
+	IX_PKT_OVERLAY_VXLAN = 1,
+	IX_PKT_OVERLAY_GENEVE = 2,
+};
 
 struct ix_pkt {
 	uint8_t family;           /* 4 or 6; 0 when not IP */
@@ -52,12 +64,38 @@ struct ix_pkt {
 	uint32_t seq, ack;
 	uint16_t window; /* raw, unscaled */
 	uint8_t tcp_flags;
-	/* RoCEv2: UDP to port 4791 with a Base Transport Header */
-	bool roce;
+	/* InfiniBand transport: a Base Transport Header, in RoCEv2 (UDP to
+	 * port 4791) or native (an LRH; with a GRH the GIDs are in src and
+	 * dst, family stays 0). Its extended headers as the opcode names
+	 * them (ib.c). */
+	bool roce;           /* RoCEv2 */
+	bool ib;             /* native InfiniBand */
+	bool bth;            /* a BTH decoded, either way */
+	bool grh;            /* native: a Global Route Header */
+	uint16_t slid, dlid; /* native: local identifiers */
+	uint8_t sl;          /* native: service level */
 	uint8_t bth_opcode;
+	bool bth_ackreq;         /* A: the requester asks for an ACK */
+	bool bth_se;             /* solicited event */
+	uint8_t bth_padcnt;      /* pad bytes before the ICRC */
+	uint16_t bth_pkey;       /* partition key */
 	uint32_t bth_dest_qp;    /* 24 bits */
 	uint32_t bth_psn;        /* 24 bits */
 	bool bth_fecn, bth_becn; /* BTH congestion notification bits */
+	bool bth_cut;            /* the capture ends inside the extended headers */
+	bool aeth;               /* ACK extended header: ACK, READ response, atomic ACK */
+	uint8_t aeth_syndrome;   /* ACK, RNR NAK (with its timer) or NAK (with its code) */
+	uint32_t aeth_msn;       /* message sequence number (24 bits) */
+	bool reth;               /* RDMA extended header: WRITE first/only, READ request */
+	uint32_t reth_dma_len;   /* bytes the operation moves */
+	bool deth;               /* datagram extended header (UD) */
+	uint32_t deth_src_qp;    /* 24 bits */
+	uint32_t bth_payload;    /* bytes after the transport headers, less pad and ICRC */
+	/* An overlay crossed (VXLAN, Geneve): the fields above are the inner
+	 * packet's; the outer IP header's ECN is kept. */
+	uint8_t overlay;   /* enum ix_pkt_overlay */
+	uint8_t outer_ecn; /* the outer IP header's 2 ECN bits */
+	uint32_t vni;      /* the overlay's network identifier (24 bits) */
 	/* First fragment of a fragmented datagram: ports are decoded, but
 	 * payload_len is that of the fragment, not of the segment. */
 	bool fragment;
@@ -66,6 +104,22 @@ struct ix_pkt {
 	uint32_t l4_off; /* offset of the TCP/UDP header; 0 when none */
 };
 
+/* Big-endian fields of captured bytes. */
+static inline uint16_t ix_pkt_rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t ix_pkt_rd24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t ix_pkt_rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Decode one captured packet: linktype is pcap's DLT_* number, caplen the
  * bytes at data, wirelen the packet's length on the wire (the IP length
  * may exceed caplen when the capture was cut by its snaplen). out is
@@ -73,5 +127,14 @@ struct ix_pkt {
  * ix_pkt_status. */
 int ix_pkt_decode(int linktype, const uint8_t *data, size_t caplen, size_t wirelen,
 		  struct ix_pkt *out);
+
+/* The InfiniBand transport (ib.c). The BTH at off (caplen bytes
+ * captured); tlen is what the enclosing header says runs from the BTH to
+ * the end of the ICRC. Fills the bth_*, aeth*, reth*, deth* fields of o
+ * and sets o->bth. Returns IX_PKT_OK or IX_PKT_MALFORMED. */
+int ix_ib_decode_bth(const uint8_t *d, size_t caplen, size_t off, size_t tlen, struct ix_pkt *o);
+/* Native InfiniBand at off: the LRH, a GRH when its LNH says so, then the
+ * BTH. wire is the packet's length as captured on the wire from 0. */
+int ix_ib_decode_lrh(const uint8_t *d, size_t caplen, size_t wire, size_t off, struct ix_pkt *o);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "probes/capture/pkt.h"
+#include "probes/capture/rdmastat.h"
 #include "probes/capture/wirestat.h"
 
 /* Flow table bounds: it grows by doubling up to MAX_SLOTS and is kept at
@@ -96,6 +97,7 @@ struct ix_wire_ctx {
 	uint32_t nflows;
 	uint32_t cursor;            /* where the next eviction scan starts */
 	uint8_t qp_index[QP_SLOTS]; /* 1 + index into f.qps; 0: empty */
+	struct ix_rdma_ctx *rdma;   /* the transport analysis of packets with a BTH */
 };
 
 struct ix_wire_ctx *ix_wire_new(void)
@@ -105,7 +107,10 @@ struct ix_wire_ctx *ix_wire_new(void)
 	if (!c)
 		return NULL;
 	c->slots = calloc(MIN_SLOTS, sizeof(*c->slots));
-	if (!c->slots) {
+	c->rdma = ix_rdma_new();
+	if (!c->slots || !c->rdma) {
+		ix_rdma_free(c->rdma);
+		free(c->slots);
 		free(c);
 		return NULL;
 	}
@@ -117,6 +122,7 @@ void ix_wire_free(struct ix_wire_ctx *c)
 {
 	if (!c)
 		return;
+	ix_rdma_free(c->rdma);
 	free(c->slots);
 	free(c);
 }
@@ -465,7 +471,7 @@ static void tcp_packet(struct ix_wire_ctx *c, const struct ix_pkt *p, int64_t ts
 static void roce_packet(struct ix_wire_ctx *c, const struct ix_pkt *p)
 {
 	uint32_t i = (p->bth_dest_qp * 2654435761u) >> 25; /* 7 bits: QP_SLOTS */
-	bool ce = p->ecn == IX_PKT_ECN_CE;
+	bool ce = p->ecn == IX_PKT_ECN_CE || p->outer_ecn == IX_PKT_ECN_CE;
 	struct ix_wire_qp *q = NULL;
 
 	c->f.roce_packets++;
@@ -510,13 +516,20 @@ int ix_wire_feed(struct ix_wire_ctx *c, int linktype, const uint8_t *data, size_
 		c->f.malformed++;
 		return st;
 	}
-	if (p->family && p->ecn == IX_PKT_ECN_CE)
+	if ((p->family && p->ecn == IX_PKT_ECN_CE) || p->outer_ecn == IX_PKT_ECN_CE)
 		c->f.ecn_ce++;
+	if (p->overlay) {
+		c->f.overlay_packets++;
+		if (p->outer_ecn == IX_PKT_ECN_CE)
+			c->f.overlay_ecn_ce++;
+	}
 	if (st == IX_PKT_OTHER) {
 		c->f.other++;
 		return st;
 	}
-	if (p->proto == 6) {
+	if (p->ib) {
+		c->f.ib_packets++;
+	} else if (p->proto == 6) {
 		c->f.tcp_packets++;
 		/* Fragments: the segment length is unknown, as for Wireshark. */
 		if (!p->fragment)
@@ -526,6 +539,8 @@ int ix_wire_feed(struct ix_wire_ctx *c, int linktype, const uint8_t *data, size_
 		if (p->roce)
 			roce_packet(c, p);
 	}
+	if (p->bth)
+		ix_rdma_feed(c->rdma, p, wirelen < caplen ? caplen : wirelen, ts_ns);
 	return st;
 }
 
@@ -544,12 +559,16 @@ void ix_wire_get(const struct ix_wire_ctx *c, struct ix_wire_figures *out)
 	out->tcp_zero_window = f->tcp_zero_window;
 	out->udp_packets = f->udp_packets;
 	out->ecn_ce = f->ecn_ce;
+	out->overlay_packets = f->overlay_packets;
+	out->overlay_ecn_ce = f->overlay_ecn_ce;
 	out->roce_packets = f->roce_packets;
 	out->roce_ecn_ce = f->roce_ecn_ce;
 	out->roce_cnp = f->roce_cnp;
 	out->nqps = f->nqps;
 	memcpy(out->qps, f->qps, sizeof(out->qps));
 	out->qps_other = f->qps_other;
+	out->ib_packets = f->ib_packets;
+	ix_rdma_get(c->rdma, &out->rdma);
 	out->tcp_flows = f->tcp_flows;
 	out->tcp_flows_evicted = f->tcp_flows_evicted;
 }

@@ -273,7 +273,21 @@ static void wire_figures(struct figs *l, const char *check, json_t *w, const cha
 		{ "wire_cnp", "roce_cnp" },
 		{ "wire_dropped", "dropped" },
 	};
+
+	/* The RDMA transport's totals, when the capture held any. */
+	static const char *const rdma[][2] = {
+		{ "wire_rdma_retransmitted", "retransmitted" },
+		{ "wire_rdma_out_of_sequence", "out_of_sequence" },
+		{ "wire_rdma_retries", "retries" },
+		{ "wire_rdma_rnr_naks", "rnr_naks" },
+		{ "wire_rdma_cnp", "cnp" },
+		{ "wire_rdma_fecn", "fecn" },
+		{ "wire_rdma_becn", "becn" },
+	};
 	char name[64];
+	json_t *t, *naks, *v;
+	json_int_t n = 0;
+	const char *k;
 
 	if (!json_is_object(w))
 		return;
@@ -282,6 +296,19 @@ static void wire_figures(struct figs *l, const char *check, json_t *w, const cha
 		add_count(l, check, name, json_object_get(w, counts[i][1]),
 			  i == 0 ? RETRANSMITS_ALLOWANCE : 0, "");
 	}
+	t = json_object_get(json_object_get(w, "rdma"), "total");
+	if (!json_is_object(t))
+		return;
+	for (size_t i = 0; i < sizeof(rdma) / sizeof(rdma[0]); i++) {
+		snprintf(name, sizeof(name), "%s%s", rdma[i][0], q);
+		add_count(l, check, name, json_object_get(t, rdma[i][1]), 0, "");
+	}
+	naks = json_object_get(t, "naks");
+	json_object_foreach(naks, k, v) n += json_is_integer(v) ? json_integer_value(v) : 0;
+	v = json_is_object(naks) ? json_integer(n) : json_null();
+	snprintf(name, sizeof(name), "wire_rdma_naks%s", q);
+	add_count(l, check, name, v, 0, "");
+	json_decref(v);
 }
 
 /* The machine: findings, and every device link that carries traffic, so

@@ -76,6 +76,8 @@ json_t *ix_json_incast(const struct ix_incast_result *r);
 
 /* The "wire" object of the schema; null when no capture was attached. */
 json_t *ix_json_wire(const struct ix_wire_figures *w);
+/* Its "rdma" member: the RDMA transport analysis (wire_rdma.c). */
+json_t *ix_json_wire_rdma(const struct ix_wire_rdma *r);
 
 /* ---- top.c: the live monitor's models ---- */
 

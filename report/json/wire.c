@@ -49,10 +49,16 @@ json_t *ix_json_wire(const struct ix_wire_figures *w)
 	json_object_set_new(o, "tcp_zero_window", count(w->tcp_zero_window));
 	json_object_set_new(o, "udp_packets", count(w->udp_packets));
 	json_object_set_new(o, "ecn_ce", count(w->ecn_ce));
+	json_object_set_new(o, "overlay_packets", count(w->overlay_packets));
+	json_object_set_new(o, "overlay_ecn_ce", count(w->overlay_ecn_ce));
 	json_object_set_new(o, "roce_packets", count(w->roce_packets));
 	json_object_set_new(o, "roce_ecn_ce", count(w->roce_ecn_ce));
 	json_object_set_new(o, "roce_cnp", count(w->roce_cnp));
 	json_object_set_new(o, "qps", qps_json(w));
 	json_object_set_new(o, "qps_other", count(w->qps_other));
+	json_object_set_new(o, "ib_packets", count(w->ib_packets));
+	json_object_set_new(o, "rdma",
+			    w->rdma.nflows || w->rdma.flows_other ? ix_json_wire_rdma(&w->rdma)
+								  : json_null());
 	return o;
 }

@@ -77,6 +77,8 @@ void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostli
 
 /* A compact block of a few lines; nothing when no capture was attached. */
 void ix_text_wire(FILE *f, const struct ix_wire_figures *w);
+/* Its RDMA transport analysis (wire_rdma.c). */
+void ix_text_wire_rdma(FILE *f, const struct ix_wire_rdma *r);
 
 /* ---- top.c: the live monitor's snapshots ---- */
 

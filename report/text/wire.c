@@ -29,6 +29,15 @@ void ix_text_wire(FILE *f, const struct ix_wire_figures *w)
 	fprintf(f, "  UDP %llu packets; ECN-CE %llu; other %llu\n",
 		(unsigned long long)w->udp_packets, (unsigned long long)w->ecn_ce,
 		(unsigned long long)w->other);
+	if (w->overlay_packets)
+		fprintf(f,
+			"  Overlay (VXLAN, Geneve) %llu packets, analysed inside: %llu outer "
+			"ECN-CE\n",
+			(unsigned long long)w->overlay_packets,
+			(unsigned long long)w->overlay_ecn_ce);
+	if (w->ib_packets)
+		fprintf(f, "  InfiniBand %llu packets\n", (unsigned long long)w->ib_packets);
+	ix_text_wire_rdma(f, &w->rdma);
 	if (!w->roce_packets)
 		return;
 	fprintf(f, "  RoCE %llu packets: %llu ECN-CE, %llu CNPs\n",

@@ -53,9 +53,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 }
 
 static const int linktypes[] = {
-	IX_PKT_DLT_EN10MB, IX_PKT_DLT_LINUX_SLL, IX_PKT_DLT_LINUX_SLL2,
-	IX_PKT_DLT_RAW,    IX_PKT_DLT_RAW_101,   IX_PKT_DLT_IPV4,
-	IX_PKT_DLT_IPV6,   IX_PKT_DLT_NULL,      IX_PKT_DLT_LOOP,
+	IX_PKT_DLT_EN10MB,  IX_PKT_DLT_LINUX_SLL, IX_PKT_DLT_LINUX_SLL2, IX_PKT_DLT_RAW,
+	IX_PKT_DLT_RAW_101, IX_PKT_DLT_IPV4,      IX_PKT_DLT_IPV6,       IX_PKT_DLT_NULL,
+	IX_PKT_DLT_LOOP,    IX_PKT_DLT_ERF,       IX_PKT_DLT_IPOIB,      IX_PKT_DLT_INFINIBAND,
 };
 #define NLINK (sizeof(linktypes) / sizeof(linktypes[0]))
 

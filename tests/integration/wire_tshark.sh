@@ -104,6 +104,28 @@ check "roce: 4 QPs counted one by one" test "$(ours "$J/roce.out" qps)" = 4
 check "roce: CE marks and CNPs present" test "$(ours "$J/roce.out" roce_ecn_ce)" -gt 0 -a \
 	"$(ours "$J/roce.out" roce_cnp)" -gt 0
 
+# IP over InfiniBand (the link type, and Linux cooked captures of an IPoIB
+# interface) and TCP inside VXLAN and Geneve: the same anomalies found
+# through each, the overlays' outer CE marks kept.
+for sc in ipoib ipoib-sll vxlan geneve; do
+	compare "$sc"
+	check "$sc: the anomalies are found through it" test \
+		"$(ours "$J/$sc.out" tcp_retransmissions)/$(ours "$J/$sc.out" tcp_dup_acks)" = 2/3
+done
+# tshark_ce FILE: frames with CE in any IP header, and overlay frames.
+tshark_ce() {
+	tshark -n -r "$1" -T fields -e ip.dsfield.ecn -e ipv6.tclass.ecn -e vxlan -e geneve.vni \
+		2>/dev/null | awk -F'\t' '{ if ($1 ~ /(^|,)3(,|$)/ || $2 ~ /(^|,)3(,|$)/) c++
+			if ($3 != "" || $4 != "") o++ } END { printf "%d %d\n", c, o }'
+}
+for sc in vxlan geneve; do
+	read -r -a e < <(tshark_ce "$J/$sc.pcap")
+	same "$sc ECN-CE (outer or inner)" "$(ours "$J/$sc.out" ecn_ce)" "${e[0]}"
+	same "$sc overlay packets" "$(ours "$J/$sc.out" overlay_packets)" "${e[1]}"
+	check "$sc: the outer CE marks are the ones counted" test \
+		"$(ours "$J/$sc.out" overlay_ecn_ce)" = "$(ours "$J/$sc.out" ecn_ce)" -a "${e[0]}" -gt 0
+done
+
 # Malformed frames between valid ones: read to the end, counted.
 compare malformed
 check "malformed: the bad frames are counted" test "$(ours "$J/malformed.out" malformed)" -ge 6

@@ -18,11 +18,12 @@
 
 #include <pcap/pcap.h>
 
-#define DLT_ETH  1
-#define DLT_SLL  113
-#define MSS      1448
-#define MAXFRAME 9200
-#define BASE_SEC 1700000000ull
+#define DLT_ETH   1
+#define DLT_SLL   113
+#define DLT_IPOIB 242
+#define MSS       1448
+#define MAXFRAME  9200
+#define BASE_SEC  1700000000ull
 
 #define TH_FIN 0x01
 #define TH_SYN 0x02
@@ -30,14 +31,27 @@
 #define TH_PSH 0x08
 #define TH_ACK 0x10
 
+/* How the IP packets are carried. */
+enum link {
+	L_ETH,       /* Ethernet, VLAN tags as the packet says */
+	L_SLL,       /* Linux cooked v1 */
+	L_IPOIB,     /* IP over InfiniBand: a 40-byte pseudo header, then its own 4 */
+	L_IPOIB_SLL, /* Linux cooked v1 of an IPoIB interface (tcpdump -i ib0) */
+	L_VXLAN,     /* Ethernet, IPv4, UDP 4789, VXLAN, the frame */
+	L_GENEVE,    /* Ethernet, IPv4, UDP 6081, Geneve with an option, the frame */
+};
+
 struct gen {
 	pcap_t *pd;
 	pcap_dumper_t *dump;
 	int dlt;
-	uint64_t t_ns;  /* capture time, from BASE_SEC */
-	uint64_t t0_us; /* start of the current scenario */
-	size_t snaplen; /* records are cut to this (0: whole frames) */
-	long last_rec;  /* size of the last record written, header included */
+	enum link link;
+	uint8_t outer_ecn; /* overlays: the outer IP header's ECN bits */
+	bool ipoib_grh;    /* IPoIB: the pseudo header is a GRH, not a destination */
+	uint64_t t_ns;     /* capture time, from BASE_SEC */
+	uint64_t t0_us;    /* start of the current scenario */
+	size_t snaplen;    /* records are cut to this (0: whole frames) */
+	long last_rec;     /* size of the last record written, header included */
 	uint64_t count;
 	uint64_t limit; /* records to write at most (0: no limit) */
 };
@@ -93,11 +107,60 @@ static size_t put_link(const struct gen *g, uint8_t *b, int family, int vlans)
 	size_t off;
 	int i;
 
+	if (g->link == L_IPOIB) {
+		/* Wireshark's form of the link type: a GRH (source QPN and
+		 * GIDs), or zeros then the destination's QPN and GID. */
+		memset(b, 0, 40);
+		if (g->ipoib_grh) {
+			b[0] = 0x60;
+			put32(b + 4, 0x00000049u);
+			put16(b + 8, 0xfe80);
+			b[23] = 1;
+		}
+		put32(b + 20, 0x00000048u);
+		put16(b + 24, 0xfe80);
+		b[39] = 2;
+		put16(b + 40, et);
+		put16(b + 42, 0);
+		return 44;
+	}
+	if (g->link == L_VXLAN || g->link == L_GENEVE) {
+		/* Outer headers, their lengths set once the frame is built
+		 * (outer_lengths); then the inner Ethernet header. */
+		size_t hl = g->link == L_VXLAN ? 8 : 12;
+
+		memset(b, 0, 14 + 20 + 8 + hl);
+		memcpy(b, mac_b, 6);
+		memcpy(b + 6, mac_a, 6);
+		put16(b + 12, 0x0800);
+		b[14] = 0x45;
+		b[15] = g->outer_ecn;
+		b[22] = 64;
+		b[23] = 17;
+		put32(b + 26, 0xc0a80001u);
+		put32(b + 30, 0xc0a80002u);
+		put16(b + 34, 49152);
+		put16(b + 36, g->link == L_VXLAN ? 4789 : 6081);
+		if (g->link == L_VXLAN) {
+			b[42] = 0x08; /* VNI valid */
+		} else {
+			b[42] = 1; /* version 0, one 4-byte word of options */
+			put16(b + 44, 0x6558);
+			put16(b + 50, 0x0102); /* the option: class, type, length 0 */
+			b[52] = 0x03;
+		}
+		put32(b + 46, 7001u << 8); /* VNI 7001 */
+		off = 14 + 20 + 8 + hl;
+		memcpy(b + off, mac_b, 6);
+		memcpy(b + off + 6, mac_a, 6);
+		put16(b + off + 12, et);
+		return off + 14;
+	}
 	if (g->dlt == DLT_SLL) {
 		memset(b, 0, 16);
-		put16(b, 0);     /* to us */
-		put16(b + 2, 1); /* ARPHRD_ETHER */
-		put16(b + 4, 6);
+		put16(b, 0);                                   /* to us */
+		put16(b + 2, g->link == L_IPOIB_SLL ? 32 : 1); /* ARPHRD_INFINIBAND, _ETHER */
+		put16(b + 4, g->link == L_IPOIB_SLL ? 20 : 6); /* address length */
 		memcpy(b + 6, mac_a, 6);
 		put16(b + 14, et);
 		return 16;
@@ -112,6 +175,17 @@ static size_t put_link(const struct gen *g, uint8_t *b, int family, int vlans)
 	}
 	put16(b + off, et);
 	return off + 2;
+}
+
+/* An overlay's outer IPv4 and UDP lengths, for a frame of n bytes. */
+static void outer_lengths(const struct gen *g, uint8_t *b, size_t n)
+{
+	if (g->link != L_VXLAN && g->link != L_GENEVE)
+		return;
+	put16(b + 16, (uint32_t)(n - 14));
+	put16(b + 24, 0);
+	put16(b + 24, csum(b + 14, 20, 0));
+	put16(b + 38, (uint32_t)(n - 34));
 }
 
 /* Build the frame for p into b; returns its length. */
@@ -184,6 +258,7 @@ static size_t build(const struct gen *g, const struct pkt *p, uint8_t *b)
 	}
 	sum += p->proto + (uint32_t)(l4 + p->paylen);
 	put16(t + (p->proto == 6 ? 16 : 6), csum(t, l4 + p->paylen, sum));
+	outer_lengths(g, b, l2 + tot);
 	return l2 + tot;
 }
 
@@ -610,7 +685,7 @@ static int usage(void)
 {
 	fprintf(stderr, "usage: pcapgen SCENARIO OUT.pcap [N]\n"
 			"scenarios: tcp-clean tcp-retrans roce vlan-v6 malformed sll\n"
-			"           mixed-large N truncated-file\n");
+			"           mixed-large N truncated-file ipoib ipoib-sll vxlan geneve\n");
 	return 2;
 }
 
@@ -633,7 +708,16 @@ int main(int argc, char **argv)
 			return usage();
 	}
 	memset(&g, 0, sizeof(g));
-	g.dlt = strcmp(sc, "sll") == 0 ? DLT_SLL : DLT_ETH;
+	g.dlt = strcmp(sc, "sll") == 0 || strcmp(sc, "ipoib-sll") == 0 ? DLT_SLL : DLT_ETH;
+	g.link = strcmp(sc, "sll") == 0 ? L_SLL : L_ETH;
+	if (strcmp(sc, "ipoib") == 0) {
+		g.dlt = DLT_IPOIB;
+		g.link = L_IPOIB;
+	} else if (strcmp(sc, "ipoib-sll") == 0) {
+		g.link = L_IPOIB_SLL;
+	} else if (strcmp(sc, "vxlan") == 0 || strcmp(sc, "geneve") == 0) {
+		g.link = sc[0] == 'v' ? L_VXLAN : L_GENEVE;
+	}
 	g.pd = pcap_open_dead(g.dlt, 262144);
 	if (!g.pd)
 		return 1;
@@ -660,6 +744,14 @@ int main(int argc, char **argv)
 		scen_tcp_clean(&g, 6, 0);
 	} else if (strcmp(sc, "mixed-large") == 0) {
 		scen_mixed_large(&g, n);
+	} else if (g.link >= L_IPOIB) {
+		/* The anomalies through the link or the overlay; an overlay's
+		 * second conversation has its outer header marked CE. */
+		scen_tcp_retrans(&g, 4, 0);
+		g.t0_us = 100000000;
+		g.outer_ecn = g.link >= L_VXLAN ? 3 : 0;
+		g.ipoib_grh = true;
+		scen_tcp_clean(&g, 6, 0);
 	} else if (strcmp(sc, "truncated-file") == 0) {
 		scen_tcp_clean(&g, 4, 0);
 		chop = true;

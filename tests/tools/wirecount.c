@@ -97,6 +97,8 @@ int main(int argc, char **argv)
 	printf("tcp_zero_window=%" PRIu64 "\n", fig.tcp_zero_window);
 	printf("udp_packets=%" PRIu64 "\n", fig.udp_packets);
 	printf("ecn_ce=%" PRIu64 "\n", fig.ecn_ce);
+	printf("overlay_packets=%" PRIu64 "\n", fig.overlay_packets);
+	printf("overlay_ecn_ce=%" PRIu64 "\n", fig.overlay_ecn_ce);
 	printf("roce_packets=%" PRIu64 "\n", fig.roce_packets);
 	printf("roce_ecn_ce=%" PRIu64 "\n", fig.roce_ecn_ce);
 	printf("roce_cnp=%" PRIu64 "\n", fig.roce_cnp);

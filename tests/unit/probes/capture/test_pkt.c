@@ -604,7 +604,7 @@ Test(pkt, truncation_at_every_byte)
 
 	ipv4(&c, 5, 0, 20 + 8 + 12 + 4, 0, 17);
 	udp(&c, 4791, 8 + 12 + 4);
-	bth(&c, 0x0a, 0, 0x42, 7);
+	bth(&c, 0x04, 0, 0x42, 7); /* RC Send Only: no extended header */
 	zeros(&c, 4);
 	truncate_everywhere(IX_PKT_DLT_RAW, &c, 20 + 8 + 12);
 
@@ -620,10 +620,101 @@ Test(pkt, truncation_at_every_byte)
 	truncate_everywhere(IX_PKT_DLT_LINUX_SLL2, &d, 20 + 24 + 20);
 }
 
+/* IP over InfiniBand: the 40-byte pseudo header, then type and reserved. */
+Test(pkt, ipoib_link_type)
+{
+	struct buf p = { .n = 0 }, tcp4 = eth_tcp4();
+	struct ix_pkt k;
+
+	zeros(&p, 40);
+	put16(&p, 0x0800);
+	put16(&p, 0);
+	put(&p, tcp4.b + 14, tcp4.n - 14);
+	cr_assert_eq(decode(IX_PKT_DLT_IPOIB, &p, &k), IX_PKT_OK);
+	check_tcp4(&k);
+	truncate_everywhere(IX_PKT_DLT_IPOIB, &p, 44 + 20 + 20);
+	p.b[41] = 0x06; /* ARP */
+	cr_assert_eq(decode(IX_PKT_DLT_IPOIB, &p, &k), IX_PKT_OTHER);
+}
+
+/* ERF records: an Ethernet one (2 bytes of padding first), one with an
+ * extension header, and an unknown type. */
+Test(pkt, erf_records)
+{
+	struct buf p = { .n = 0 }, tcp4 = eth_tcp4();
+	struct ix_pkt k;
+
+	zeros(&p, 8);
+	put8(&p, 0x82); /* Ethernet, an extension header follows */
+	zeros(&p, 7);
+	put8(&p, 0x01); /* the extension header: the last one */
+	zeros(&p, 7);
+	zeros(&p, 2);
+	put(&p, tcp4.b, tcp4.n);
+	cr_assert_eq(decode(IX_PKT_DLT_ERF, &p, &k), IX_PKT_OK);
+	check_tcp4(&k);
+	truncate_everywhere(IX_PKT_DLT_ERF, &p, 24 + 2 + 14 + 20 + 20);
+	p.b[8] = 0x7e;
+	cr_assert_eq(decode(IX_PKT_DLT_ERF, &p, &k), IX_PKT_OTHER);
+	p.b[8] = 0x82;
+	p.b[16] = 0x80; /* the chain runs past the record's 24 bytes */
+	cr_assert_eq(decode_cut(IX_PKT_DLT_ERF, &p, 24, 24, &k), IX_PKT_MALFORMED);
+}
+
+/* TCP inside VXLAN or Geneve (with a 4-byte option): the inner packet is
+ * decoded, the outer ECN kept. */
+static struct buf overlay(bool geneve)
+{
+	struct buf p = { .n = 0 }, tcp4 = eth_tcp4();
+	uint16_t inner = (uint16_t)(tcp4.n + (geneve ? 12 : 8));
+
+	eth(&p, 0x0800);
+	ipv4(&p, 5, 0x03, (uint16_t)(20 + 8 + inner), 0, 17);
+	udp(&p, geneve ? IX_PKT_GENEVE_PORT : IX_PKT_VXLAN_PORT, (uint16_t)(8 + inner));
+	if (geneve) {
+		put8(&p, 1); /* version 0, one word of options */
+		put8(&p, 0);
+		put16(&p, 0x6558);
+		put32(&p, 0x001b5900); /* VNI 7001 */
+		put32(&p, 0x01020300);
+	} else {
+		put8(&p, 0x08);
+		zeros(&p, 3);
+		put32(&p, 0x001b5900);
+	}
+	put(&p, tcp4.b, tcp4.n);
+	return p;
+}
+
+Test(pkt, vxlan_and_geneve)
+{
+	for (int g = 0; g < 2; g++) {
+		struct buf p = overlay(g);
+		struct ix_pkt k;
+
+		cr_assert_eq(decode(IX_PKT_DLT_EN10MB, &p, &k), IX_PKT_OK);
+		check_tcp4(&k);
+		cr_assert_eq(k.overlay, g ? IX_PKT_OVERLAY_GENEVE : IX_PKT_OVERLAY_VXLAN);
+		cr_assert_eq(k.outer_ecn, IX_PKT_ECN_CE);
+		cr_assert_eq(k.ecn, 2, "the inner header's ECN");
+		cr_assert_eq(k.vni, 7001);
+		truncate_everywhere(IX_PKT_DLT_EN10MB, &p, p.n - 100);
+	}
+	{
+		struct buf p = overlay(false);
+		struct ix_pkt k;
+
+		p.b[42] = 0; /* no valid VNI: not VXLAN, plain UDP */
+		cr_assert_eq(decode(IX_PKT_DLT_EN10MB, &p, &k), IX_PKT_OK);
+		cr_assert_eq(k.proto, 17);
+		cr_assert_eq(k.overlay, IX_PKT_OVERLAY_NONE);
+	}
+}
+
 /* Random bytes on every link type: any status, no crash, no overread. */
 Test(pkt, random_bytes)
 {
-	static const int dlts[] = { 0, 1, 12, 101, 108, 113, 228, 229, 276 };
+	static const int dlts[] = { 0, 1, 12, 101, 108, 113, 197, 228, 229, 242, 247, 276 };
 	uint64_t s = 0x9e3779b97f4a7c15ull;
 	struct buf p;
 	struct ix_pkt k;

@@ -435,7 +435,7 @@ Test(wirestat, roce_counts_per_qp)
 		roce(w, 0x11, 0x04, i < 3 ? 3 : 2, NULL);
 	for (i = 0; i < 4; i++)
 		roce(w, 0xfedcba, IX_PKT_BTH_CNP, 1, NULL);
-	cr_assert_eq(roce(w, 0x11, 0x0a, 0, &p), IX_PKT_OK);
+	cr_assert_eq(roce(w, 0x11, 0x04, 0, &p), IX_PKT_OK);
 	cr_assert_eq(p.roce, true, "out receives the decoded packet");
 	cr_assert_eq(p.bth_dest_qp, 0x11);
 	f = figures(w);

@@ -328,6 +328,22 @@ Test(figures, wire_counts_and_topology_links)
 	cr_expect_float_eq(get(v, n, "wire/wire_retransmissions")->allowance, 10.0, 1e-9);
 	free(v);
 
+	/* With an RDMA analysis: its totals, and the NAKs of every code. */
+	v = figures_of(
+		ENVELOPE("wire") "[{\"kind\":\"wire\",\"file\":\"a.pcap\",\"complete\":true,"
+				 "\"error\":null,\"wire\":{\"tcp_retransmissions\":0,"
+				 "\"tcp_dup_acks\":0,\"tcp_out_of_order\":0,\"tcp_zero_window\":0,"
+				 "\"ecn_ce\":0,\"roce_cnp\":4,\"dropped\":0,\"rdma\":{\"total\":{"
+				 "\"retransmitted\":6,\"out_of_sequence\":1,\"retries\":3,"
+				 "\"rnr_naks\":1,\"cnp\":4,\"fecn\":0,\"becn\":2,\"naks\":{"
+				 "\"psn_sequence\":1,\"remote_access\":2}}}}}]}",
+		&n);
+	cr_expect_eq(n, 7 + 8);
+	expect(v, n, "wire/wire_rdma_retransmitted", 6);
+	expect(v, n, "wire/wire_rdma_becn", 2);
+	expect(v, n, "wire/wire_rdma_naks", 3);
+	free(v);
+
 	v = figures_of(
 		ENVELOPE("topo") "[{\"kind\":\"topo\",\"findings\":[{\"kind\":\"aer\"}],"
 				 "\"pci\":[{\"bdf\":\"0000:1b:00.0\",\"type\":\"gpu\","
