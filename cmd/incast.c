@@ -130,10 +130,8 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 	if (ix_path_lookup(o->path, &tp, err) < 0 ||
 	    ix_rdma_opts_fill(tp, o->op, o->qps, 0, IX_RDMA_INCAST, &p->rdma, err) < 0)
 		return -1;
-	if ((tp->caps & IX_CAP_RDMA) && (o->rate || o->capture))
-		return ix_fail(err, IX_EXIT_USAGE, "%s does not apply to --path rdma",
-			       o->rate ? "-b/--rate"
-				       : "--capture (RDMA traffic bypasses the kernel)");
+	if ((tp->caps & IX_CAP_RDMA) && o->rate)
+		return ix_fail(err, IX_EXIT_USAGE, "-b/--rate does not apply to --path rdma");
 	if (read && !(tp->caps & IX_CAP_BLOCKS))
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "--mode read needs a reliable path (tcp), not '%s'", tp->name);

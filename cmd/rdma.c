@@ -8,6 +8,7 @@
 #include <sys/socket.h>
 
 #include "cmd/cmd.h"
+#include "probes/capture/capture.h"
 #include "probes/ctl/client.h"
 #include "probes/net/transport.h"
 #include "probes/rdma/session.h"
@@ -133,12 +134,13 @@ int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err 
 }
 
 /* Options of the socket paths that mean nothing here. */
+/* --capture is taken: RoCE that the kernel's stack carries (soft-RoCE)
+ * shows on its interface, a NIC's own RDMA where libpcap can sniff it (its
+ * RDMA device's name as the interface), mirrored ports on theirs. */
 static int refuse_socket_opts(const struct ix_client_opts *c, struct ix_err *err)
 {
-	if (c->capture || c->pcap || c->capture_filter)
-		return ix_fail(err, IX_EXIT_USAGE,
-			       "--capture does not apply to --path rdma: RDMA traffic bypasses "
-			       "the kernel (use the switch's or the NIC's port mirroring)");
+	if (ix_client_capture_check(c, err) < 0)
+		return -1;
 	if (c->bind)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "--bind does not apply to --path rdma (use --ib-dev and "
@@ -178,6 +180,8 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 	struct ix_sink sink;
 	struct ix_err err = { 0 };
 	struct ix_rdma_result *res;
+	struct ix_capture *cap = NULL;
+	struct ix_err cerr = { 0 };
 	uint64_t sizes[64];
 	size_t nsizes, done = 0;
 	char devs[1][64];
@@ -205,8 +209,9 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 		return ix_report_error(cmd, &err);
 	}
 	cl.token = &token;
-	if (ix_client_connect(&cl, &err) < 0) {
+	if (ix_client_capture_begin(c, host, &cap, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		rc = ix_report_error(cmd, &err);
+		ix_capture_stop(cap, NULL, NULL);
 		goto out;
 	}
 	for (size_t i = 0; i < nsizes; i++) {
@@ -239,10 +244,21 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 		}
 	}
 	ix_client_close(&cl);
-	if (c->json)
+	/* One capture covers the whole sweep: it goes with the last result. */
+	if (cap && ix_capture_stop(cap, done ? &res[done - 1].wire : NULL, &cerr) < 0) {
+		int crc = ix_report_error(cmd, &cerr);
+
+		if (rc == IX_EXIT_OK) {
+			err = cerr;
+			rc = crc;
+		}
+	}
+	if (c->json) {
 		render_json(&sink, cmd, env, res, done, rc, err.msg);
-	else if (done)
+	} else if (done) {
 		ix_text_rdma_end(sink.f, &res[done - 1]);
+		ix_text_wire(sink.f, &res[done - 1].wire);
+	}
 out:
 	for (size_t i = 0; i < nsizes; i++)
 		ix_rdma_result_free(&res[i]);

@@ -35,6 +35,7 @@
 #include "probes/core/err.h"
 #include "probes/core/counters.h"
 #include "probes/core/probe.h"
+#include "probes/core/wirefig.h"
 #include "probes/rdma/engine.h"
 #include "probes/rdma/setup.h"
 
@@ -119,6 +120,7 @@ struct ix_rdma_result {
 	struct ix_ctr_set ctr_local, ctr_remote;
 	char remote_host[256];
 	char remote_version[32];
+	struct ix_wire_figures wire; /* a capture attached (--capture); present bit */
 };
 
 void ix_rdma_result_init(struct ix_rdma_result *r, const struct ix_rdma_params *p);

@@ -32,6 +32,8 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 	json_object_set_new(o, "local", ix_rdma_port_info_json(&r->local));
 	json_object_set_new(o, "remote", ix_rdma_port_info_json(&r->remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));
+	if (r->wire.present)
+		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
 	if (r->latency) {
 		json_object_set_new(o, "metric", json_string(r->lat.one_way ? "rtt/2" : "rtt"));
 		json_object_set_new(o, "unit", json_string("ns"));

@@ -45,7 +45,7 @@ opt_err "invalid value for --mtu: 1500" bw --path rdma --mtu 1500 h
 opt_err "invalid value for --numa" bw --path rdma --numa far h
 opt_err "use --qps" bw --path rdma -P 4 h
 opt_err "use --op read" bw --path rdma -R h
-opt_err "RDMA traffic bypasses the kernel" bw --path rdma --capture lo h
+opt_err "--capture-filter and --pcap need --capture IFACE" bw --path rdma --pcap x.pcap h
 opt_err "--iters and --time exclude" bw --path rdma --iters 10 -t 1 h
 opt_err "--op applies to --path rdma only" bw --op read h
 opt_err "--qps applies to --path rdma only" lat --path udp --qps 2 h

@@ -17,17 +17,7 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/rdma/vm.sh"
 
-[ -n "${IX_SKIP_VM:-}" ] && ix_skip "IX_SKIP_VM is set"
-why=$(ix_vm_missing)
-[ -z "$why" ] || ix_skip "$why (contrib/setup.sh deps installs it)"
-CACHE=${IX_VM_CACHE:-$(pwd)/tests/rdma/vm-cache}
-ix_vm_prepare "$CACHE" 2>"$IX_TMP/prepare.err" ||
-	ix_skip "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
-echo "# kernel: $(cat "$CACHE/kernel-package")"
-
-O=$IX_TMP/vm
-mkdir -p "$O"
-chmod 777 "$O"
+ix_vm_test_setup
 
 # ---- one VM: the options, on one rxe device used by both ends ----
 cat >"$O/one.sh" <<EOF

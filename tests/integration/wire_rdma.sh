@@ -16,6 +16,7 @@ IBGEN=${IBGEN:-$(pwd)/tests/tools/ibgen}
 command -v tshark >/dev/null || ix_skip "tshark is not installed (apt-get install tshark)"
 command -v python3 >/dev/null || ix_skip "python3 is not installed"
 J=$IX_TMP
+ORACLE=$top_srcdir/tests/tools/rdma-oracle.py
 
 for l in roce ib erf; do
 	"$IBGEN" "$l" "$J/$l.pcap" || not_ok "ibgen $l"
@@ -24,100 +25,12 @@ for l in roce ib erf; do
 	schema_check "$J/$l.json"
 done
 
-# The oracle: tshark's fields, one packet a line, to figures per direction
-# keyed "src dst qp".
-cat >"$J/oracle.py" <<'PY'
-import json, sys
-
-def kinds(syn):
-    return (syn >> 5) & 3, syn & 0x1f
-
-flows, order, pmtu = {}, [], 0
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
-for r in rows:
-    op, psn = int(r[4], 0), int(r[5])
-    if (op & 0x1f) in (0, 1, 6, 7, 13, 14) and int(r[8] or 0) > pmtu:
-        pmtu = int(r[8])
-for r in rows:
-    src, dst, qp, t = r[0] or r[9], r[1] or r[10], int(r[2], 16), float(r[3])
-    op, psn, syn = int(r[4], 0), int(r[5]), r[6]
-    res = int(r[7].split(",")[0], 16) if r[7] else 0
-    dma = int(r[11]) if r[11] else 0
-    ce = "3" in (r[12] or "").split(",")
-    k = "%s %s %d" % (src, dst, qp)
-    if k not in flows:
-        flows[k] = dict(packets=0, ops={}, requests=0, responses=0, retransmitted=0,
-                        out_of_sequence=0, acks=0, rnr_naks=0, naks=[0] * 6, cnp=0,
-                        fecn=0, becn=0, ecn_ce=0, top=None, read=None, rtop=None)
-        order.append(k)
-    f = flows[k]
-    f["packets"] += 1
-    f["ops"][op] = f["ops"].get(op, 0) + 1
-    f["fecn"] += bool(res & 0x80)
-    f["becn"] += bool(res & 0x40)
-    f["ecn_ce"] += ce
-    o, tr = op & 0x1f, op >> 5
-    if op == 0x81:
-        f["cnp"] += 1
-    elif tr in (0, 1, 5) and (o <= 0x0c or o in (0x13, 0x14, 0x16, 0x17)):
-        f["requests"] += 1
-        if f["top"] is None:
-            f["top"] = psn
-        elif psn <= f["top"]:
-            f["retransmitted"] += 1
-        else:
-            # after a READ its responses hold the PSNs of its packets
-            want = f["top"] + 1
-            if f["read"] is not None and f["read"][0] == f["top"]:
-                want = f["top"] + max(1, -(-f["read"][1] // pmtu))
-            if psn != want:
-                f["out_of_sequence"] += 1
-            f["top"] = psn
-        if o == 0x0c:
-            f["read"] = (psn, dma)
-    elif 0x0d <= o <= 0x12:
-        f["responses"] += 1
-        if o <= 0x10:
-            if f["rtop"] is not None and psn <= f["rtop"]:
-                f["retransmitted"] += 1
-            elif f["rtop"] is not None and psn != f["rtop"] + 1:
-                f["out_of_sequence"] += 1
-            f["rtop"] = max(psn, f["rtop"] if f["rtop"] is not None else psn)
-        if syn:
-            kind, val = kinds(int(syn, 0))
-            if kind == 0:
-                f["acks"] += 1
-            elif kind == 1:
-                f["rnr_naks"] += 1
-            else:
-                f["naks"][val if kind == 3 and val < 5 else 5] += 1
-for k in order:
-    for x in ("top", "read", "rtop"):
-        del flows[k][x]
-    flows[k]["ops"] = {str(a): b for a, b in sorted(flows[k]["ops"].items())}
-print(json.dumps(flows, sort_keys=True))
-PY
-
-# ours FILE: the same figures from ixperf's JSON.
-ours() {
-	jq -S '[.results[0].wire.rdma.flows[] | {key: "\(.src) \(.dst) \(.dest_qp)", value: {
-		packets, requests, responses, retransmitted, out_of_sequence, acks, rnr_naks, cnp, fecn,
-		becn, ecn_ce, naks: [.naks.psn_sequence, .naks.invalid_request, .naks.remote_access,
-			.naks.remote_operational, .naks.invalid_rd_request, .naks.reserved],
-		ops: ([.ops[] | {key: "\(.opcode)", value: .packets}] | from_entries)}}] | from_entries' "$1"
-}
 
 for l in roce erf; do
-	tshark -n -r "$J/$l.pcap" -T fields -e ip.src -e ip.dst -e infiniband.bth.destqp \
-		-e frame.time_epoch -e infiniband.bth.opcode -e infiniband.bth.psn \
-		-e infiniband.aeth.syndrome -e infiniband.reserved -e data.len -e infiniband.lrh.slid \
-		-e infiniband.lrh.dlid -e infiniband.reth.dmalen -e ip.dsfield.ecn \
-		>"$J/$l.tsv" 2>/dev/null
-	check "tshark dissects every $l packet" test "$(wc -l <"$J/$l.tsv")" = \
+	check "tshark dissects every $l packet" test "$(tshark -n -r "$J/$l.pcap" 2>/dev/null | wc -l)" = \
 		"$(jq '.results[0].wire.packets' "$J/$l.json")"
-	python3 "$J/oracle.py" "$J/$l.tsv" | jq -S . >"$J/$l.oracle" || not_ok "the oracle reads $l"
-	# Native IB is keyed by LID: name the directions by the oracle's LIDs.
-	ours "$J/$l.json" | sed 's/"LID \([0-9]*\) LID \([0-9]*\) /"\1 \2 /' | jq -S . >"$J/$l.ours"
+	python3 "$ORACLE" "$J/$l.pcap" >"$J/$l.oracle" 2>/dev/null || not_ok "the oracle reads $l"
+	python3 "$ORACLE" --ixperf "$J/$l.json" >"$J/$l.ours"
 	check "$l: every direction's figures are what tshark's fields say" \
 		diff -u "$J/$l.oracle" "$J/$l.ours"
 done

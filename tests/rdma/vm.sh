@@ -18,7 +18,7 @@
 
 IX_VM_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
 	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net crc32_generic
-	ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth sch_tbf"
+	ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth sch_tbf sch_netem"
 
 # Why VMs cannot run here, or nothing.
 ix_vm_missing() {
@@ -34,6 +34,23 @@ ix_vm_missing() {
 		return
 	fi
 	command -v ib_write_bw >/dev/null || echo "perftest is not installed"
+}
+
+# ix_vm_test_setup: for a test that boots VMs (after lib.sh): skipped,
+# with the reason, where they cannot run; the kernel's cache made (CACHE),
+# and O, the VMs' writable folder.
+ix_vm_test_setup() {
+	local why
+	[ -n "${IX_SKIP_VM:-}" ] && ix_skip "IX_SKIP_VM is set"
+	why=$(ix_vm_missing)
+	[ -z "$why" ] || ix_skip "$why (contrib/setup.sh deps installs it)"
+	CACHE=${IX_VM_CACHE:-$(pwd)/tests/rdma/vm-cache}
+	ix_vm_prepare "$CACHE" 2>"$IX_TMP/prepare.err" ||
+		ix_skip "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
+	echo "# kernel: $(cat "$CACHE/kernel-package")"
+	O=$IX_TMP/vm
+	mkdir -p "$O"
+	chmod 777 "$O"
 }
 
 ix_vm_prepare() {
