@@ -254,6 +254,36 @@ int ix_client_capture_begin(const struct ix_client_opts *c, const char *host,
 	return c->capture ? ix_capture_start_hosts(cap, &co, &host, 1, err) : 0;
 }
 
+int ix_coord_capture_check(const struct ix_coord_capture *c, struct ix_err *err)
+{
+	if (!c->iface && (c->filter || c->pcap))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--capture-filter and --pcap need --capture IFACE");
+	return 0;
+}
+
+int ix_coord_capture_begin(const struct ix_coord_capture *c, const struct ix_hostlist *hosts,
+			   struct ix_capture **cap, struct ix_err *err)
+{
+	struct ix_capture_opts co = { .iface = c->iface,
+				      .filter = c->filter,
+				      .pcap_path = c->pcap };
+	const char **names;
+	int rc;
+
+	*cap = NULL;
+	if (!c->iface)
+		return 0;
+	names = calloc(hosts->n, sizeof(*names));
+	if (!names)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (size_t i = 0; i < hosts->n; i++)
+		names[i] = hosts->v[i].name;
+	rc = ix_capture_start_hosts(cap, &co, names, hosts->n, err);
+	free(names);
+	return rc;
+}
+
 void ix_client_from_opts(struct ix_client *cl, const struct ix_client_opts *o, const char *host)
 {
 	memset(cl, 0, sizeof(*cl));

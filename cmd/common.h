@@ -242,6 +242,27 @@ int ix_client_capture_check(const struct ix_client_opts *c, struct ix_err *err);
 struct ix_capture;
 int ix_client_capture_begin(const struct ix_client_opts *c, const char *host,
 			    struct ix_capture **cap, struct ix_err *err);
+/* --capture of the coordinators (mesh, incast): on this machine's IFACE
+ * over the whole run. */
+struct ix_coord_capture {
+	const char *iface, *filter, *pcap;
+};
+/* clang-format off */
+#define IX_COORD_CAPTURE_ROWS(type, field, during)                                        \
+	{ 0, "capture", IX_OPT_STRING, offsetof(type, field.iface), "IFACE",              \
+	  "capture on IFACE (of this machine) " during " and add its wire diagnostics", 0, 0 }, \
+	{ 0, "capture-filter", IX_OPT_STRING, offsetof(type, field.filter), "BPF",        \
+	  "what --capture keeps (default: the hosts' addresses, when that is short; else all)", \
+	  0, 0 },                                                                          \
+	{ 0, "pcap", IX_OPT_STRING, offsetof(type, field.pcap), "FILE",                   \
+	  "keep the --capture packets in FILE (pcap, written atomically)", 0, 0 }
+/* clang-format on */
+/* --capture-filter and --pcap without --capture are usage errors. */
+int ix_coord_capture_check(const struct ix_coord_capture *c, struct ix_err *err);
+/* Started before the agents are reached, by default on the addresses of
+ * the hosts; *cap stays NULL without --capture. */
+int ix_coord_capture_begin(const struct ix_coord_capture *c, const struct ix_hostlist *hosts,
+			   struct ix_capture **cap, struct ix_err *err);
 /* Powers of two from 1 to max that are >= min, at most cap of them. */
 size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 /* Write a JSON document to the sink (reference stolen). */

@@ -30,9 +30,7 @@ struct incast_opts {
 	uint64_t rounds;
 	uint64_t warmup_rounds;
 	double round_timeout_s;
-	const char *capture;
-	const char *capture_filter;
-	const char *pcap;
+	struct ix_coord_capture cap;
 	const char *op;
 	uint64_t qps;
 };
@@ -65,14 +63,7 @@ static const struct ix_option incast_options[] = {
 	  "read mode: rounds before them, not measured (default 5)", 0, 1000000 },
 	{ 0, "round-timeout", IX_OPT_SECONDS, offsetof(struct incast_opts, round_timeout_s),
 	  "SECONDS", "read mode: a round slower than this fails the step (default 5)", 0.01, 600 },
-	{ 0, "capture", IX_OPT_STRING, offsetof(struct incast_opts, capture), "IFACE",
-	  "capture on IFACE (of this machine) during the sweep and add its wire diagnostics", 0,
-	  0 },
-	{ 0, "capture-filter", IX_OPT_STRING, offsetof(struct incast_opts, capture_filter), "BPF",
-	  "what --capture keeps (default: the hosts' addresses, when that is short; else all)", 0,
-	  0 },
-	{ 0, "pcap", IX_OPT_STRING, offsetof(struct incast_opts, pcap), "FILE",
-	  "keep the --capture packets in FILE (pcap, written atomically)", 0, 0 },
+	IX_COORD_CAPTURE_ROWS(struct incast_opts, cap, "during the sweep"),
 };
 
 const struct ix_cmd_spec ix_incast_spec = {
@@ -161,33 +152,7 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 	p->read.rounds = o->rounds ? (uint32_t)o->rounds : 200;
 	p->read.warmup_rounds = o->warmup_rounds == UINT64_MAX ? 5 : (uint32_t)o->warmup_rounds;
 	p->read.timeout_s = o->round_timeout_s > 0 ? o->round_timeout_s : 5;
-	if (!o->capture && (o->capture_filter || o->pcap))
-		return ix_fail(err, IX_EXIT_USAGE,
-			       "--capture-filter and --pcap need --capture IFACE");
-	return 0;
-}
-
-/* --capture over the whole sweep; by default on the addresses of the hosts. */
-static int capture_begin(const struct incast_opts *o, const struct ix_hostlist *hosts,
-			 struct ix_capture **cap, struct ix_err *err)
-{
-	struct ix_capture_opts co = { .iface = o->capture,
-				      .filter = o->capture_filter,
-				      .pcap_path = o->pcap };
-	const char **names;
-	int rc;
-
-	*cap = NULL;
-	if (!o->capture)
-		return 0;
-	names = calloc(hosts->n, sizeof(*names));
-	if (!names)
-		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	for (size_t i = 0; i < hosts->n; i++)
-		names[i] = hosts->v[i].name;
-	rc = ix_capture_start_hosts(cap, &co, names, hosts->n, err);
-	free(names);
-	return rc;
+	return ix_coord_capture_check(&o->cap, err);
 }
 
 int cmd_incast(int argc, char **argv, const struct ix_env *env)
@@ -225,7 +190,7 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 		goto fail;
 	}
 	if (build(&o, (uint32_t)c.hosts.n - 1, &p, sweep, &err) < 0 ||
-	    capture_begin(&o, &c.hosts, &cap, &err) < 0 ||
+	    ix_coord_capture_begin(&o.cap, &c.hosts, &cap, &err) < 0 ||
 	    ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
 	    ix_incast_run(&c.co, &p, &c.hosts, &r, &err) < 0)
 		goto fail;

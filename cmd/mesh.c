@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "probes/capture/capture.h"
 #include "probes/cluster/coord.h"
 #include "probes/cluster/mesh.h"
 #include "probes/cluster/schedule.h"
@@ -41,6 +42,7 @@ struct mesh_opts {
 	const char *state;
 	const char *op;
 	uint64_t qps;
+	struct ix_coord_capture cap;
 };
 
 static const struct ix_option mesh_options[] = {
@@ -82,6 +84,7 @@ static const struct ix_option mesh_options[] = {
 	  "draw the matrix as a live heatmap on the terminal while it is measured", 0, 0 },
 	{ 0, "state", IX_OPT_STRING, offsetof(struct mesh_opts, state), "FILE",
 	  "publish the matrix so far to FILE after every round (for 'ixperf top --mesh')", 0, 0 },
+	IX_COORD_CAPTURE_ROWS(struct mesh_opts, cap, "during the mesh"),
 };
 
 const struct ix_cmd_spec ix_mesh_spec = {
@@ -406,7 +409,8 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_mesh_params p;
 	struct ix_mesh_result r;
 	struct live_opts lo;
-	struct ix_err err = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 };
+	struct ix_capture *cap = NULL;
 	bool help;
 	int pos, rc;
 
@@ -420,7 +424,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	if (pos + 1 < argc)
 		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
-	if (err.code || check(&o, &p, &err) < 0 ||
+	if (err.code || check(&o, &p, &err) < 0 || ix_coord_capture_check(&o.cap, &err) < 0 ||
 	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
 	if (rc > 0) /* one task of a launch, done serving */
@@ -430,9 +434,13 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		goto fail;
 	}
 	lo = (struct live_opts){ o.live, o.state, env->argc, env->argv };
-	if (live_check(&lo, &err) < 0 || ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
+	if (live_check(&lo, &err) < 0 || ix_coord_capture_begin(&o.cap, &c.hosts, &cap, &err) < 0 ||
+	    ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
 	    live_run(&c.co, &p, &c.hosts, &r, &lo, &err) < 0)
 		goto fail;
+	/* A capture that failed is said; the mesh's figures stand. */
+	if (cap && ix_capture_stop(cap, &r.wire, &cerr) < 0)
+		ix_report_error("mesh", &cerr);
 	if (o.k.json) {
 		struct ix_json_lazy lazy[2];
 		json_t *res = ix_json_mesh_lazy(&r, lazy);
@@ -458,6 +466,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	ix_coord_cmd_free(&c);
 	return rc;
 fail:
+	ix_capture_stop(cap, NULL, NULL);
 	ix_coord_cmd_free(&c);
 	return ix_report_error("mesh", &err);
 }

@@ -76,8 +76,9 @@ struct ix_mesh_result {
 	uint32_t rounds;         /* of the schedule, per direction */
 	uint64_t pairs_planned, pairs_measured, pairs_failed, pairs_retested;
 	double wall_s;
-	bool complete; /* every planned pair measured */
-	bool stopped;  /* ended early on request; pending pairs stay pending */
+	bool complete;               /* every planned pair measured */
+	bool stopped;                /* ended early on request; pending pairs stay pending */
+	struct ix_wire_figures wire; /* a capture over the whole mesh (--capture) */
 };
 
 struct ix_mesh_hooks {

@@ -240,6 +240,8 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 				      "tests_moved", (json_int_t)r->ncounters, "truncated",
 				      r->counters_truncated));
 	json_object_set_new(o, "bottlenecks", bottlenecks);
+	if (r->wire.present)
+		json_object_set_new(o, "wire", ix_json_wire(&r->wire));
 	return o;
 }
 

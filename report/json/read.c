@@ -462,6 +462,8 @@ int ix_json_read_mesh(json_t *res, struct ix_mesh_saved *out, struct ix_err *err
 	memset(out, 0, sizeof(*out));
 	out->r.hosts = &out->hosts;
 	rc = hs.index ? read_mesh(res, out, &hs, err) : ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (rc == 0)
+		rc = ix_json_read_wire(json_object_get(res, "wire"), &out->r.wire, err);
 	json_decref(hs.index);
 	if (rc < 0)
 		ix_mesh_saved_free(out);

@@ -206,6 +206,7 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 	bottlenecks(f, r);
 	node_counters(f, r);
 	fabric(f, r, u);
+	ix_text_wire(f, &r->wire);
 	for (uint32_t i = 0; i < r->nfailures; i++) {
 		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
 		host_name(r->hosts, r->failures[i].b, b, sizeof(b));

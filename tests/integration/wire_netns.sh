@@ -131,4 +131,24 @@ else
 	echo "# python3 not installed: the known-datagram case is skipped"
 fi
 
+# ---- a mesh captured by its coordinator --------------------------------------
+IX_NS=$H2 ix_server mesh2 --allow-run 198.18.0.1 || exit 99
+P2=$IX_PORT
+IX_NS=$H1 ix_server mesh1 --allow-run 198.18.0.1 || exit 99
+ip netns exec "$H1" "$IXPERF" mesh --test bw -t 0.5 -w 0.1 --capture eth0 --pcap "$J/mesh.pcap" -J \
+	"198.18.0.1:$IX_PORT,198.18.0.2:$P2" >"$J/mesh.json" 2>"$J/mesh.err"
+rc=$?
+echo "# mesh's capture: $(jq -c '.results[0].wire | {filter, packets, tcp_packets}' "$J/mesh.json")"
+check "mesh --capture exits 0 or 4 ($rc)" test "$rc" = 0 -o "$rc" = 4
+schema_check "$J/mesh.json"
+check "the mesh's result carries the capture, the pair's TCP in it" jq_true "$J/mesh.json" \
+	'.results[0].wire.present and .results[0].wire.tcp_packets > 1000
+	 and .results[0].wire.filter == "host 198.18.0.1 or host 198.18.0.2"'
+"$IXPERF" wire --json "$J/mesh.pcap" >"$J/mesh-wire.json"
+same='[.results[0].wire | .packets, .tcp_packets, .tcp_retransmissions, .tcp_dup_acks, .tcp_out_of_order]'
+check "its --pcap, read again, gives the same counts" test \
+	"$(jq -c "$same" "$J/mesh.json")" = "$(jq -c "$same" "$J/mesh-wire.json")"
+"$IXPERF" report "$J/mesh.json" >"$J/mesh.txt" 2>&1
+check "ixperf report of the mesh shows its wire block" grep -q "^Wire (eth0, filter host 198.18.0.1 or host 198.18.0.2): " "$J/mesh.txt"
+
 ix_done

@@ -70,11 +70,13 @@ tc qdisc add dev eth0 root netem delay 200us loss 1% duplicate 1% reorder 90% 50
 	2>"$O/netem.err" || exit 4
 round lossy
 # ixperf's own --capture over --path rdma, netem still on: a bandwidth test
-# keeping its packets, and an incast sweep into this host.
+# keeping its packets, an incast sweep into this host and a mesh.
 timeout 200 $X bw --path rdma --op write --iters 300 -s 16Ki --capture eth0 --pcap "$O/self.pcap" \
 	-J -o "$O/self-bw.json" 10.77.0.2 2>"$O/self-bw.err"
 timeout 200 $X incast --path rdma --op write -t 1 -w 0.2 --sweep 1 --capture eth0 \
 	-J -o "$O/self-incast.json" 10.77.0.1,10.77.0.2 2>"$O/self-incast.err"
+timeout 200 $X mesh --path rdma --test bw -t 1 -w 0.2 --no-retest --capture eth0 \
+	-J -o "$O/self-mesh.json" 10.77.0.1,10.77.0.2 2>"$O/self-mesh.err"
 tc qdisc del dev eth0 root
 touch "$O/done"
 EOF
@@ -112,15 +114,18 @@ check "lossy: ACKs timed against their requests" \
 "$IXPERF" wire "$O/lossy.pcapng" | sed -n '/RDMA transport/,$p' | head -8 | sed 's/^/# /'
 
 W='.results[0].wire.rdma'
-check "bw --path rdma --capture: the test's result holds its wire analysis ($(head -c 200 "$O/self-bw.err"))" \
+check "bw --path rdma --capture: the test's result holds its wire analysis ($(grep -v WARNING "$O/self-bw.err" | head -c 200))" \
 	jq_true "$O/self-bw.json" ".results[0].complete and $W.total.requests > 0 and $W.total.retransmitted > 0"
 schema_check "$O/self-bw.json"
 "$IXPERF" wire --json "$O/self.pcap" >"$O/self-wire.json"
 check "and its --pcap, read again, gives the same analysis" test \
 	"$(jq -c "$W" "$O/self-bw.json")" = "$(jq -c "$W" "$O/self-wire.json")"
 echo "# incast's capture: $(jq -c '.results[0] | {complete, steps: [.steps[] | {senders, ok, goodput_bps}], wire: (.wire | {filter, packets, roce_packets})}' "$O/self-incast.json")"
-check "incast --path rdma --capture: the sweep's result holds its wire analysis ($(head -c 200 "$O/self-incast.err"))" \
+check "incast --path rdma --capture: the sweep's result holds its wire analysis ($(grep -v WARNING "$O/self-incast.err" | head -c 200))" \
 	jq_true "$O/self-incast.json" ".results[0].wire.present and $W.total.requests > 0"
 schema_check "$O/self-incast.json"
+check "mesh --path rdma --capture: the mesh's result holds its wire analysis ($(grep -v WARNING "$O/self-mesh.err" | head -c 200))" \
+	jq_true "$O/self-mesh.json" ".results[0].pairs.measured == 1 and $W.total.requests > 0"
+schema_check "$O/self-mesh.json"
 
 ix_done
