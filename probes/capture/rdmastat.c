@@ -121,8 +121,12 @@ static void count_op(struct ix_wire_rdma_flow *f, uint8_t opcode)
 	f->ops[f->nops++].packets = 1;
 }
 
+/* A time between two packets; a capture whose timestamps go back (files
+ * merged, clocks stepped) gives 0, never a negative time. */
 static void span_add(struct ix_wire_span *s, int64_t ns)
 {
+	if (ns < 0)
+		ns = 0;
 	if (!s->count || ns < s->min_ns)
 		s->min_ns = ns;
 	if (!s->count || ns > s->max_ns)
@@ -235,13 +239,17 @@ static void response(struct ix_rdma_ctx *c, int i, const struct ix_pkt *p, int64
 	int q;
 
 	f->responses++;
-	if (op >= 0x0d && op <= 0x10) { /* READ responses take the READ's PSNs */
+	/* READ responses take the READ's PSNs: behind the expected one, the
+	 * responder sent them again; a first (or only) one may skip ahead
+	 * (the requests between were not READs), a middle or last one may
+	 * not. */
+	if (op >= 0x0d && op <= 0x10) {
 		if (s->resp_seen) {
 			int32_t d = psn_diff(p->bth_psn, s->resp_next);
 
 			if (d < 0)
 				f->retransmitted++;
-			else if (d > 0)
+			else if (d > 0 && (op == 0x0e || op == 0x0f))
 				f->out_of_sequence++;
 			if (d >= 0)
 				s->resp_next = (p->bth_psn + 1) & PSN_MASK;

@@ -104,7 +104,8 @@ for r in rows:
             if f["rtop"] is not None and dist(psn, f["rtop"]) <= 0:
                 f["retransmitted"] += 1
             else:
-                if f["rtop"] is not None and dist(psn, f["rtop"]) != 1:
+                # a new READ's first response may skip the requests between
+                if f["rtop"] is not None and dist(psn, f["rtop"]) != 1 and o in (0x0e, 0x0f):
                     f["out_of_sequence"] += 1
                 f["rtop"] = psn
         if syn:
