@@ -456,6 +456,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_gpu(f, r);
 		}
 	}
+	for (size_t k = 0; k < n; k++) /* what a capture saw, with the result it went with */
+		ix_html_wire(f, json_object_get(json_array_get(c->results, k), "wire"));
 	if (!n)
 		fputs("<p class=\"muted\">no results</p>\n", f);
 	fputs("</section>\n", f);

@@ -70,6 +70,9 @@ void ix_html_histogram(FILE *f, json_t *hist);
 void ix_html_bw(FILE *f, json_t *results);
 void ix_html_lat(FILE *f, json_t *result);
 void ix_html_incast(FILE *f, json_t *result);
+/* A result's "wire" object (wire.c): the capture's counts and the RDMA
+ * transport analysis; nothing when it is not an object. */
+void ix_html_wire(FILE *f, json_t *wire);
 /* The bandwidth vs message size chart of a sweep (results of several sizes). */
 bool ix_html_bw_sweep(FILE *f, json_t *results);
 

@@ -70,4 +70,8 @@ check "text: the capture's RDMA line" grep -q "^  RDMA transport, 5 directions i
 check "text: a line per connection, with its operations" grep -q \
 	'^  10.0.0.1 QP 0x000011 -> 10.0.0.2 QP 0x000022 \[RC RDMA Write First 13, ' "$J/roce.txt"
 
+"$IXPERF" report -o "$J/roce.html" "$J/roce.json"
+check "html: the RDMA table, a row per connection and the capture's" test \
+	"$(grep -o '<tr[^>]*><td>[^<]*\(QP\|<b>the capture\)' "$J/roce.html" | wc -l)" = 4
+
 ix_done
