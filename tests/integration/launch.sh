@@ -10,24 +10,25 @@
 J=$IX_TMP
 grep -q "define HAVE_PMIX 1" config.h 2>/dev/null || pmix_missing="built without PMIx (libpmix-dev)"
 jqt() { jq -e "$@" >/dev/null; }
-# wait_task RANK: the PID of that task once it runs (10 s at most).
-wait_task() {
-	local p
-	for _ in $(seq 1 100); do
-		p=$(tasks "$1" | head -n 1)
-		[ -n "$p" ] && { echo "$p"; return 0; }
-		sleep 0.1
-	done
-}
 # running PID: PID exists and is no zombie.
 running() {
 	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
 }
-# The ixperf processes that are tasks of a launch (srun sets SLURM_PROCID).
+# A job's tasks start through PIDS: each writes its PID into DIR/RANK.pid
+# and becomes ixperf (exec keeps the PID). Nothing else on the machine, a
+# test running beside this one or an earlier job, is mistaken for them.
+# shellcheck disable=SC2016
+PIDS=(bash -c 'echo $$ >"$0/$SLURM_PROCID.pid"; exec "$@"')
+# wait_task DIR RANK: that task's PID once it runs (120 s at most, the
+# jobs' own bound: a loaded machine can take long to launch them).
+wait_task() {
+	ix_wait_for 120 test -s "$1/$2.pid" && cat "$1/$2.pid"
+}
+# tasks DIR: the job's tasks still running.
 tasks() {
-	local p
-	for p in $(pgrep -x ixperf); do
-		{ tr '\0' '\n' <"/proc/$p/environ"; } 2>/dev/null | grep -q "^SLURM_PROCID=${1:-}" && echo "$p"
+	local f
+	for f in "$1"/*.pid; do
+		[ -s "$f" ] && running "$(cat "$f")" && cat "$f"
 	done
 }
 
@@ -175,27 +176,29 @@ else
 		start=$(date +%s)
 		# Under --mpi=pmix Slurm cancels the step when a task dies; the
 		# environment fallback leaves the others running (-K0).
+		mkdir -p "$J/kill"
 		IXPERF_TOKEN=$(head -c 32 /dev/urandom | base64) "${SRUN[@]}" -K0 --mpi=none \
-			"$IXPERF" mesh --test bw -t 1 -w 0.2 --bad-fraction 0.01 --state "$J/kill-state.json" \
+			"${PIDS[@]}" "$J/kill" "$IXPERF" mesh --test bw -t 2.5 -w 0.5 --bad-fraction 0.01 \
 			-J -o "$J/kill.json" >"$J/kill.out" 2>&1 &
 		job=$!
 		IX_PIDS+=("$job")
-		victim=$(wait_task 2)
-		# Four tasks take three rounds of at least 1.2 s, task 2 in each.
-		# Rank 0 writes its state file once the first round is done: task
-		# 2 dies then, with two rounds' pairs still to fail.
-		ix_wait_for 60 test -s "$J/kill-state.json"
-		check "task 2 (pid ${victim:-none found}) is killed after the first round" \
-			kill -KILL "${victim:-none}"
+		victim=$(wait_task "$J/kill" 2)
+		# Four tasks take three rounds of at least 3 s, task 2 in each: 2 s
+		# after it started, the mesh has pairs of it left to fail (or has
+		# not reached it yet, and it is a failed host), however slow the
+		# machine.
+		sleep 2
+		check "task 2 (pid ${victim:-none found}) is killed while the job runs" \
+			bash -c "kill -0 $job && kill -KILL '${victim:-none}'"
 		wait "$job"
 		rc=$?
 		took=$(($(date +%s) - start))
 		echo "# task 2 (pid ${victim:-none found}) killed: job exit $rc after ${took} s"
 		# srun's status is the worst task's: the killed one (128 + 9).
-		# The mesh's rounds take 4 s; what 60 s rules out is a job left
-		# hanging (a task waiting on a dead peer for good).
-		check "a killed task does not hang the job (srun exit $rc after ${took} s, bound 60 s)" \
-			test "$rc" = 137 -a "$took" -lt 60
+		# The mesh's rounds take 9 s; what 120 s (from the launch) rules
+		# out is a job left hanging (a task waiting on a dead peer for good).
+		check "a killed task does not hang the job (srun exit $rc after ${took} s, bound 120 s)" \
+			test "$rc" = 137 -a "$took" -lt 120
 		check "rank 0 wrote the result, marked incomplete" jqt '.results[0].complete | not' \
 			"$J/kill.json"
 		check "the result names the failed task by rank ($(jq -c '[.results[0].nodes[] | select(.error != null) | .host]' "$J/kill.json") failed)" \
@@ -223,19 +226,21 @@ else
 		check "named in rank 0's diagnostics" grep -q "r3@.*cannot connect" "$J/never.out"
 
 		# The coordinator killed: every agent gone within seconds.
-		"${SRUN[@]}" --mpi=pmix "$IXPERF" mesh --test bw -t 2 -w 0.2 >"$J/coord.out" 2>&1 &
+		mkdir -p "$J/coord"
+		"${SRUN[@]}" --mpi=pmix "${PIDS[@]}" "$J/coord" "$IXPERF" mesh --test bw -t 2 -w 0.2 \
+			>"$J/coord.out" 2>&1 &
 		job=$!
 		IX_PIDS+=("$job")
-		coord=$(wait_task 0)
+		coord=$(wait_task "$J/coord" 0)
 		sleep 1.5 # any time in the mesh (6.6 s of rounds) will do
 		check "rank 0 (pid ${coord:-none found}) is killed mid-mesh" kill -KILL "${coord:-none}"
 		t0=$(date +%s)
 		for _ in $(seq 1 150); do
-			[ -z "$(tasks)" ] && break
+			[ -z "$(tasks "$J/coord")" ] && break
 			sleep 0.1
 		done
 		gone=$(($(date +%s) - t0))
-		check "the coordinator killed: no task left after ${gone} s (bound 15 s)" test -z "$(tasks)"
+		check "the coordinator killed: no task left after ${gone} s (bound 15 s)" test -z "$(tasks "$J/coord")"
 		wait "$job"
 	fi
 fi
