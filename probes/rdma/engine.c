@@ -37,6 +37,20 @@ const char *ix_rdma_opcode_name(enum ix_rdma_opcode op)
 	return (unsigned)op < 4 ? names[op] : "unknown";
 }
 
+int64_t ix_rdma_stall_timeout_ns(void)
+{
+	const char *s = getenv("IXPERF_RDMA_TIMEOUT");
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return 5 * 1000000000LL;
+	v = strtod(s, &end);
+	if (*end || !(v >= 0.1 && v <= 3600))
+		return 5 * 1000000000LL;
+	return (int64_t)(v * 1e9);
+}
+
 void ix_rdma_run_defaults(struct ix_rdma_run *r)
 {
 	*r = (struct ix_rdma_run){ .opcode = IX_RDMA_WRITE,
@@ -47,7 +61,7 @@ void ix_rdma_run_defaults(struct ix_rdma_run *r)
 				   .rx_depth = 512,
 				   .cq_mod = 100,
 				   .iters = 5000,
-				   .timeout_ns = 5 * 1000000000LL,
+				   .timeout_ns = ix_rdma_stall_timeout_ns(),
 				   .peak = true };
 }
 

@@ -18,7 +18,7 @@
 
 #define SETUP_TIMEOUT_S 15.0 /* the peer's device setup */
 #define START_TIMEOUT_S 10.0
-#define RESULT_GRACE_S  15.0 /* after STOP: the agent's engine timeout and more */
+#define RESULT_GRACE_S  10.0 /* after STOP: the agent's engine timeout and this */
 #define STOP_GRACE_S    30.0 /* beyond the test's own length */
 
 void ix_rdma_result_init(struct ix_rdma_result *r, const struct ix_rdma_params *p)
@@ -408,7 +408,9 @@ int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const
 	 * come first. */
 	if ((!end.sent && ix_client_send(c, IX_MSG_STOP, &rerr) < 0 &&
 	     ix_fail_prefix(&rerr, "server %s", c->host) < 0) ||
-	    ix_client_expect_past(c, IX_MSG_RESULT, IX_MSG_STOP, &res, RESULT_GRACE_S, &rerr) < 0 ||
+	    ix_client_expect_past(c, IX_MSG_RESULT, IX_MSG_STOP, &res,
+				  RESULT_GRACE_S + (double)ix_rdma_stall_timeout_ns() / 1e9,
+				  &rerr) < 0 ||
 	    ix_rdma_figures_parse(res, r, &rerr) < 0) {
 		if (rc == 0) {
 			*err = rerr;

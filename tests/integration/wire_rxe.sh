@@ -22,6 +22,10 @@ X=$IXPERF
 O=$O
 EOF
 cat >>"$O/wire.sh" <<'EOF'
+# The VMs' CPUs are emulated, each at a fraction of a host core that other
+# work shares: soft-RoCE can go seconds without a completion there and be
+# fine. ixperf's ends wait 60 s, not 5, before they call the peer gone.
+export IXPERF_RDMA_TIMEOUT=60
 rdma link add rxe0 type rxe netdev eth0 || exit 3
 PT=(-d rxe0 -x 1 -F -s 16384 -n 300)
 ROUND=(write read write read)
