@@ -7,12 +7,14 @@
 #
 #   tests/flake-hunt.sh [BUILD_DIR]      (make flake-hunt in a build tree)
 #   RUNS=5 STRESS_RUNS=2 SAN=1 OUT=flake-hunt
+#   JOBS=1      make -jJOBS for the runs in a row (2: tests beside each other)
 #   TESTS="..."  only these tests (make's TESTS), to hunt one flake
 set -u
 build=$(cd "${1:-_build}" && pwd) || { echo "flake-hunt: no build tree ${1:-_build}" >&2; exit 2; }
 RUNS=${RUNS:-5}
 STRESS_RUNS=${STRESS_RUNS:-2}
 SAN=${SAN:-1}
+JOBS=${JOBS:-1}
 OUT=$(mkdir -p "${OUT:-$build/flake-hunt}" && cd "${OUT:-$build/flake-hunt}" && pwd)
 STRESS_PID=
 ROWS=()
@@ -61,9 +63,9 @@ one() {
 k=0
 for ((i = 1; i <= RUNS; i++)); do
 	k=$((k + 1))
-	one "$k" "in a row ($i/$RUNS)" check
+	one "$k" "in a row ($i/$RUNS), -j$JOBS" check -j"$JOBS"
 	if [ "$SAN" = 1 ]; then
-		one "$k" "in a row ($i/$RUNS)" check-sanitize
+		one "$k" "in a row ($i/$RUNS), -j$JOBS" check-sanitize -j"$JOBS"
 	fi
 done
 if ((STRESS_RUNS > 0)) && ! command -v stress-ng >/dev/null; then
