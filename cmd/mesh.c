@@ -184,6 +184,21 @@ static void write_state(struct live *l, const struct ix_mesh_result *r, bool for
 	json_decref(d.doc);
 }
 
+/* The mesh's first state: a watcher ('ixperf top --mesh') has the hosts
+ * and every pair pending from the start, not after the first round. */
+static void on_start(void *arg, const struct ix_mesh_result *r)
+{
+	struct live *l = arg;
+
+	pthread_mutex_lock(&l->mu);
+	if (l->o->live && ix_heat_src_copy(&l->src, r) == 0) {
+		l->src.total = l->total;
+		l->version++;
+	}
+	write_state(l, r, true);
+	pthread_mutex_unlock(&l->mu);
+}
+
 static void on_progress(void *arg, const struct ix_mesh_result *r, uint32_t round)
 {
 	struct live *l = arg;
@@ -216,7 +231,7 @@ static bool should_stop(void *arg)
 static void *worker(void *arg)
 {
 	struct live *l = arg;
-	struct ix_mesh_hooks hooks = { on_progress, should_stop, l };
+	struct ix_mesh_hooks hooks = { on_start, on_progress, should_stop, l };
 
 	l->rc = ix_mesh_run(l->co, l->p, l->hosts, l->r, &hooks, &l->err);
 	pthread_mutex_lock(&l->mu);
@@ -323,7 +338,7 @@ static int live_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	l.t0 = ix_now_ns();
 	l.total = total_batches(p, (uint32_t)hosts->n);
 	if (!o->live) {
-		struct ix_mesh_hooks hooks = { on_progress, NULL, &l };
+		struct ix_mesh_hooks hooks = { on_start, on_progress, NULL, &l };
 
 		rc = ix_mesh_run(co, p, hosts, r, &hooks, err);
 		l.done = true;

@@ -431,6 +431,18 @@ static int summarize_nodes(struct ix_mesh_result *r)
 	return 0;
 }
 
+/* The counts so far: what a live view or a state file shows between
+ * batches, and the result's own at the end. */
+static void tally(struct ix_mesh_result *r, int64_t t0)
+{
+	r->pairs_measured = r->pairs_failed = 0;
+	for (size_t i = 0; r->cells && i < (size_t)r->n * r->n; i++) {
+		r->pairs_measured += r->cells[i].state == IX_CELL_OK;
+		r->pairs_failed += r->cells[i].state == IX_CELL_FAILED;
+	}
+	r->wall_s = (double)(ix_now_ns() - t0) / 1e9;
+}
+
 int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 		const struct ix_hostlist *hosts, struct ix_mesh_result *r,
 		const struct ix_mesh_hooks *hooks, struct ix_err *err)
@@ -448,6 +460,7 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	r->hosts = hosts;
 	r->n = n;
 	r->rounds = ix_schedule_rounds(n);
+	r->pairs_planned = (uint64_t)n * (n - (n > 0)) / (p->both_directions ? 1 : 2);
 	r->cells = calloc(n ? (size_t)n * n : 1, sizeof(*r->cells));
 	r->node_error = calloc(n ? n : 1, sizeof(*r->node_error));
 	r->failures = calloc(IX_MESH_MAX_FAILURES, sizeof(*r->failures));
@@ -460,6 +473,10 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 		for (uint32_t b = 0; b < n; b++)
 			cell(r, a, b)->state = a == b ? IX_CELL_NONE : IX_CELL_PENDING;
 	sync_nodes(co, r);
+	if (hooks && hooks->on_start) {
+		tally(r, t0);
+		hooks->on_start(hooks->arg, r);
+	}
 	for (uint32_t round = 0; round < r->rounds; round++) {
 		uint32_t np = ix_schedule_round(n, round, pairs);
 
@@ -476,8 +493,10 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 						pairs[i] =
 							(struct ix_pair){ pairs[i].b, pairs[i].a };
 			}
-			if (hooks && hooks->on_progress)
+			if (hooks && hooks->on_progress) {
+				tally(r, t0);
 				hooks->on_progress(hooks->arg, r, round);
+			}
 			if (hooks && hooks->stop && hooks->stop(hooks->arg)) {
 				r->stopped = true;
 				goto measured;
@@ -500,13 +519,8 @@ measured:
 	if (rc == 0 && summarize_nodes(r) < 0)
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 out:
-	for (size_t i = 0; r->cells && i < (size_t)n * n; i++) {
-		r->pairs_measured += r->cells[i].state == IX_CELL_OK;
-		r->pairs_failed += r->cells[i].state == IX_CELL_FAILED;
-	}
-	r->pairs_planned = (uint64_t)n * (n - (n > 0)) / (p->both_directions ? 1 : 2);
+	tally(r, t0);
 	r->complete = rc == 0 && r->pairs_measured == r->pairs_planned;
-	r->wall_s = (double)(ix_now_ns() - t0) / 1e9;
 	free(pairs);
 	free(jobs);
 	free(used);

@@ -82,6 +82,8 @@ struct ix_mesh_result {
 };
 
 struct ix_mesh_hooks {
+	/* Once, before the first batch: every pair pending, the nodes known. */
+	void (*on_start)(void *arg, const struct ix_mesh_result *r);
 	/* After every batch: the matrix so far (for live views). */
 	void (*on_progress)(void *arg, const struct ix_mesh_result *r, uint32_t round);
 	/* Asked after every batch: true ends the run there (no retest). */

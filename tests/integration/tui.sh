@@ -178,12 +178,37 @@ IX_PIDS+=("$BG")
 for _ in $(seq 1 100); do [ -s "$J/state2.json" ] && break; sleep 0.1; done
 start 120 40 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$J/state2.json"
 check "top --mesh shows a running mesh's progress" \
-	wait_screen '^ixperf mesh  6 hosts  bandwidth  round [1-4]/5 .* elapsed  ~' 10
+	wait_screen '^ixperf mesh  6 hosts  bandwidth  round [0-4]/5 .* elapsed  ~' 10
 check "top --mesh shows its pending pairs" wait_screen '^127\.0\.0\.1:[0-9]+S? .*··' 1
+cp "$J/state2.json" "$J/state2-mid.json"
+check "the state file's counts are its matrix's ($(jq -c '.results[0].pairs' "$J/state2-mid.json"))" \
+	jq_true "$J/state2-mid.json" '.results[0] | .pairs.planned == 15 and
+	 .pairs.measured == ([.matrix.state[][] | select(. == "ok")] | length)'
+schema_check "$J/state2-mid.json"
 check "top --mesh follows it to the end" wait_screen 'done, rounds 5/5' 30
 wait "$BG"
 T send-keys -t ix q
 check "top --mesh on a running mesh leaves with q, exit 0" exits_with 0
+
+# --- The state file is there from the mesh's start, every pair pending. ---
+# Two agents of its own and one round of 10 s: the file is read long before
+# that round ends, and the killed mesh leaves no test running on the others.
+ix_server s1 || exit 99
+A1=$IX_SPID P1=127.0.0.1:$IX_PORT
+ix_server s2 || exit 99
+A2=$IX_SPID P2=127.0.0.1:$IX_PORT
+rm -f "$J/state3.json"
+"$IXPERF" mesh --test bw -t 10 -w 0.05 --state "$J/state3.json" "$P1,$P2" >/dev/null 2>&1 &
+BG=$!
+IX_PIDS+=("$BG")
+ix_wait_for 8 test -s "$J/state3.json"
+check "the state file is written as the mesh starts: round 0 of 1, its pair pending" \
+	jq_true "$J/state3.json" '.progress.batches == 0 and .progress.total == 1 and
+	 .results[0].pairs.planned == 1 and .results[0].pairs.measured == 0 and
+	 ([.results[0].matrix.state[][] | select(. == "pending")] | length) == 2'
+schema_check "$J/state3.json"
+kill "$BG" "$A1" "$A2"
+wait "$BG" "$A1" "$A2" 2>/dev/null
 
 # --- q in the middle: what was measured is kept and marked. -----------------
 # Rounds of 1.5 s: round 1 is on the screen for longer than a poll takes,

@@ -74,9 +74,12 @@ tc qdisc add dev eth0 root netem delay 200us loss 1% duplicate 1% reorder 90% 50
 	2>"$O/netem.err" || exit 4
 round lossy
 # ixperf's own --capture over --path rdma, netem still on: a bandwidth test
-# keeping its packets, an incast sweep into this host and a mesh.
+# keeping its packets, a latency test, an incast sweep into this host and a
+# mesh.
 timeout 200 $X bw --path rdma --op write --iters 300 -s 16Ki --capture eth0 --pcap "$O/self.pcap" \
 	-J -o "$O/self-bw.json" 10.77.0.2 2>"$O/self-bw.err"
+timeout 200 $X lat --path rdma --op send --iters 200 -s 64 --capture eth0 \
+	-J -o "$O/self-lat.json" 10.77.0.2 2>"$O/self-lat.err"
 timeout 200 $X incast --path rdma --op write -t 1 -w 0.2 --sweep 1 --capture eth0 \
 	-J -o "$O/self-incast.json" 10.77.0.1,10.77.0.2 2>"$O/self-incast.err"
 timeout 200 $X mesh --path rdma --test bw -t 1 -w 0.2 --no-retest --capture eth0 \
@@ -124,6 +127,10 @@ schema_check "$O/self-bw.json"
 "$IXPERF" wire --json "$O/self.pcap" >"$O/self-wire.json"
 check "and its --pcap, read again, gives the same analysis" test \
 	"$(jq -c "$W" "$O/self-bw.json")" = "$(jq -c "$W" "$O/self-wire.json")"
+echo "# lat's capture: $(jq -c '.results[0] | {complete, p50_ns: .stats.p50_ns, wire: (.wire.rdma.total | {requests, acks, retransmitted, ack_latency})}' "$O/self-lat.json")"
+check "lat --path rdma --capture: the test's result holds its wire analysis ($(grep -v WARNING "$O/self-lat.err" | head -c 200))" \
+	jq_true "$O/self-lat.json" ".results[0].complete and $W.total.requests >= 400 and any($W.flows[].ops[]; .name == \"RC Send Only\")"
+schema_check "$O/self-lat.json"
 echo "# incast's capture: $(jq -c '.results[0] | {complete, steps: [.steps[] | {senders, ok, goodput_bps}], wire: (.wire | {filter, packets, roce_packets})}' "$O/self-incast.json")"
 check "incast --path rdma --capture: the sweep's result holds its wire analysis ($(grep -v WARNING "$O/self-incast.err" | head -c 200))" \
 	jq_true "$O/self-incast.json" ".results[0].wire.present and $W.total.requests > 0"
