@@ -19,11 +19,22 @@
 # The median wall time of each gives packets per second and the ratio to
 # wirecount. The retransmission counts of 1 and 3 are printed side by side.
 #
+# Then the RDMA analysis: a capture of RoCEv2 bulk traffic (ibgen
+# roce-bulk: 16 connections, WRITEs of four packets, one in 997 losing a
+# packet, NAKed and sent again; 128-byte snaplen), read by:
+#   0. ixperf wire -J FILE: per-QP PSN analysis, NAKs, ACK latency;
+#   1. tshark -n -r FILE -T fields -e (opcode, PSN, AETH syndrome, ...):
+#      the InfiniBand dissector's fields, what a script would start from;
+#   2. tests/tools/rdma-oracle.py FILE: those fields and the oracle's
+#      analysis of them (Python), as the tests check ixperf against.
+# The oracle's figures and ixperf's must be equal, direction by direction.
+#
 # This is a benchmark, not a test: a slow result still exits 0. The exit
 # status is non-zero only when a tool cannot be run.
 #
 # Environment:
 #   BENCH_PACKETS  packets in the capture (default 3000000)
+#   BENCH_RDMA_PACKETS  packets in the RoCE capture (default 1000000; 0: none)
 #   BENCH_RUNS     runs per tool (default 3)
 #   BENCH_CPU      CPU to pin every run to (default 0; "none" = unpinned)
 #   BENCH_DIR      where the capture goes (default: a temporary directory)
@@ -43,6 +54,11 @@ die() {
 
 [[ $N =~ ^[1-9][0-9]*$ ]] || die "BENCH_PACKETS must be a positive integer"
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer"
+NR=${BENCH_RDMA_PACKETS:-1000000}
+[[ $NR =~ ^[0-9]+$ ]] || die "BENCH_RDMA_PACKETS must be a number"
+IBGEN=$BUILD/tests/tools/ibgen
+ORACLE=$(dirname "$0")/../tests/tools/rdma-oracle.py
+[ "$NR" = 0 ] || [ -x "$IBGEN" ] || die "$IBGEN not built (make check builds it)"
 [ -x "$PCAPGEN" ] && [ -x "$WIRECOUNT" ] || die "$PCAPGEN or $WIRECOUNT not built (make check builds them)"
 [ -x "$BUILD/ixperf" ] || die "$BUILD/ixperf not built"
 command -v tshark >/dev/null || die "tshark is not installed"
@@ -118,3 +134,34 @@ retr_ours=$(sed -n 's/^tcp_retransmissions=//p' "$WORK/ours.out")
 retr_ts=$(awk -F'|' '/<>/ { gsub(/ /, "", $3); v = $3 } END { print v }' "$WORK/tshark_retr.out")
 retr_ix=$(jq -r '.results[0].wire.tcp_retransmissions' "$WORK/ixwire.out" 2>/dev/null)
 echo "retransmissions: ixperf wire ${retr_ix:-?}, wirecount $retr_ours, tshark ${retr_ts:-?}"
+
+[ "$NR" = 0 ] && exit 0
+echo
+RCAP=$WORK/roce.pcap
+"$IBGEN" roce-bulk "$RCAP" "$NR" || die "ibgen failed"
+echo "RDMA analysis: $NR packets of RoCEv2 (ibgen roce-bulk, snaplen 128), $(du -h "$RCAP" | cut -f1)"
+cat "$RCAP" >/dev/null
+FIELDS=(-e ip.src -e ip.dst -e infiniband.bth.destqp -e frame.time_epoch -e infiniband.bth.opcode
+	-e infiniband.bth.psn -e infiniband.aeth.syndrome -e infiniband.reserved -e udp.length)
+for ((i = 1; i <= RUNS; i++)); do
+	timed rixwire "$BUILD/ixperf" wire -J "$RCAP"
+	timed rfields tshark -n -r "$RCAP" -T fields "${FIELDS[@]}"
+	timed roracle python3 "$ORACLE" "$RCAP"
+done
+rix_s=$(median <"$WORK/rixwire.t")
+rf_s=$(median <"$WORK/rfields.t")
+ro_s=$(median <"$WORK/roracle.t")
+rpps() { awk -v n="$NR" -v s="$1" 'BEGIN { printf "%.0f", n / s }'; }
+rat() { awk -v a="$1" -v b="$rix_s" 'BEGIN { printf "%.1f", a / b }'; }
+printf "%-58s %10s %14s %8s\n" "reader" "median s" "packets/s" "ratio"
+printf "%-58s %10.3f %14s %8s\n" "ixperf wire -J FILE (PSN analysis per QP)" "$rix_s" "$(rpps "$rix_s")" 1
+printf "%-58s %10.3f %14s %8s\n" "tshark -T fields (opcode, PSN, syndrome, ...)" "$rf_s" \
+	"$(rpps "$rf_s")" "$(rat "$rf_s")"
+printf "%-58s %10.3f %14s %8s\n" "rdma-oracle.py (tshark's fields, analysed in Python)" "$ro_s" \
+	"$(rpps "$ro_s")" "$(rat "$ro_s")"
+echo "(ratio: how many times longer than ixperf wire)"
+python3 "$ORACLE" --ixperf "$WORK/rixwire.out" >"$WORK/rdma.ours"
+T='.results[0].wire.rdma.total'
+echo "RDMA figures: ixperf $(jq -c "$T | {requests, retransmitted, out_of_sequence, naks: .naks.psn_sequence}" \
+	"$WORK/rixwire.out"); every direction equal to the oracle's: $(cmp -s "$WORK/roracle.out" \
+	"$WORK/rdma.ours" && echo yes || echo NO)"

@@ -10,13 +10,21 @@
  * 1.28 ms) and the SEND again after it, a remote access NAK, CNPs,
  * ECN-CE, FECN and BECN marks, and a UD send.
  *
+ * roce-bulk writes N packets of RoCEv2 bulk traffic for the benchmark
+ * (contrib/bench-wire.sh): 16 connections taking turns, WRITEs of four
+ * packets each acknowledged, and in every 997th a packet lost, a PSN
+ * sequence NAK and the requester going back; frames cut at 128 bytes as
+ * dumpcap -s 128 keeps them.
+ *
  *   ibgen roce|ib|erf OUT.pcap
+ *   ibgen roce-bulk OUT.pcap N
  */
 #include "config.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <pcap/pcap.h>
@@ -33,6 +41,7 @@ struct gen {
 	pcap_dumper_t *dump;
 	enum link link;
 	uint64_t count;
+	uint32_t snap; /* bytes kept of each frame, 0: all */
 };
 
 /* One packet: from host a (1) or b (2), to dest_qp. */
@@ -172,7 +181,8 @@ static void emit(struct gen *g, uint64_t t_us, const struct ibp *x)
 
 	h.ts.tv_sec = (time_t)(BASE_SEC + t_us / 1000000u);
 	h.ts.tv_usec = (suseconds_t)(t_us % 1000000u);
-	h.caplen = h.len = (bpf_u_int32)n;
+	h.len = (bpf_u_int32)n;
+	h.caplen = g->snap && g->snap < n ? g->snap : (bpf_u_int32)n;
 	pcap_dump((u_char *)g->dump, &h, b);
 	g->count++;
 }
@@ -337,15 +347,76 @@ static void scenario(struct gen *g)
 	emit(g, t, &x);
 }
 
+#define BULK_CONNS 16
+#define BULK_LOSS  997 /* one WRITE in this many loses a packet */
+
+/* One WRITE of four packets on connection c at psn, its second packet lost
+ * (and sent again after the NAK) when lose. */
+static void bulk_write(struct gen *g, uint64_t *t, uint32_t c, uint32_t psn, bool lose)
+{
+	struct ibp p[4];
+	uint32_t qp_a = 0x100 + c, qp_b = 0x200 + c;
+
+	for (uint32_t i = 0; i < 4; i++)
+		p[i] = req(true, i == 0 ? 0x06 : i == 3 ? 0x08 : 0x07, qp_b, psn + i, PMTU);
+	p[0].reth = true;
+	p[0].rethlen = 4 * PMTU;
+	p[3].ackreq = true;
+	for (uint32_t i = 0; i < 4; i++)
+		if (!(lose && i == 1))
+			emit(g, (*t)++, &p[i]);
+	if (lose) {
+		emit(g, (*t)++,
+		     &(struct ibp){ .from_a = false,
+				    .opcode = 0x11,
+				    .qp = qp_a,
+				    .psn = psn + 1,
+				    .aeth = 0x60 });
+		*t += 20;
+		for (uint32_t i = 1; i < 4; i++)
+			emit(g, (*t)++, &p[i]);
+	}
+	emit(g, (*t)++,
+	     &(struct ibp){
+		     .from_a = false, .opcode = 0x11, .qp = qp_a, .psn = psn + 3, .aeth = 0x1f });
+}
+
+static void bulk(struct gen *g, uint64_t n)
+{
+	uint32_t psn[BULK_CONNS];
+	uint64_t t = 0, k = 0;
+
+	for (uint32_t c = 0; c < BULK_CONNS; c++)
+		psn[c] = c * 100000u;
+	g->snap = 128;
+	while (g->count < n) {
+		uint32_t c = (uint32_t)(k % BULK_CONNS);
+
+		bulk_write(g, &t, c, psn[c], ++k % BULK_LOSS == 0);
+		psn[c] = (psn[c] + 4) & 0xffffff;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct gen g;
 	pcap_t *pd;
+	uint64_t n = 0;
+	bool is_bulk = argc == 4 && strcmp(argv[1], "roce-bulk") == 0;
 	int dlt;
 
-	if (argc != 3 ||
-	    (strcmp(argv[1], "roce") && strcmp(argv[1], "ib") && strcmp(argv[1], "erf"))) {
-		fprintf(stderr, "usage: ibgen roce|ib|erf OUT.pcap\n");
+	if (is_bulk) {
+		char *end;
+
+		n = strtoull(argv[3], &end, 10);
+		if (*end || n == 0) {
+			fprintf(stderr, "ibgen: N must be a positive integer, not '%s'\n", argv[3]);
+			return 2;
+		}
+	} else if (argc != 3 ||
+		   (strcmp(argv[1], "roce") && strcmp(argv[1], "ib") && strcmp(argv[1], "erf"))) {
+		fprintf(stderr,
+			"usage: ibgen roce|ib|erf OUT.pcap\n       ibgen roce-bulk OUT.pcap N\n");
 		return 2;
 	}
 	memset(&g, 0, sizeof(g));
@@ -360,7 +431,10 @@ int main(int argc, char **argv)
 		pcap_close(pd);
 		return 1;
 	}
-	scenario(&g);
+	if (is_bulk)
+		bulk(&g, n);
+	else
+		scenario(&g);
 	pcap_dump_close(g.dump);
 	pcap_close(pd);
 	return 0;
