@@ -32,7 +32,7 @@ struct ix_cell {
 	uint8_t state;    /* enum ix_cell_state */
 	uint8_t bad;      /* flagged by ix_mesh_analyze: IX_BAD_* */
 	uint8_t retested; /* measured a second time */
-	uint8_t pad;
+	uint8_t mirrored; /* a view's copy of the pair's one measured direction */
 };
 
 /* Why a cell is bad (its bad field, a mask). */

@@ -19,7 +19,7 @@ static const struct ix_cell *cell(const struct ix_fab_input *in, uint32_t a, uin
 
 static bool measured(const struct ix_cell *c)
 {
-	return c->state == IX_CELL_OK && (c->bw_bps > 0 || c->lat_p50_ns > 0);
+	return c->state == IX_CELL_OK && !c->mirrored && (c->bw_bps > 0 || c->lat_p50_ns > 0);
 }
 
 /* ---- where each host hangs: LLDP, then inferred ---- */
@@ -537,7 +537,9 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	for (size_t i = 0; i < (size_t)in->n * in->n; i++) {
 		const struct ix_cell *c = &in->cells[i];
 
-		bad[i] = c->bad || (measured(c) && c->bw_bps > 0 && c->bw_bps < frac * f->ref_bps);
+		bad[i] =
+			!c->mirrored &&
+			(c->bad || (measured(c) && c->bw_bps > 0 && c->bw_bps < frac * f->ref_bps));
 	}
 	uplink_figures(f, in, sw_of, bad, &a);
 	blame_uplinks(f, in, sw_of, bad, skip);

@@ -40,7 +40,8 @@ void ix_heat_src_free(struct ix_heat_src *s)
 	s->n = 0;
 }
 
-/* One test per pair: show the measured direction on both sides. */
+/* One test per pair: show the measured direction on both sides, the copy
+ * marked (the fabric counts each pair once). */
 static void mirror(struct ix_heat_src *s)
 {
 	for (uint32_t a = 0; a < s->n; a++)
@@ -48,10 +49,15 @@ static void mirror(struct ix_heat_src *s)
 			struct ix_cell *x = &s->cells[(size_t)a * s->n + b];
 			struct ix_cell *y = &s->cells[(size_t)b * s->n + a];
 
-			if (x->state == IX_CELL_OK || x->state == IX_CELL_FAILED)
+			if (x->mirrored || y->mirrored)
+				continue;
+			if (x->state == IX_CELL_OK || x->state == IX_CELL_FAILED) {
 				*y = *x;
-			else if (y->state == IX_CELL_OK || y->state == IX_CELL_FAILED)
+				y->mirrored = 1;
+			} else if (y->state == IX_CELL_OK || y->state == IX_CELL_FAILED) {
 				*x = *y;
+				x->mirrored = 1;
+			}
 		}
 }
 

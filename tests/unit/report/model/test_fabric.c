@@ -157,6 +157,42 @@ Test(fabric, two_switches_share_the_blame)
 	mesh_free(m);
 }
 
+/* A one-direction mesh as the live view holds it: each pair's measured
+ * cell copied to the other side, marked mirrored. The fabric counts each
+ * pair once, as from the mesh's own result. */
+Test(fabric, a_mirrored_view_counts_each_pair_once)
+{
+	struct mesh *m = mesh_new(6, 2, 10e9);
+	struct ix_fabric f1, f2;
+	struct ix_fab_input in = { .n = 6, .cells = m->cells, .nbrs = m->nbr };
+
+	slow_uplink(m, 0, 0.5e9);
+	for (uint32_t a = 0; a < m->n; a++)
+		for (uint32_t b = 0; b < a; b++)
+			m->cells[(size_t)a * m->n + b] = (struct ix_cell){ .state = IX_CELL_NONE };
+	build(m, true, &f1);
+	for (uint32_t a = 0; a < m->n; a++)
+		for (uint32_t b = 0; b < a; b++) {
+			m->cells[(size_t)a * m->n + b] = m->cells[(size_t)b * m->n + a];
+			m->cells[(size_t)a * m->n + b].mirrored = 1;
+		}
+	cr_assert_eq(ix_fabric_build(&in, &f2), 0);
+	cr_assert_eq(switch_of(&f1, 0)->uplink.pairs, 8); /* 2 hosts x 4 others, once */
+	cr_assert_eq(switch_of(&f1, 0)->uplink.health, IX_FAB_BAD);
+	for (uint32_t i = 0; i < f1.nsw; i++) {
+		cr_assert_eq(f2.sw[i].uplink.pairs, f1.sw[i].uplink.pairs, "switch %u", i);
+		cr_assert_eq(f2.sw[i].uplink.bad, f1.sw[i].uplink.bad, "switch %u", i);
+		cr_assert_eq(f2.sw[i].uplink.health, f1.sw[i].uplink.health, "switch %u", i);
+	}
+	for (uint32_t i = 0; i < m->n; i++) {
+		cr_assert_eq(f2.host[i].edge.pairs, f1.host[i].edge.pairs, "host %u", i);
+		cr_assert_eq(f2.host[i].edge.bad, f1.host[i].edge.bad, "host %u", i);
+	}
+	ix_fabric_free(&f1);
+	ix_fabric_free(&f2);
+	mesh_free(m);
+}
+
 Test(fabric, one_slow_host_is_not_its_uplink)
 {
 	struct mesh *m = mesh_new(6, 2, 10e9);

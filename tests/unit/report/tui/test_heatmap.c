@@ -169,6 +169,13 @@ Test(heatmap, one_direction_is_mirrored)
 	ix_heat_src_analyze(&s);
 	cr_assert_eq(at(&s, 1, 0)->state, IX_CELL_OK);
 	cr_assert_float_eq(at(&s, 1, 0)->bw_bps, 3e9f, 1);
+	/* The copy is marked, the measured cell not; again changes nothing. */
+	cr_assert(at(&s, 1, 0)->mirrored);
+	cr_assert_not(at(&s, 0, 1)->mirrored);
+	ix_heat_src_analyze(&s);
+	cr_assert(at(&s, 1, 0)->mirrored);
+	cr_assert_not(at(&s, 0, 1)->mirrored);
+	cr_assert_float_eq(at(&s, 1, 0)->bw_bps, 3e9f, 1);
 	ix_heat_src_free(&s);
 }
 
