@@ -43,11 +43,17 @@ not_ok() {
 	echo "not ok - $*"
 }
 
-# check DESCRIPTION COMMAND...: passes when the command succeeds.
+# check DESCRIPTION COMMAND...: passes when the command succeeds; its
+# status is the command's, so 'check ... || diagnostics' shows them.
 check() {
 	local desc=$1
 	shift
-	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+	if "$@"; then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		return 1
+	fi
 }
 
 # skip_check DESCRIPTION REASON: a check that cannot run here for want of an

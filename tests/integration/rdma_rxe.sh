@@ -48,6 +48,15 @@ j() { # NAME ARGS...: one test, JSON to NAME.json, exit status to NAME.rc
 	shift
 	timeout 120 "$X" "$@" -J -o "$O/$n.json" 2>"$O/$n.err"
 	echo $? >"$O/$n.rc"
+	# A failed test leaves what soft-RoCE itself says: its counters and
+	# the kernel's last lines.
+	[ "$(cat "$O/$n.rc")" = 0 ] || {
+		for c in /sys/class/infiniband/rxe0/ports/1/hw_counters/*; do
+			echo "$(basename "$c") $(cat "$c")"
+		done | awk '$2 != 0' | tr '\n' ' '
+		echo
+		dmesg | tail -n 20
+	} >"$O/$n.diag" 2>&1
 }
 H=10.77.0.1
 T="-t 1 -w 0.3"
@@ -95,12 +104,13 @@ echo $(($(date +%s) - start)) >"$O/killed.s"
 EOF
 
 IX_VM_SMP=2 ix_vm_boot "$CACHE" "$O" "$O/one.sh" 1
-check "the VM ran its tests (exit 0)" test "$(cat "$O/vm1.rc" 2>/dev/null)" = 0 ||
-	{ tail -20 "$O/console1.log" "$O/vm1.log"; }
+check "the VM ran its tests (exit 0)" test "$(cat "$O/vm1.rc" 2>/dev/null)" = 0
+[ "$(cat "$O/vm1.rc" 2>/dev/null)" = 0 ] || tail -20 "$O/console1.log" "$O/vm1.log"
 
 ok_run() { # NAME: exit 0, complete, valid against the schema
 	local n=$1
 	check "$n: exit 0 ($(head -c 300 "$O/$n.err" 2>/dev/null))" test "$(cat "$O/$n.rc" 2>/dev/null)" = 0
+	[ -s "$O/$n.diag" ] && sed 's/^/# rxe0 after it: /' "$O/$n.diag"
 	check "$n: complete, no error" jq -e '.complete and ([.results[] | .complete] | all)' "$O/$n.json"
 	schema_check "$O/$n.json"
 }
