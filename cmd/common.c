@@ -517,3 +517,14 @@ void ix_coord_cmd_free(struct ix_coord_cmd *c)
 	ix_hostlist_free(&c->hosts);
 	memset(c, 0, sizeof(*c));
 }
+
+int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err)
+{
+	double s;
+
+	if (ix_parse_seconds(value, &s, NULL) < 0 || s < 0.1 || s > 3600)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "invalid IXPERF_RDMA_TIMEOUT '%s' (0.1 to 3600 seconds)", value);
+	*ns = (int64_t)(s * 1e9);
+	return 0;
+}

@@ -168,6 +168,9 @@ struct ix_transport;
 struct ix_rdma_params;
 int ix_rdma_opts_fill(const struct ix_transport *tp, const char *op, uint64_t qps,
 		      uint64_t parallel, int kind, struct ix_rdma_params *p, struct ix_err *err);
+/* IXPERF_RDMA_TIMEOUT, where set: the seconds (0.1 to 3600) an RDMA
+ * test's end waits without any completion (ix_rdma_set_stall_timeout_ns). */
+int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err);
 /* A GPU index (0 to 63) of option name. */
 int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err);
 /* The first --path rdma option set, or NULL (for other paths' checks). */

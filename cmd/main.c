@@ -4,10 +4,13 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/common.h"
+#include "probes/rdma/engine.h"
 
 static const struct ix_command commands[] = {
 	{ "bw", cmd_bw, &ix_bw_spec, IX_CMD_NETWORK },
@@ -119,5 +122,14 @@ int main(int argc, char **argv)
 	}
 	if (cmd->flags & IX_CMD_NETWORK)
 		signal(SIGPIPE, SIG_IGN);
+	/* Set and not empty: an RDMA test's stall bound (empty: the default). */
+	if (getenv("IXPERF_RDMA_TIMEOUT") && *getenv("IXPERF_RDMA_TIMEOUT")) {
+		struct ix_err err = { 0 };
+		int64_t ns;
+
+		if (ix_env_rdma_timeout(getenv("IXPERF_RDMA_TIMEOUT"), &ns, &err) < 0)
+			return ix_report_error(argv[1], &err);
+		ix_rdma_set_stall_timeout_ns(ns);
+	}
 	return check_stdout(cmd->fn(argc - 1, argv + 1, &env));
 }

@@ -37,18 +37,16 @@ const char *ix_rdma_opcode_name(enum ix_rdma_opcode op)
 	return (unsigned)op < 4 ? names[op] : "unknown";
 }
 
+static int64_t stall_timeout_ns = 5 * 1000000000LL;
+
+void ix_rdma_set_stall_timeout_ns(int64_t ns)
+{
+	stall_timeout_ns = ns;
+}
+
 int64_t ix_rdma_stall_timeout_ns(void)
 {
-	const char *s = getenv("IXPERF_RDMA_TIMEOUT");
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return 5 * 1000000000LL;
-	v = strtod(s, &end);
-	if (*end || !(v >= 0.1 && v <= 3600))
-		return 5 * 1000000000LL;
-	return (int64_t)(v * 1e9);
+	return stall_timeout_ns;
 }
 
 void ix_rdma_run_defaults(struct ix_rdma_run *r)

@@ -119,10 +119,11 @@ struct ix_rdma_run {
  * CQ moderation 100, 5000 iterations; 5 s without a completion is a failure. */
 void ix_rdma_run_defaults(struct ix_rdma_run *run);
 /* How long an end waits without any completion before it calls the peer
- * gone: 5 s, or IXPERF_RDMA_TIMEOUT seconds (0.1 to 3600) where set on
- * that end: soft-RoCE under emulation on a loaded host can stall longer
- * without anything being wrong. */
+ * gone: 5 s unless set (the command reads IXPERF_RDMA_TIMEOUT: soft-RoCE
+ * under emulation on a loaded host can stall longer without anything
+ * being wrong). */
 int64_t ix_rdma_stall_timeout_ns(void);
+void ix_rdma_set_stall_timeout_ns(int64_t ns);
 
 /* Figures of one direction at this end. tx: the WRs this end posts (for
  * read, the data they fetch); rx: messages consumed by this end's receives.

@@ -701,3 +701,40 @@ Test(client_opts, defaults_and_overrides)
 	cr_assert_eq(cl.port, 6000);
 	cr_assert_str_eq(cl.bind_addr, "10.0.0.1");
 }
+
+/* IXPERF_RDMA_TIMEOUT: seconds as -t takes them, 0.1 to 3600; anything
+ * else is refused, naming the variable and the value. */
+Test(common, rdma_timeout_from_the_environment)
+{
+	static const struct {
+		const char *v;
+		int64_t ns; /* 0: refused */
+	} cases[] = {
+		{ "60", 60000000000LL },
+		{ "0.5", 500000000LL },
+		{ "0.1", 100000000LL },
+		{ "3600", 3600000000000LL },
+		{ "0", 0 },
+		{ "-3", 0 },
+		{ "3601", 0 },
+		{ "abc", 0 },
+		{ "nan", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ix_err err = { 0 };
+		int64_t ns = -1;
+		int rc = ix_env_rdma_timeout(cases[i].v, &ns, &err);
+
+		if (cases[i].ns) {
+			cr_assert_eq(rc, 0, "'%s': %s", cases[i].v, err.msg);
+			cr_assert_eq(ns, cases[i].ns, "'%s'", cases[i].v);
+		} else {
+			cr_assert_lt(rc, 0, "'%s' taken", cases[i].v);
+			cr_assert(strstr(err.msg, "IXPERF_RDMA_TIMEOUT") &&
+					  strstr(err.msg, cases[i].v),
+				  "%s", err.msg);
+			cr_assert_eq(err.code, IX_EXIT_USAGE);
+		}
+	}
+}
