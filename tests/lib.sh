@@ -81,6 +81,13 @@ ix_skip() {
 	exit 77
 }
 
+# ix_need REASON: a package the test needs is missing: a skip, but under
+# IX_CI=1 a failure (CI installs every package contrib/setup.sh names).
+ix_need() {
+	[ "${IX_CI:-0}" = 1 ] && { echo "not ok - IX_CI=1, but $*"; exit 1; }
+	ix_skip "$@"
+}
+
 # ix_server NAME [ARGS...]: start a server on a free port in the background
 # (prefix with IX_NS=namespace to run it there). Sets IX_PORT and IX_SPID.
 ix_server() {

@@ -11,14 +11,9 @@
 
 [ "${IX_SKIP_NETNS:-0}" = 1 ] && ix_skip "IX_SKIP_NETNS=1"
 [ "$(id -u)" = 0 ] || ix_skip "needs root to create network namespaces (CI runs as root)"
-# CI installs both (contrib/setup.sh): there, their absence fails.
-need() {
-	[ "${IX_CI:-0}" = 1 ] && { echo "not ok - IX_CI=1, but $1"; exit 1; }
-	ix_skip "$1"
-}
 command -v lldpd >/dev/null && command -v lldpcli >/dev/null ||
-	need "lldpd is not installed (contrib/setup.sh installs it)"
-"$IXPERF" --version | grep -q "built with:.* lldpctl" || need "ixperf was built without liblldpctl"
+	ix_need "lldpd is not installed (contrib/setup.sh installs it)"
+"$IXPERF" --version | grep -q "built with:.* lldpctl" || ix_need "ixperf was built without liblldpctl"
 J=$IX_TMP
 P="ixl$$-"
 LEAF=(a a b b) # host i+1 hangs off leaf ${LEAF[i]}

@@ -13,8 +13,8 @@
 
 IBGEN=${IBGEN:-$(pwd)/tests/tools/ibgen}
 [ -x "$IBGEN" ] || ix_skip "tests/tools/ibgen is not built (it needs libpcap)"
-command -v tshark >/dev/null || ix_skip "tshark is not installed (apt-get install tshark)"
-command -v python3 >/dev/null || ix_skip "python3 is not installed"
+command -v tshark >/dev/null || ix_need "tshark is not installed (apt-get install tshark)"
+command -v python3 >/dev/null || ix_need "python3 is not installed"
 J=$IX_TMP
 ORACLE=$top_srcdir/tests/tools/rdma-oracle.py
 

@@ -13,7 +13,7 @@
 . "$top_srcdir/tests/rdma/vm.sh"
 
 for t in dumpcap tshark python3; do
-	command -v "$t" >/dev/null || ix_skip "$t is not installed (contrib/setup.sh deps installs it)"
+	command -v "$t" >/dev/null || ix_need "$t is not installed (contrib/setup.sh deps installs it)"
 done
 ix_vm_test_setup
 ORACLE=$top_srcdir/tests/tools/rdma-oracle.py

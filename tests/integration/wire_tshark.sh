@@ -11,7 +11,7 @@ PCAPGEN=${PCAPGEN:-$(pwd)/tests/tools/pcapgen}
 WIRECOUNT=${WIRECOUNT:-$(pwd)/tests/tools/wirecount}
 [ -x "$PCAPGEN" ] && [ -x "$WIRECOUNT" ] ||
 	ix_skip "tests/tools/pcapgen and wirecount are not built (they need libpcap)"
-command -v tshark >/dev/null || ix_skip "tshark is not installed (apt-get install tshark)"
+command -v tshark >/dev/null || ix_need "tshark is not installed (apt-get install tshark)"
 echo "# $(tshark --version 2>/dev/null | head -1)"
 
 J=$IX_TMP

@@ -43,7 +43,7 @@ ix_vm_test_setup() {
 	local why
 	[ -n "${IX_SKIP_VM:-}" ] && ix_skip "IX_SKIP_VM is set"
 	why=$(ix_vm_missing)
-	[ -z "$why" ] || ix_skip "$why (contrib/setup.sh deps installs it)"
+	[ -z "$why" ] || ix_need "$why (contrib/setup.sh deps installs it)"
 	CACHE=${IX_VM_CACHE:-$(pwd)/tests/rdma/vm-cache}
 	ix_vm_prepare "$CACHE" 2>"$IX_TMP/prepare.err" ||
 		ix_skip "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
