@@ -1,29 +1,34 @@
 # shellcheck shell=bash
-# Soft-RoCE test VMs (sourced): Debian's own kernel under QEMU with TCG,
-# whose rdma_rxe is a real verbs provider that this host's kernel lacks.
+# Soft-RoCE test VMs (sourced): Debian's own kernel (the release's
+# backports' where it has them) under QEMU with TCG, whose rdma_rxe is a
+# real verbs provider that this host's kernel lacks.
 # The VMs run the host's own binaries and libraries (ixperf, libibverbs
 # and its rxe provider, perftest) over a read-only virtio-9p root, write
 # into one shared folder, and share one L2 segment (ix_vm_net): each VM a
 # host with its own rxe device.
 #
 #   ix_vm_prepare CACHE      kernel + initramfs into CACHE (once; needs
-#                            apt-get download, busybox-static, qemu)
+#                            apt-get download, objcopy, busybox-static,
+#                            qemu)
 #   ix_vm_boot CACHE OUT SCRIPT N...
 #                            boot VMs N... (node N is 10.77.0.N), each
 #                            running SCRIPT, wait for all; OUT/vmN.log and
 #                            OUT/vmN.rc hold their output and status
+#                            (IX_VM_SHAPE="N TBF-ARGS": a tbf on the
+#                            bridge's port to VM N, where root)
 #
 # Nothing binary is committed: the kernel comes from Debian's registry at
 # test time.
 
-IX_VM_MODULES="virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci
-	netfs fscache 9pnet 9pnet_virtio 9p failover net_failover virtio_net crc32_generic
-	ib_core ib_uverbs udp_tunnel ip6_udp_tunnel rdma_rxe veth sch_tbf sch_netem"
+# The modules the VMs load, each after what its .modinfo says it depends
+# on; one built into the kernel is left out. crc32_generic has no module
+# depending on it: rdma_rxe asks the crypto layer for "crc32" by name.
+IX_VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net crc32_generic rdma_rxe sch_netem"
 
 # Why VMs cannot run here, or nothing.
 ix_vm_missing() {
 	local t
-	for t in qemu-system-x86_64 apt-get dpkg-deb apt-cache; do
+	for t in qemu-system-x86_64 apt-get dpkg-deb apt-cache objcopy; do
 		command -v "$t" >/dev/null || {
 			echo "$t is not installed"
 			return
@@ -46,40 +51,96 @@ ix_vm_test_setup() {
 	[ -z "$why" ] || ix_need "$why (contrib/setup.sh deps installs it)"
 	CACHE=${IX_VM_CACHE:-$(pwd)/tests/rdma/vm-cache}
 	ix_vm_prepare "$CACHE" 2>"$IX_TMP/prepare.err" ||
-		ix_skip "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
+		ix_need "no kernel for the VMs: $(cat "$IX_TMP/prepare.err")"
 	echo "# kernel: $(cat "$CACHE/kernel-package")"
 	O=$IX_TMP/vm
 	mkdir -p "$O"
 	chmod 777 "$O"
 }
 
-ix_vm_prepare() {
-	local c=$1 pkg kver m f d
-	# A cache made for another list of modules is made again.
-	[ -f "$c/ready" ] && [ "$(cat "$c/modules-list" 2>/dev/null)" = "$IX_VM_MODULES" ] && return 0
-	mkdir -p "$c" && rm -rf "$c/kernel" "$c/initrd.d" "$c"/*.deb
+# ix_vm_kernel_pkg CACHE: download the kernel package into CACHE and
+# print its name. Debian's newest for this release: from the release's
+# backports when they have one (bookworm's 6.1 soft-RoCE can stop for good
+# when a retransmission timer fires while the guest is starved of CPU:
+# every QP of a multi-QP write test stalls, each retrying without end;
+# 6.12 recovers), else the release's own. The backports index is read
+# with apt's state kept in CACHE, from the mirror the host uses; the host's
+# apt configuration is not touched. IX_VM_KERNEL_SUITE=release takes the
+# release's own kernel.
+ix_vm_kernel_pkg() {
+	local c=$1 codename mirror a pkg
+	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+	mirror=$(apt-cache policy linux-image-amd64 2>/dev/null |
+		awk -v s="$codename/main" '$3 == s { print $2; exit }')
+	if [ "${IX_VM_KERNEL_SUITE:-backports}" = backports ] && [ -n "$codename" ] && [ -n "$mirror" ]; then
+		mkdir -p "$c/apt/lists/partial" "$c/apt/cache/archives/partial"
+		echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror $codename-backports main" \
+			>"$c/apt/sources.list"
+		a=(-o "Dir::Etc::sourcelist=$c/apt/sources.list" -o Dir::Etc::sourceparts=-
+			-o "Dir::State::Lists=$c/apt/lists" -o "Dir::Cache=$c/apt/cache")
+		if apt-get "${a[@]}" update >"$c/apt/update.log" 2>&1; then
+			pkg=$(apt-cache "${a[@]}" depends linux-image-amd64 2>/dev/null |
+				awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+			if [ -n "$pkg" ] && (cd "$c" && apt-get "${a[@]}" download "$pkg" >/dev/null 2>&1); then
+				echo "$pkg ($codename-backports)"
+				return 0
+			fi
+		fi
+		echo "ix_vm_prepare: $codename-backports has no kernel to download from $mirror" >&2
+		[ "${IX_CI:-0}" = 1 ] && return 1
+	fi
 	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
 	[ -n "$pkg" ] || { echo "ix_vm_prepare: no kernel package behind linux-image-amd64" >&2 && return 1; }
 	(cd "$c" && apt-get download "$pkg" >/dev/null 2>&1) ||
 		{ echo "ix_vm_prepare: apt-get download $pkg failed" >&2 && return 1; }
-	dpkg-deb -x "$c"/"$pkg"_*.deb "$c/kernel" || return 1
+	echo "$pkg (${codename:-the release})"
+}
+
+# ix_vm_module_deps KO: the modules KO depends on, from its .modinfo.
+ix_vm_module_deps() {
+	objcopy -O binary --only-section=.modinfo "$1" "$1.info" 2>/dev/null || return 1
+	tr '\0' '\n' <"$1.info" | sed -n 's/^depends=//p' | tr ',' ' '
+	rm -f "$1.info"
+}
+
+# ix_vm_add_module DIR MODDIR M: M into DIR/mod, its dependencies first,
+# each once; one built in is skipped.
+ix_vm_add_module() {
+	local d=$1 md=$2 m=$3 f dep
+	grep -qx "$m" "$d/modules" 2>/dev/null && return 0
+	grep -q "/$m\.ko\$" "$md/modules.builtin" 2>/dev/null && return 0
+	f=$(find "$md" \( -name "$m.ko" -o -name "$m.ko.xz" -o -name "${m//_/-}.ko" -o -name "${m//_/-}.ko.xz" \) | head -1)
+	[ -n "$f" ] || { echo "ix_vm_prepare: the kernel has no module $m" >&2 && return 1; }
+	case $f in *.xz) xz -dc "$f" >"$d/mod/$m.ko" ;; *) cp "$f" "$d/mod/$m.ko" ;; esac
+	for dep in $(ix_vm_module_deps "$d/mod/$m.ko"); do
+		ix_vm_add_module "$d" "$md" "$dep" || return 1
+	done
+	echo "$m" >>"$d/modules"
+}
+
+ix_vm_prepare() {
+	local c=$1 pkg kver m d key
+	# A cache made for another list of modules or kernel suite is made again.
+	key="$IX_VM_MODULES ${IX_VM_KERNEL_SUITE:-backports}"
+	[ -f "$c/ready" ] && [ "$(cat "$c/modules-list" 2>/dev/null)" = "$key" ] && return 0
+	mkdir -p "$c" && rm -rf "$c/ready" "$c/kernel" "$c/initrd.d" "$c"/*.deb
+	pkg=$(ix_vm_kernel_pkg "$c") || return 1
+	dpkg-deb -x "$c"/"${pkg%% *}"_*.deb "$c/kernel" || return 1
 	kver=$(ls "$c/kernel/lib/modules")
 	cp "$c/kernel/boot/vmlinuz-$kver" "$c/vmlinuz" || return 1
 	d=$c/initrd.d
 	mkdir -p "$d/bin" "$d/mod" "$d/proc" "$d/sys" "$d/dev"
 	cp /bin/busybox "$d/bin/busybox"
 	cp "${top_srcdir:-.}/tests/rdma/init" "$d/init" && chmod 755 "$d/init"
+	: >"$d/modules"
 	for m in $IX_VM_MODULES; do
-		f=$(find "$c/kernel/lib/modules/$kver" -name "$m.ko" -o -name "$m.ko.xz" | head -1)
-		[ -n "$f" ] || { echo "ix_vm_prepare: $pkg has no module $m" >&2 && return 1; }
-		case $f in *.xz) xz -dc "$f" >"$d/mod/$m.ko" ;; *) cp "$f" "$d/mod/$m.ko" ;; esac
-		echo "$m" >>"$d/modules"
+		ix_vm_add_module "$d" "$c/kernel/lib/modules/$kver" "$m" || return 1
 	done
 	(cd "$d" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) >"$c/initrd.gz" || return 1
 	echo "$pkg" >"$c/kernel-package"
-	printf '%s' "$IX_VM_MODULES" >"$c/modules-list"
-	rm -rf "$c/kernel" "$d" "$c"/*.deb
+	printf '%s' "$key" >"$c/modules-list"
+	rm -rf "$c/kernel" "$d" "$c"/*.deb "$c/apt"
 	touch "$c/ready"
 }
 
@@ -111,6 +172,20 @@ ix_vm_boot() {
 	shift 3
 	port=$((20000 + RANDOM % 20000))
 	ix_vm_net "$@"
+	# IX_VM_SHAPE="N TBF-ARGS": a tbf on the bridge's port to VM N, as on a
+	# congested switch port: what it drops, the RoCE ends see as loss in
+	# the network (sequence errors, retransmissions), not as sends their
+	# own host refused. OUT/shape.err says why there is none.
+	rm -f "$out/shape.err"
+	if [ -n "${IX_VM_SHAPE:-}" ]; then
+		if [ -z "$IX_VM_NS" ]; then
+			echo "no bridge to shape: the VMs share a QEMU socket (not root, or no /dev/net/tun)" >"$out/shape.err"
+		else
+			# shellcheck disable=SC2086
+			tc -n "$IX_VM_NS" qdisc add dev "tap${IX_VM_SHAPE%% *}" root tbf ${IX_VM_SHAPE#* } \
+				2>"$out/shape.err" && rm -f "$out/shape.err"
+		fi
+	fi
 	for n in "$@"; do
 		rm -f "$out/vm$n.rc" "$out/vm$n.log"
 		if [ -n "$IX_VM_NS" ]; then
