@@ -260,7 +260,7 @@ echo "# incast: $(jq -c "[$R.steps[] | {senders, goodput_bps}]" "$O/incast.json"
 # refuses.) Soft-RoCE retransmits go-back-N, resending all it had in
 # flight after a loss: with 64 KiB messages a 2 s test through 40 Mbit/s
 # may complete none, so the tests write 4 KiB messages (6 to 18 Mbit/s
-# through the tbf here, where unshaped soft-RoCE carries 85 to 335, the
+# through the tbf here, where unshaped soft-RoCE carries 83 to 235, the
 # lows with stress-ng on both cores).
 hosts_script "$O/lossy.sh" lossy "1 2"
 cat >>"$O/lossy.sh" <<'EOF'
