@@ -97,6 +97,7 @@ int main(int argc, char **argv)
 {
 	const struct ix_command *cmd;
 	struct ix_env env = { argc, argv };
+	const char *rdma_timeout = getenv("IXPERF_RDMA_TIMEOUT");
 
 	if (argc < 2) {
 		usage(stderr);
@@ -123,11 +124,11 @@ int main(int argc, char **argv)
 	if (cmd->flags & IX_CMD_NETWORK)
 		signal(SIGPIPE, SIG_IGN);
 	/* Set and not empty: an RDMA test's stall bound (empty: the default). */
-	if (getenv("IXPERF_RDMA_TIMEOUT") && *getenv("IXPERF_RDMA_TIMEOUT")) {
+	if (rdma_timeout && *rdma_timeout) {
 		struct ix_err err = { 0 };
 		int64_t ns;
 
-		if (ix_env_rdma_timeout(getenv("IXPERF_RDMA_TIMEOUT"), &ns, &err) < 0)
+		if (ix_env_rdma_timeout(rdma_timeout, &ns, &err) < 0)
 			return ix_report_error(argv[1], &err);
 		ix_rdma_set_stall_timeout_ns(ns);
 	}

@@ -274,7 +274,8 @@ j lossy-mesh mesh --path rdma --op write -s 4Ki --test bw --both-directions -t 1
 EOF
 IX_VM_SHAPE="2 rate 40mbit burst 16kb latency 5ms" ix_vm_boot "$CACHE" "$O" "$O/lossy.sh" 1 2
 if [ -s "$O/shape.err" ]; then
-	echo "# no congested port: $(head -c 200 "$O/shape.err")"
+	# Not root, or no tbf: under IX_CI=1 (root, every package) a failure.
+	skip_check "the congested-port tests" "no congested port: $(head -c 200 "$O/shape.err")"
 else
 	for n in 1 2; do
 		check "lossy VM $n ran (exit 0)" test "$(cat "$O/vm$n.rc" 2>/dev/null)" = 0 || tail -5 "$O/console$n.log"

@@ -68,7 +68,7 @@ ix_vm_test_setup() {
 # apt configuration is not touched. IX_VM_KERNEL_SUITE=release takes the
 # release's own kernel.
 ix_vm_kernel_pkg() {
-	local c=$1 codename mirror a pkg
+	local c=$1 codename mirror a
 	codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 	mirror=$(apt-cache policy linux-image-amd64 2>/dev/null |
 		awk -v s="$codename/main" '$3 == s { print $2; exit }')
@@ -78,23 +78,25 @@ ix_vm_kernel_pkg() {
 			>"$c/apt/sources.list"
 		a=(-o "Dir::Etc::sourcelist=$c/apt/sources.list" -o Dir::Etc::sourceparts=-
 			-o "Dir::State::Lists=$c/apt/lists" -o "Dir::Cache=$c/apt/cache")
-		if apt-get "${a[@]}" update >"$c/apt/update.log" 2>&1; then
-			pkg=$(apt-cache "${a[@]}" depends linux-image-amd64 2>/dev/null |
-				awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-			if [ -n "$pkg" ] && (cd "$c" && apt-get "${a[@]}" download "$pkg" >/dev/null 2>&1); then
-				echo "$pkg ($codename-backports)"
-				return 0
-			fi
-		fi
+		apt-get "${a[@]}" update >"$c/apt/update.log" 2>&1 &&
+			ix_vm_kernel_download "$c" "$codename-backports" "${a[@]}" && return 0
 		echo "ix_vm_prepare: $codename-backports has no kernel to download from $mirror" >&2
 		[ "${IX_CI:-0}" = 1 ] && return 1
 	fi
-	pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+	ix_vm_kernel_download "$c" "${codename:-the release}"
+}
+
+# ix_vm_kernel_download CACHE SUITE [APT-OPTIONS...]: the package behind
+# linux-image-amd64 into CACHE; prints its name and SUITE.
+ix_vm_kernel_download() {
+	local c=$1 suite=$2 pkg
+	shift 2
+	pkg=$(apt-cache "$@" depends linux-image-amd64 2>/dev/null |
 		awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-	[ -n "$pkg" ] || { echo "ix_vm_prepare: no kernel package behind linux-image-amd64" >&2 && return 1; }
-	(cd "$c" && apt-get download "$pkg" >/dev/null 2>&1) ||
-		{ echo "ix_vm_prepare: apt-get download $pkg failed" >&2 && return 1; }
-	echo "$pkg (${codename:-the release})"
+	[ -n "$pkg" ] || { echo "ix_vm_prepare: no kernel package behind linux-image-amd64 ($suite)" >&2 && return 1; }
+	(cd "$c" && apt-get "$@" download "$pkg" >/dev/null 2>&1) ||
+		{ echo "ix_vm_prepare: apt-get download $pkg failed ($suite)" >&2 && return 1; }
+	echo "$pkg ($suite)"
 }
 
 # ix_vm_module_deps KO: the modules KO depends on, from its .modinfo.
