@@ -723,6 +723,9 @@ static void serve_session(struct session *ss_, json_t *hello)
 			body = json_object();
 			rc = ix_frame_send(fd, IX_MSG_PONG, body, ix_now_ns() + IX_NSEC_PER_SEC,
 					   &ss.err);
+		} else if (type == IX_MSG_INVENTORY) {
+			ix_agent_logf(a, "%s: INVENTORY", peer);
+			rc = ix_agent_serve_inventory(a, fd, body, &ss.err);
 		} else if (type == IX_MSG_RUN) {
 			/* Traffic towards third hosts: only for a coordinator
 			 * this agent trusts. */

@@ -21,4 +21,9 @@ void ix_agent_attach(struct ix_agent *a, int fd, json_t *body, const char *peer)
  * holds no more than the message it is handling. */
 void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer);
 
+/* INVENTORY (inventory.c): what this node is made of, read below the
+ * agent's --sysfs root. -1 with err when the request is malformed or too
+ * many are being answered (the session then ends with an ERROR). */
+int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_err *err);
+
 #endif

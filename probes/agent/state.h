@@ -72,6 +72,7 @@ struct ix_agent {
 	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
+	uint32_t inventories;       /* inventory requests being answered */
 	bool coordinator_seen;      /* a coordinator has been greeted */
 	struct ix_link_cache links; /* what tests leave by, for RESULT and REPORT */
 	int wake[2];                /* written by ix_agent_stop: the accept loop ends */

@@ -334,41 +334,17 @@ static void finish_job(struct ix_coord_job *j, json_t *report, const char *error
 	snprintf(j->error, sizeof(j->error), "%s", error ? error : "");
 }
 
-uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
-			   double timeout_s)
+/* Wait until deadline for each sent job's frame of type want (peers in
+ * P_RUNNING); a peer that fails or answers otherwise takes its job down,
+ * its reason after gone or refused. Returns the jobs answered. */
+static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t want,
+			int64_t deadline, const char *gone, const char *refused)
 {
 	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
-	int64_t max_rtt = 0, start, deadline;
 	uint32_t pending = 0, done = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
-		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
-
-		jobs[i].report = NULL;
-		jobs[i].error[0] = '\0';
-		if (p->rtt_ns > max_rtt)
-			max_rtt = p->rtt_ns;
-	}
-	/* One moment for everyone: after the slowest RUN has arrived. */
-	start = ix_now_ns() + START_MARGIN_NS + max_rtt + (int64_t)n * 20000;
-	for (uint32_t i = 0; i < n; i++) {
-		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
-		int64_t delay = start - ix_now_ns() - p->rtt_ns / 2;
-
-		if (p->state != P_READY) {
-			finish_job(&jobs[i], NULL, p->error[0] ? p->error : "agent not ready");
-			continue;
-		}
-		json_object_set_new(jobs[i].run, "delay_us",
-				    json_integer(delay > 0 ? delay / 1000 : 0));
-		if (send_frame(p, IX_MSG_RUN, jobs[i].run) < 0) {
-			finish_job(&jobs[i], NULL, p->error);
-			continue;
-		}
-		p->state = P_RUNNING;
-		pending++;
-	}
-	deadline = start + ix_seconds_to_ns(timeout_s);
+	for (uint32_t i = 0; i < n; i++)
+		pending += co->peers[jobs[i].peer].state == P_RUNNING;
 	while (pending && pfd) {
 		int rc;
 
@@ -397,15 +373,15 @@ uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint3
 				continue;
 			pending--;
 			if (got < 0) {
-				peer_fail(p, "agent went away during the test", e.msg);
+				peer_fail(p, gone, e.msg);
 				finish_job(&jobs[i], NULL, p->error);
-			} else if (type == IX_MSG_REPORT) {
+			} else if (type == want) {
 				p->state = P_READY;
 				finish_job(&jobs[i], body, NULL);
 				done++;
 			} else {
 				const char *m = json_string_value(json_object_get(body, "error"));
-				peer_fail(p, "agent refused the job", m ? m : ix_msg_name(type));
+				peer_fail(p, refused, m ? m : ix_msg_name(type));
 				finish_job(&jobs[i], NULL, p->error);
 				json_decref(body);
 			}
@@ -414,12 +390,70 @@ uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint3
 	for (uint32_t i = 0; i < n; i++) {
 		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
 		if (p->state == P_RUNNING) {
-			peer_fail(p, "", "no report before the deadline");
+			peer_fail(p, "", "no answer before the deadline");
 			finish_job(&jobs[i], NULL, p->error);
 		}
 	}
 	free(pfd);
 	return done;
+}
+
+/* Send job i's body as a frame of type to its peer; false (the job
+ * finished with the reason) when the peer is not ready or the send fails. */
+static bool send_job(struct ix_coord *co, struct ix_coord_job *j, uint16_t type)
+{
+	struct ix_coord_peer *p = &co->peers[j->peer];
+
+	if (p->state != P_READY) {
+		finish_job(j, NULL, p->error[0] ? p->error : "agent not ready");
+		return false;
+	}
+	if (send_frame(p, type, j->run) < 0) {
+		finish_job(j, NULL, p->error);
+		return false;
+	}
+	p->state = P_RUNNING;
+	return true;
+}
+
+uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
+			   double timeout_s)
+{
+	int64_t max_rtt = 0, start;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+
+		jobs[i].report = NULL;
+		jobs[i].error[0] = '\0';
+		if (p->rtt_ns > max_rtt)
+			max_rtt = p->rtt_ns;
+	}
+	/* One moment for everyone: after the slowest RUN has arrived. */
+	start = ix_now_ns() + START_MARGIN_NS + max_rtt + (int64_t)n * 20000;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+		int64_t delay = start - ix_now_ns() - p->rtt_ns / 2;
+
+		if (p->state == P_READY)
+			json_object_set_new(jobs[i].run, "delay_us",
+					    json_integer(delay > 0 ? delay / 1000 : 0));
+		send_job(co, &jobs[i], IX_MSG_RUN);
+	}
+	return collect(co, jobs, n, IX_MSG_REPORT, start + ix_seconds_to_ns(timeout_s),
+		       "agent went away during the test", "agent refused the job");
+}
+
+uint32_t ix_coord_ask(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t type,
+		      uint16_t want, double timeout_s)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		jobs[i].report = NULL;
+		jobs[i].error[0] = '\0';
+		send_job(co, &jobs[i], type);
+	}
+	return collect(co, jobs, n, want, ix_now_ns() + ix_seconds_to_ns(timeout_s),
+		       "agent went away", "agent refused the request");
 }
 
 void ix_coord_close(struct ix_coord *co)

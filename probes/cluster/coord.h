@@ -73,6 +73,14 @@ struct ix_coord_job {
 uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n,
 			   double timeout_s);
 
+/* Send every job's body (run) as a frame of type to its peer at once and
+ * wait up to timeout_s for each one's frame of type want (report: a new
+ * reference). A peer that answers otherwise (an ERROR: its agent ends the
+ * session) or not at all is marked failed, as in ix_coord_dispatch.
+ * Returns the number of jobs answered. */
+uint32_t ix_coord_ask(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t type,
+		      uint16_t want, double timeout_s);
+
 /* Mark a peer failed for why (its connection, if any, closed): a host known
  * to be absent before it is reached, such as a launched task that never
  * published its agent. */

@@ -34,12 +34,25 @@ static pthread_cond_t gate_cond = PTHREAD_COND_INITIALIZER;
 static unsigned gate_busy, gate_peak;
 
 static const char *const msg_names[IX_MSG__MAX] = {
-	[IX_MSG_HELLO] = "HELLO",       [IX_MSG_HELLO_ACK] = "HELLO_ACK", [IX_MSG_TEST] = "TEST",
-	[IX_MSG_TEST_ACK] = "TEST_ACK", [IX_MSG_ATTACH] = "ATTACH",       [IX_MSG_READY] = "READY",
-	[IX_MSG_START] = "START",       [IX_MSG_INTERVAL] = "INTERVAL",   [IX_MSG_STOP] = "STOP",
-	[IX_MSG_RESULT] = "RESULT",     [IX_MSG_ERROR] = "ERROR",         [IX_MSG_AUTH] = "AUTH",
-	[IX_MSG_AUTH_OK] = "AUTH_OK",   [IX_MSG_PING] = "PING",           [IX_MSG_PONG] = "PONG",
-	[IX_MSG_RUN] = "RUN",           [IX_MSG_REPORT] = "REPORT",
+	[IX_MSG_HELLO] = "HELLO",
+	[IX_MSG_HELLO_ACK] = "HELLO_ACK",
+	[IX_MSG_TEST] = "TEST",
+	[IX_MSG_TEST_ACK] = "TEST_ACK",
+	[IX_MSG_ATTACH] = "ATTACH",
+	[IX_MSG_READY] = "READY",
+	[IX_MSG_START] = "START",
+	[IX_MSG_INTERVAL] = "INTERVAL",
+	[IX_MSG_STOP] = "STOP",
+	[IX_MSG_RESULT] = "RESULT",
+	[IX_MSG_ERROR] = "ERROR",
+	[IX_MSG_AUTH] = "AUTH",
+	[IX_MSG_AUTH_OK] = "AUTH_OK",
+	[IX_MSG_PING] = "PING",
+	[IX_MSG_PONG] = "PONG",
+	[IX_MSG_RUN] = "RUN",
+	[IX_MSG_REPORT] = "REPORT",
+	[IX_MSG_INVENTORY] = "INVENTORY",
+	[IX_MSG_INVENTORY_REPLY] = "INVENTORY_REPLY",
 };
 
 const char *ix_msg_name(uint16_t type)

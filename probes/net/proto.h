@@ -27,23 +27,25 @@
 #define IX_COOKIE_LEN    32
 
 enum ix_msg {
-	IX_MSG_HELLO = 1, /* client -> server: versions, host */
-	IX_MSG_HELLO_ACK, /* server -> client: host, limits */
-	IX_MSG_TEST,      /* client -> server: test parameters */
-	IX_MSG_TEST_ACK,  /* server -> client: cookie, transport setup */
-	IX_MSG_ATTACH,    /* data connection -> server: cookie, stream */
-	IX_MSG_READY,     /* server -> client: every data channel is up */
-	IX_MSG_START,     /* client -> server: go */
-	IX_MSG_INTERVAL,  /* either way: per-stream counters of one interval */
-	IX_MSG_STOP,      /* client -> server: local side finished */
-	IX_MSG_RESULT,    /* server -> client: server-side figures */
-	IX_MSG_ERROR,     /* either way: a refusal or failure, then close */
-	IX_MSG_AUTH,      /* client -> server: MAC over both challenges (auth.h) */
-	IX_MSG_AUTH_OK,   /* server -> client: the client is authenticated */
-	IX_MSG_PING,      /* coordinator -> agent: round-trip measurement */
-	IX_MSG_PONG,      /* agent -> coordinator */
-	IX_MSG_RUN,       /* coordinator -> agent: run a test towards named peers */
-	IX_MSG_REPORT,    /* agent -> coordinator: the figures of a RUN */
+	IX_MSG_HELLO = 1,       /* client -> server: versions, host */
+	IX_MSG_HELLO_ACK,       /* server -> client: host, limits */
+	IX_MSG_TEST,            /* client -> server: test parameters */
+	IX_MSG_TEST_ACK,        /* server -> client: cookie, transport setup */
+	IX_MSG_ATTACH,          /* data connection -> server: cookie, stream */
+	IX_MSG_READY,           /* server -> client: every data channel is up */
+	IX_MSG_START,           /* client -> server: go */
+	IX_MSG_INTERVAL,        /* either way: per-stream counters of one interval */
+	IX_MSG_STOP,            /* client -> server: local side finished */
+	IX_MSG_RESULT,          /* server -> client: server-side figures */
+	IX_MSG_ERROR,           /* either way: a refusal or failure, then close */
+	IX_MSG_AUTH,            /* client -> server: MAC over both challenges (auth.h) */
+	IX_MSG_AUTH_OK,         /* server -> client: the client is authenticated */
+	IX_MSG_PING,            /* coordinator -> agent: round-trip measurement */
+	IX_MSG_PONG,            /* agent -> coordinator */
+	IX_MSG_RUN,             /* coordinator -> agent: run a test towards named peers */
+	IX_MSG_REPORT,          /* agent -> coordinator: the figures of a RUN */
+	IX_MSG_INVENTORY,       /* client -> agent: what is this node made of (invwire.h) */
+	IX_MSG_INVENTORY_REPLY, /* agent -> client: its inventory and findings */
 	IX_MSG__MAX
 };
 

@@ -86,18 +86,28 @@ static inline void ix_test_put(const char *dir, const char *name, const char *va
 
 /* A layout of tests/topo/mkfixture.py scanned into t, built under a fresh
  * directory that is removed again (the test skips without python3). */
-static inline void ix_test_topo_fixture(const char *layout, struct ix_topo *t)
+/* A layout of tests/topo/mkfixture.py built under dir/t, dir a fresh
+ * directory made from the mkdtemp template tmpl (the test skips without
+ * python3); the caller removes dir. */
+static inline void ix_test_mkfixture(const char *layout, char *dir, size_t len, const char *tmpl)
 {
-	char dir[64], cmd[512], *top = getenv("top_srcdir");
-	struct ix_err err = { 0 };
+	char cmd[512], *top = getenv("top_srcdir");
 
 	if (system("command -v python3 >/dev/null") != 0)
 		cr_skip_test("python3 is not installed (tests/topo/mkfixture.py builds the tree)");
-	snprintf(dir, sizeof(dir), "/tmp/ixperf-topofx.XXXXXX");
+	snprintf(dir, len, "%s", tmpl);
 	cr_assert_not_null(mkdtemp(dir));
 	snprintf(cmd, sizeof(cmd), "python3 '%s/tests/topo/mkfixture.py' %s '%s/t'",
 		 top && *top ? top : ".", layout, dir);
 	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static inline void ix_test_topo_fixture(const char *layout, struct ix_topo *t)
+{
+	char dir[64], cmd[512];
+	struct ix_err err = { 0 };
+
+	ix_test_mkfixture(layout, dir, sizeof(dir), "/tmp/ixperf-topofx.XXXXXX");
 	snprintf(cmd, sizeof(cmd), "%s/t", dir);
 	cr_assert_eq(ix_topo_scan(cmd, t, &err), 0, "%s", err.msg);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

@@ -1,0 +1,52 @@
+/* The agent's answer to INVENTORY (probes/agent/session.h): the request
+ * names nothing, the agent reads its own node below its --sysfs root and
+ * answers in one frame. Read-only, and at most MAX_INVENTORIES at once. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "probes/agent/session.h"
+#include "probes/core/clock.h"
+#include "probes/ctl/invwire.h"
+#include "probes/host/nodeinv.h"
+#include "probes/net/proto.h"
+
+/* Inventory requests answered at once; more are refused (each reads the
+ * whole PCI tree). */
+#define MAX_INVENTORIES 2
+
+int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_err *err)
+{
+	struct ix_node_inv *inv;
+	bool busy;
+	json_t *reply;
+	int rc;
+
+	if (ix_inv_request_parse(req, err) < 0)
+		return -1;
+	pthread_mutex_lock(&a->lock);
+	busy = a->inventories >= MAX_INVENTORIES;
+	if (!busy)
+		a->inventories++;
+	pthread_mutex_unlock(&a->lock);
+	if (busy)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "inventory refused: %d inventories are being read already",
+			       MAX_INVENTORIES);
+	inv = malloc(sizeof(*inv));
+	if (!inv) {
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	} else {
+		ix_node_inv_read(a->cfg.sysfs ? a->cfg.sysfs : "", inv);
+		reply = ix_inv_reply(inv);
+		rc = reply ? ix_frame_send(fd, IX_MSG_INVENTORY_REPLY, reply,
+					   ix_now_ns() + 5 * IX_NSEC_PER_SEC, err)
+			   : ix_fail(err, IX_EXIT_FAIL, "cannot encode the inventory");
+		json_decref(reply);
+		free(inv);
+	}
+	pthread_mutex_lock(&a->lock);
+	a->inventories--;
+	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
