@@ -161,8 +161,9 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 	struct ix_coord_cmd c;
 	struct ix_incast_params p;
 	struct ix_incast_result r;
+	struct ix_fleet_result fleet;
 	uint32_t sweep[MAX_SWEEP];
-	struct ix_err err = { 0 }, cerr = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 }, ferr = { 0 };
 	struct ix_capture *cap = NULL;
 	const char *problem;
 	bool help;
@@ -197,14 +198,21 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 	if (cap && ix_capture_stop(cap, &r.wire, &cerr) < 0)
 		ix_report_error("incast", &cerr);
 	problem = !r.complete ? "a step failed" : cerr.code ? cerr.msg : NULL;
+	/* Every agent's inventory, after the sweep (see cmd/mesh.c). */
+	ix_fleet_gather(&c.co, &c.hosts, IX_FLEET_TIMEOUT_S, &fleet, &ferr);
 	if (o.k.json) {
-		rc = ix_coord_cmd_json(&c, env, ix_json_incast(&r), problem, &err);
+		json_t *res = ix_json_incast(&r);
+
+		json_object_set_new(res, "fleet", ix_json_fleet(&fleet));
+		rc = ix_coord_cmd_json(&c, env, res, problem, &err);
 	} else {
 		ix_text_incast(c.sink.f, &r, &c.units);
+		ix_text_fleet(c.sink.f, &fleet);
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
 	rc = rc < 0 ? ix_report_error("incast", &err) : problem ? IX_EXIT_FAIL : IX_EXIT_OK;
 	ix_incast_result_free(&r);
+	ix_fleet_free(&fleet);
 	ix_coord_cmd_free(&c);
 	return rc;
 fail:

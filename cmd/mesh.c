@@ -423,8 +423,9 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_coord_cmd c;
 	struct ix_mesh_params p;
 	struct ix_mesh_result r;
+	struct ix_fleet_result fleet;
 	struct live_opts lo;
-	struct ix_err err = { 0 }, cerr = { 0 };
+	struct ix_err err = { 0 }, cerr = { 0 }, ferr = { 0 };
 	struct ix_capture *cap = NULL;
 	bool help;
 	int pos, rc;
@@ -456,9 +457,14 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	/* A capture that failed is said; the mesh's figures stand. */
 	if (cap && ix_capture_stop(cap, &r.wire, &cerr) < 0)
 		ix_report_error("mesh", &cerr);
+	/* Every agent's inventory, after the tests: an agent that refuses
+	 * the request ends its session. */
+	ix_fleet_gather(&c.co, &c.hosts, IX_FLEET_TIMEOUT_S, &fleet, &ferr);
 	if (o.k.json) {
 		struct ix_json_lazy lazy[2];
 		json_t *res = ix_json_mesh_lazy(&r, lazy);
+
+		json_object_set_new(res, "fleet", ix_json_fleet(&fleet));
 
 		/* The matrices are written from r as the file is: a mesh of
 		 * thousands of hosts is not held as a JSON tree. */
@@ -469,6 +475,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 					    &err);
 	} else {
 		ix_text_mesh(c.sink.f, &r, &c.units);
+		ix_text_fleet(c.sink.f, &fleet);
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
 	if (rc == 0)
@@ -478,6 +485,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	else
 		rc = ix_report_error("mesh", &err);
 	ix_mesh_result_free(&r);
+	ix_fleet_free(&fleet);
 	ix_coord_cmd_free(&c);
 	return rc;
 fail:

@@ -15,6 +15,9 @@
 
 struct ix_coord;
 
+/* How long the commands wait for every agent's inventory. */
+#define IX_FLEET_TIMEOUT_S 10.0
+
 struct ix_fleet_node {
 	char host[IX_HOST_NAME_MAX + 8]; /* as the host list names it ("node07:5301") */
 	bool ok;                         /* inv was read */

@@ -17,6 +17,15 @@
 #include "probes/host/sysfs.h"
 #include "probes/host/topo_check.h"
 
+/* Printable ASCII only: what is answered is a JSON string, shown on
+ * terminals. */
+static void ascii(char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			*s = '?';
+}
+
 /* The first line of ROOT/rel into buf; "" when it cannot be read. */
 static void read_rel(const char *root, const char *rel, char *buf, size_t len)
 {
@@ -25,6 +34,7 @@ static void read_rel(const char *root, const char *rel, char *buf, size_t len)
 	buf[0] = '\0';
 	if (!ix_sysfs_path(path, sizeof(path), root, rel) || ix_sysfs_read(path, buf, len) < 0)
 		buf[0] = '\0';
+	ascii(buf);
 }
 
 /* A name from sysfs used in a path: no separators, not "." or "..". */
@@ -56,6 +66,7 @@ static void read_verbs(const char *root, char *buf, size_t len)
 		p++;
 		p[strcspn(p, " \n")] = '\0';
 		snprintf(buf, len, "%s", p);
+		ascii(buf);
 		break;
 	}
 	fclose(f);
@@ -129,6 +140,8 @@ static void ethtool_info(const char *root, const char *ifname, struct ix_inv_nic
 			snprintf(n->fw, sizeof(n->fw), "%s", di.fw_version);
 		if (!n->driver_version[0] && di.version[0])
 			snprintf(n->driver_version, sizeof(n->driver_version), "%s", di.version);
+		ascii(n->fw);
+		ascii(n->driver_version);
 	}
 	close(fd);
 }
@@ -201,6 +214,7 @@ static void add_gpu(const char *root, const struct ix_pci_dev *d, struct ix_node
 		const char *p = line + 6 + strspn(line + 6, " \t");
 
 		snprintf(g->model, sizeof(g->model), "%.*s", (int)strcspn(p, "\n"), p);
+		ascii(g->model);
 		break;
 	}
 	if (f)

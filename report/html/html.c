@@ -456,8 +456,10 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_gpu(f, r);
 		}
 	}
-	for (size_t k = 0; k < n; k++) /* what a capture saw, with the result it went with */
+	for (size_t k = 0; k < n; k++) { /* what a capture saw, with the result it went with */
 		ix_html_wire(f, json_object_get(json_array_get(c->results, k), "wire"));
+		ix_html_fleet(f, json_object_get(json_array_get(c->results, k), "fleet"));
+	}
 	if (!n)
 		fputs("<p class=\"muted\">no results</p>\n", f);
 	fputs("</section>\n", f);
@@ -675,8 +677,10 @@ int ix_html_render(FILE *f, json_t *doc, json_t *const *history, size_t nhistory
 		canvas |= check_section(f, &d.c[i], i, &mesh_id);
 	if (nhistory && history)
 		trends(f, &d, history, nhistory);
-	if (d.run)
+	if (d.run) {
 		ix_html_topo(f, d.run);
+		ix_html_fleet(f, json_object_get(d.run, "fleet"));
+	}
 	environment(f, &d);
 	fputs("<p class=\"muted\">Rendered by ixperf " PACKAGE_VERSION " from a result document; "
 	      "this page is self-contained and fetches nothing.</p>\n</main>\n",

@@ -88,6 +88,9 @@ void ix_html_mesh_script(FILE *f);
 /* Topology (topo.c): a run's findings, the server's tree, GPU/NIC paths
  * and device links. */
 void ix_html_topo(FILE *f, json_t *run);
+/* A result's "fleet" object (fleet.c): the odd ones out, every node's
+ * topology findings and inventory; nothing when it is not an object. */
+void ix_html_fleet(FILE *f, json_t *fleet);
 /* The server's tree as an SVG (topotree.c), from a "topo" result. */
 void ix_html_topo_tree(FILE *f, json_t *topo);
 /* The colour scale: 256 entries, dark to light, readable in grey. */

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "probes/capture/talkers.h"
+#include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
@@ -71,6 +72,12 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r);
  * without its O(n^2) figures in memory twice. r must outlive the writing. */
 json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy lazy[2]);
 json_t *ix_json_incast(const struct ix_incast_result *r);
+
+/* ---- fleet.c ---- */
+
+/* Every node's inventory, the odd ones out and the topology findings, each
+ * with its node ("fleet" in the schema). */
+json_t *ix_json_fleet(const struct ix_fleet_result *r);
 
 /* ---- wire.c ---- */
 

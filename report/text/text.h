@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "probes/capture/talkers.h"
+#include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
@@ -52,6 +53,12 @@ void ix_text_bw_sweep_row(FILE *f, const struct ix_bw_result *r, const struct ix
 
 void ix_text_lat_header(FILE *f, const struct ix_lat_params *p, const char *server);
 void ix_text_lat_row(FILE *f, const struct ix_lat_result *r);
+
+/* ---- fleet.c: every node's inventory ---- */
+
+/* The odd ones out ("ODD: host: ...") and topology findings ("FINDING:
+ * host: ..."), then each node with its NICs and GPUs. */
+void ix_text_fleet(FILE *f, const struct ix_fleet_result *r);
 
 /* ---- multi.c: mesh and incast ---- */
 
