@@ -6,6 +6,7 @@ import struct
 MAGIC, VERSION = 0x49585046, 1
 HELLO, HELLO_ACK, TEST, TEST_ACK, ATTACH = 1, 2, 3, 4, 5
 ERROR = 11
+INVENTORY, INVENTORY_REPLY = 18, 19
 
 
 def frame(t, body):

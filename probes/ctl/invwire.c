@@ -16,8 +16,15 @@ int ix_inv_request_parse(json_t *j, struct ix_err *err)
 	const char *key;
 	json_t *v;
 
+	size_t size;
+
 	if (!json_is_object(j))
 		return ix_fail(err, IX_EXIT_USAGE, "inventory request: not an object");
+	size = json_dumpb(j, NULL, 0, JSON_COMPACT);
+	if (size > IX_INV_REQUEST_MAX)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "inventory request: %zu bytes, over the %d-byte limit", size,
+			       IX_INV_REQUEST_MAX);
 	json_object_foreach(j, key, v)
 	{
 		if (strcmp(key, "version") != 0)

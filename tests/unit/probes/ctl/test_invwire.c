@@ -44,6 +44,16 @@ Test(invwire, requests_that_name_anything_are_refused)
 	j = json_array();
 	cr_expect_eq(ix_inv_request_parse(j, &err), -1);
 	json_decref(j);
+	/* Refused for its size before anything in it is looked at. */
+	char pad[IX_INV_REQUEST_MAX + 1];
+
+	memset(pad, 'x', IX_INV_REQUEST_MAX);
+	pad[IX_INV_REQUEST_MAX] = '\0';
+	j = json_pack("{s:i,s:s}", "version", 1, "pad", pad);
+	cr_assert_not_null(j);
+	cr_expect_eq(ix_inv_request_parse(j, &err), -1);
+	cr_expect_neq(strstr(err.msg, "byte limit"), NULL, "%s", err.msg);
+	json_decref(j);
 }
 
 static void sample(struct ix_node_inv *inv)
