@@ -12,6 +12,7 @@
 #include "cmd/launch.h"
 #include "probes/capture/capture.h"
 #include "probes/cluster/coord.h"
+#include "probes/cluster/fleet.h"
 #include "probes/ctl/auth.h"
 #include "probes/ctl/client.h"
 #include "probes/net/net.h"
@@ -527,4 +528,48 @@ int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err)
 			       "invalid IXPERF_RDMA_TIMEOUT '%s' (0.1 to 3600 seconds)", value);
 	*ns = (int64_t)(s * 1e9);
 	return 0;
+}
+
+/* Host name (host:port) already in l. */
+static bool hostlist_has(const struct ix_hostlist *l, const struct ix_host *h)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].port == h->port && strcmp(l->v[i].name, h->name) == 0)
+			return true;
+	return false;
+}
+
+json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coord *co,
+		     const struct ix_hostlist *tasks)
+{
+	struct ix_hostlist all = { 0 };
+	struct ix_fleet_result r, more;
+	struct ix_err err = { 0 };
+	size_t i, k;
+	json_t *c, *h, *out;
+
+	json_array_foreach(checks, i, c)
+	{
+		json_array_foreach(json_object_get(c, "hosts"), k, h)
+		{
+			struct ix_hostlist one = { 0 };
+			const char *name = json_string_value(h);
+
+			if (name && !strchr(name, '@') &&
+			    ix_hostlist_parse(name, IX_DEFAULT_PORT, &one, &err) == 0 &&
+			    one.n == 1 && !hostlist_has(&all, &one.v[0]))
+				ix_hostlist_parse(name, IX_DEFAULT_PORT, &all, &err);
+			ix_hostlist_free(&one);
+		}
+	}
+	ix_fleet_collect(NULL, &all, token, IX_FLEET_TIMEOUT_S, &r, &err);
+	if (co && tasks) {
+		ix_fleet_collect(co, tasks, NULL, IX_FLEET_TIMEOUT_S, &more, &err);
+		ix_fleet_append(&r, &more);
+		ix_fleet_free(&more);
+	}
+	out = ix_json_fleet(&r);
+	ix_fleet_free(&r);
+	ix_hostlist_free(&all);
+	return out;
 }

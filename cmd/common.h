@@ -324,4 +324,12 @@ int ix_coord_cmd_json_lazy(struct ix_coord_cmd *c, const struct ix_env *env, jso
 int ix_coord_cmd_commit(struct ix_coord_cmd *c, struct ix_err *err);
 void ix_coord_cmd_free(struct ix_coord_cmd *c);
 
+/* ixperf run: the inventory of every agent its checks ran over, as the
+ * run's "fleet" object: the hosts the checks name (their "hosts" members;
+ * tasks' agents, "rN@...", left out) through sessions of their own with
+ * token, and every task of a job through co and tasks (NULL: no job).
+ * Call it while the agents still run. */
+json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coord *co,
+		     const struct ix_hostlist *tasks);
+
 #endif

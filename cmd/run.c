@@ -664,7 +664,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	struct ix_token token;
 	struct ix_unit_choice units;
 	struct ix_err err = { 0 };
-	json_t *checks = NULL, *baseline = NULL, *doc, *run;
+	json_t *checks = NULL, *baseline = NULL, *doc, *run, *fleet;
 	const char *dir, *verdict = "INFO"; /* until a check passes */
 	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
 	char tasks_line[96] = "";
@@ -740,6 +740,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			json_array_append_new(checks, c);
 		}
 	}
+	fleet = ix_run_fleet(checks, &token, job ? &job->co : NULL, job ? &job->hosts : NULL);
 	stop_agents(&la);
 	/* The other tasks end now, while this one writes the outputs. */
 	if (job)
@@ -756,6 +757,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			finished, "duration_s", (double)(ix_now_ns() - w0) / 1e9, "verdict",
 			verdict, "inventory", ix_inventory(""), "checks", checks);
 	json_object_set_new(run, "topology", topology());
+	json_object_set_new(run, "fleet", fleet);
 	checks = NULL;
 	doc = ix_json_envelope("run", env->argc, env->argv);
 	json_object_set_new(doc, "complete", json_boolean(strcmp(verdict, "ERROR") != 0));

@@ -236,3 +236,39 @@ int ix_fleet_gather(struct ix_coord *co, const struct ix_hostlist *hosts, double
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	return 0;
 }
+
+int ix_fleet_collect(struct ix_coord *co, const struct ix_hostlist *hosts,
+		     const struct ix_token *token, double timeout_s, struct ix_fleet_result *r,
+		     struct ix_err *err)
+{
+	struct ix_coord own;
+	struct ix_err e = { 0 };
+	int rc;
+
+	if (co)
+		return ix_fleet_gather(co, hosts, timeout_s, r, err);
+	/* Unreachable agents are nodes with their reason, not an error. */
+	if (ix_coord_open(&own, hosts, token, timeout_s, &e) < 0 && !own.peers) {
+		ix_fleet_init(r, hosts);
+		return ix_fail(err, IX_EXIT_FAIL, "%s", e.msg);
+	}
+	rc = ix_fleet_gather(&own, hosts, timeout_s, r, err);
+	ix_coord_close(&own);
+	return rc;
+}
+
+int ix_fleet_append(struct ix_fleet_result *r, const struct ix_fleet_result *more)
+{
+	struct ix_fleet_node *v;
+
+	if (!more->n)
+		return 0;
+	v = realloc(r->nodes, (r->n + more->n) * sizeof(*v));
+	if (!v)
+		return -1;
+	memcpy(v + r->n, more->nodes, more->n * sizeof(*v));
+	r->nodes = v;
+	r->n += more->n;
+	r->wall_s += more->wall_s;
+	return ix_fleet_analyze(r);
+}

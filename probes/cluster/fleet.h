@@ -14,6 +14,7 @@
 #include "probes/host/nodeinv.h"
 
 struct ix_coord;
+struct ix_token;
 
 /* How long the commands wait for every agent's inventory. */
 #define IX_FLEET_TIMEOUT_S 10.0
@@ -58,6 +59,17 @@ void ix_fleet_free(struct ix_fleet_result *r);
  * the tests. -1 only when out of memory. */
 int ix_fleet_gather(struct ix_coord *co, const struct ix_hostlist *hosts, double timeout_s,
 		    struct ix_fleet_result *r, struct ix_err *err);
+
+/* The same over co, or when co is NULL over sessions of its own to hosts
+ * (authenticated with token, NULL for none), opened and closed here: what
+ * a check over a host list calls (cmd/run.c's targets give both). */
+int ix_fleet_collect(struct ix_coord *co, const struct ix_hostlist *hosts,
+		     const struct ix_token *token, double timeout_s, struct ix_fleet_result *r,
+		     struct ix_err *err);
+
+/* Append more's nodes to r (more is left as it was) and analyse the
+ * whole again. -1 when out of memory. */
+int ix_fleet_append(struct ix_fleet_result *r, const struct ix_fleet_result *more);
 
 /* The analysis alone, over r->nodes (pure; called by ix_fleet_gather):
  * fills odd, findings and odd_nodes. A value is odd where more than half

@@ -99,6 +99,31 @@ check "incast names the same two odd ones out" jq_true "$J/incast.json" \
 	 ([[\"$(h $FW)\", \"fw\"], [\"$(h $SLOW)\", \"pcie\"]] | sort)"
 schema_check "$J/incast.json"
 
+# ixperf run: the agents of its checks, one run document and HTML report.
+cat >"$J/plan.ini" <<INI
+[plan]
+name = fleet
+hosts = $hosts
+token_file = $TOK
+
+[lat]
+probe = mesh
+test = lat
+iters = 100
+warmup = 0
+INI
+ip netns exec "ixf$$-h1" "$IXPERF" run --output-dir "$J/run" -J "$J/plan.ini" \
+	>"$J/run.json" 2>"$J/run.err"
+check "run keeps the coordinating host's inventory and topology" jq_true "$J/run.json" \
+	'.results[0].inventory.kernel != null and (.results[0] | has("topology"))'
+check "run names the same two odd ones out from its check's agents" jq_true "$J/run.json" \
+	".results[0].fleet.answered == $N and ([.results[0].fleet.odd_ones_out[] | [.host, .field]] | sort ==
+	 ([[\"$(h $FW)\", \"fw\"], [\"$(h $SLOW)\", \"pcie\"]] | sort))"
+schema_check "$J/run.json"
+check "the run's HTML report names them" bash -c \
+	"grep -qF '<td>$(h $FW)</td><td>ibp1s0</td><td>fw</td>' '$J'/run/*.html &&
+	 grep -qF '<td>$(h $SLOW)</td><td>warning</td><td>pcie_downtrained</td>' '$J'/run/*.html"
+
 # --- Hostile clients. -----------------------------------------------------------
 # An agent with the token answers nothing before authentication; one
 # without it refuses requests that name anything or are too large, and
