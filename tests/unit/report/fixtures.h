@@ -9,6 +9,7 @@
 #include <criterion/criterion.h>
 
 #include "probes/capture/talkers.h"
+#include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
 #include "probes/host/links.h"
 #include "tests/unit/data.h"
@@ -142,6 +143,61 @@ static inline struct ix_talkers *traffic(struct ix_talkers_view *v, bool second)
 		cr_assert_eq(ix_talkers_snapshot(t, 3000000000, v, NULL), 0);
 	}
 	return t;
+}
+
+/* What fn writes to a stream, as a string (free it). */
+static inline char *ix_test_render(void (*fn)(FILE *f, const void *arg), const void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	fn(f, arg);
+	cr_assert_eq(fclose(f), 0);
+	return buf;
+}
+
+/* n1, n2 and n3 with one NIC each: n2's on other firmware, n3's trained
+ * at Gen4 x8 with its finding (a message with markup in it); n1 and n3
+ * agree on everything else. With failed, n1 never answered. */
+static inline void fleet(struct ix_fleet_result *r, bool failed)
+{
+	cr_assert_eq(ix_fleet_init(r, &hosts), 0);
+	for (uint32_t i = 0; i < r->n; i++) {
+		struct ix_node_inv *inv = &r->nodes[i].inv;
+		struct ix_inv_nic *c = &inv->nics[0];
+
+		r->nodes[i].ok = true;
+		r->nodes[i].error[0] = '\0';
+		snprintf(inv->kernel, sizeof(inv->kernel), "6.1.0-18-amd64");
+		snprintf(inv->verbs, sizeof(inv->verbs), "libibverbs.so.1.14.44.0");
+		inv->nnics = 1;
+		snprintf(c->name, sizeof(c->name), "ibp1s0");
+		snprintf(c->bdf, sizeof(c->bdf), "0000:01:00.0");
+		snprintf(c->model, sizeof(c->model), "MT4129");
+		snprintf(c->fw, sizeof(c->fw), i == 1 ? "28.36.1010" : "28.39.1002");
+		snprintf(c->driver, sizeof(c->driver), "mlx5_core");
+		c->mtu_known = true;
+		c->mtu = 4092;
+		c->numa_node = 0;
+		c->pcie = (struct ix_inv_pcie){
+			true, i == 2 ? 4 : 5, i == 2 ? 8 : 16, 5, 16, i == 2
+		};
+	}
+	r->nodes[2].inv.nfindings = r->nodes[2].inv.findings_total = 1;
+	snprintf(r->nodes[2].inv.findings[0].kind, sizeof(r->nodes[2].inv.findings[0].kind),
+		 "pcie_downtrained");
+	snprintf(r->nodes[2].inv.findings[0].device, sizeof(r->nodes[2].inv.findings[0].device),
+		 "0000:01:00.0");
+	snprintf(r->nodes[2].inv.findings[0].message, sizeof(r->nodes[2].inv.findings[0].message),
+		 "trained at Gen4 x8 <b>below</b>\x1b[2J Gen5 x16.");
+	if (failed) {
+		r->nodes[0].ok = false;
+		snprintf(r->nodes[0].error, sizeof(r->nodes[0].error),
+			 "no answer before the deadline");
+	}
+	cr_assert_eq(ix_fleet_analyze(r), 0);
 }
 
 #endif
