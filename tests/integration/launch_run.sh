@@ -117,6 +117,8 @@ check_launched() {
 	check "$1: a check naming its host measures that host" \
 		jqt '.results[0].checks[4].hosts == ["127.0.0.1:'"${IX_PORT:-1}"'"]' "$f"
 	check "$1: the summary names the tasks" grep -q "^Tasks: 4 ($5), hosts named by rank" "$3"
+	check "$1: every task's agent and the named host gave its inventory ($(jq -c '[.results[0].fleet.nodes[] | .host]' "$f"))" \
+		jqt '.results[0].fleet | .answered == 5 and ([.nodes[].host | select(test("^r[0-3]@"))] | length == 4)' "$f"
 }
 
 # ---- not launched ----------------------------------------------------------
