@@ -73,6 +73,7 @@ struct multi {
 	struct ix_mesh_saved m;
 	struct ix_incast_saved c;
 	char error[IX_ERR_MAX]; /* in a check: why it could not be read back ("" if it was) */
+	json_t *res;            /* the result itself (borrowed from the document) */
 };
 
 struct input {
@@ -138,6 +139,7 @@ static int add_multi(struct input *in, json_t *res, const char *check, struct ix
 	memset(m, 0, sizeof(*m));
 	m->check = check;
 	m->mesh = strcmp(kind, "mesh") == 0;
+	m->res = res;
 	if (m->mesh ? ix_json_read_mesh(res, &m->m, err) < 0
 		    : ix_json_read_incast(res, &m->c, err) < 0) {
 		if (!check)
@@ -362,6 +364,26 @@ static void text_check(FILE *f, json_t *c, int w)
 	}
 }
 
+/* A saved result's "fleet" as its command printed it; a note when it
+ * does not read back, nothing when there is none. */
+static void text_fleet(FILE *f, json_t *res)
+{
+	json_t *fl = json_object_get(res, "fleet");
+	struct ix_fleet_result r;
+	struct ix_err err = { 0 };
+	char why[IX_ERR_MAX];
+
+	if (!json_is_object(fl))
+		return;
+	if (ix_json_read_fleet(fl, &r, &err) < 0) {
+		ix_text_safe(err.msg, why, sizeof(why));
+		fprintf(f, "  every node's inventory cannot be shown: %s\n", why);
+		return;
+	}
+	ix_text_fleet(f, &r);
+	ix_fleet_free(&r);
+}
+
 static void text_run(FILE *f, const struct input *in)
 {
 	json_t *run = json_array_get(json_object_get(in->doc, "results"), 0), *c;
@@ -397,6 +419,7 @@ static void text_run(FILE *f, const struct input *in)
 		fprintf(f, ", %zu measured only (nothing expected)", counts[3]);
 	fputs("\n\n", f);
 	json_array_foreach(checks, i, c) text_check(f, c, w);
+	text_fleet(f, run);
 }
 
 static void text_single(FILE *f, const struct input *in)
@@ -494,6 +517,8 @@ static void text_multi(FILE *f, const struct multi *m, const struct ix_unit_choi
 				     m->m.r.findings.bad_pairs);
 	else
 		ix_text_incast(f, &m->c.r, u);
+	if (!m->error[0])
+		text_fleet(f, m->res);
 }
 
 static void render_text(FILE *f, const struct input *in, size_t n, const struct input *hist,

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
 #include "probes/core/err.h"
 #include "probes/core/wirefig.h"
@@ -52,5 +53,10 @@ int ix_json_read_topo(json_t *topo, struct ix_topo *out, struct ix_err *err);
 
 /* A "wire" object (null: no capture, present false). */
 int ix_json_read_wire(json_t *w, struct ix_wire_figures *out, struct ix_err *err);
+
+/* A "fleet" object back into its struct, every node's inventory checked
+ * as an agent's reply is (read_fleet.c), the odd ones out computed again.
+ * On failure *out is empty. Free it with ix_fleet_free. */
+int ix_json_read_fleet(json_t *fleet, struct ix_fleet_result *out, struct ix_err *err);
 
 #endif

@@ -92,6 +92,10 @@ check "HTML names host $SLOW with its PCIe link" \
 check "HTML gives host $SLOW's finding" \
 	grep -qF "<tr class=\"warn\"><td>$(h $SLOW)</td><td>warning</td><td>pcie_downtrained</td>" "$J/mesh.html"
 
+"$IXPERF" report "$J/mesh.json" >"$J/report.txt" 2>&1
+check "ixperf report of the saved mesh gives the same odd ones and finding" bash -c \
+	"grep -E '^(ODD|FINDING):' '$J/mesh.txt' | diff - <(grep -E '^(ODD|FINDING):' '$J/report.txt')"
+
 ip netns exec "ixf$$-h1" "$IXPERF" incast -t 0.5 -w 0 --sweep 1,3 --token-file "$TOK" -J "$hosts" \
 	>"$J/incast.json" 2>"$J/incast.err"
 check "incast names the same two odd ones out" jq_true "$J/incast.json" \
@@ -120,6 +124,10 @@ check "run names the same two odd ones out from its check's agents" jq_true "$J/
 	".results[0].fleet.answered == $N and ([.results[0].fleet.odd_ones_out[] | [.host, .field]] | sort ==
 	 ([[\"$(h $FW)\", \"fw\"], [\"$(h $SLOW)\", \"pcie\"]] | sort))"
 schema_check "$J/run.json"
+"$IXPERF" report "$J/run.json" >"$J/run-report.txt" 2>&1
+check "ixperf report of the run names them" bash -c \
+	"grep -qF 'ODD: $(h $FW): ibp1s0 fw $fw_odd' '$J/run-report.txt' &&
+	 grep -q '^FINDING: $(h $SLOW): ' '$J/run-report.txt'"
 check "the run's HTML report names them" bash -c \
 	"grep -qF '<td>$(h $FW)</td><td>ibp1s0</td><td>fw</td>' '$J'/run/*.html &&
 	 grep -qF '<td>$(h $SLOW)</td><td>warning</td><td>pcie_downtrained</td>' '$J'/run/*.html"
