@@ -336,9 +336,10 @@ static void finish_job(struct ix_coord_job *j, json_t *report, const char *error
 
 /* Wait until deadline for each sent job's frame of type want (peers in
  * P_RUNNING); a peer that fails or answers otherwise takes its job down,
- * its reason after gone or refused. Returns the jobs answered. */
+ * its reason after gone or refused, or late when it is silent. Returns the
+ * jobs answered. */
 static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t want,
-			int64_t deadline, const char *gone, const char *refused)
+			int64_t deadline, const char *gone, const char *refused, const char *late)
 {
 	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
 	uint32_t pending = 0, done = 0;
@@ -390,7 +391,7 @@ static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t
 	for (uint32_t i = 0; i < n; i++) {
 		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
 		if (p->state == P_RUNNING) {
-			peer_fail(p, "", "no answer before the deadline");
+			peer_fail(p, "", late);
 			finish_job(&jobs[i], NULL, p->error);
 		}
 	}
@@ -441,7 +442,8 @@ uint32_t ix_coord_dispatch(struct ix_coord *co, struct ix_coord_job *jobs, uint3
 		send_job(co, &jobs[i], IX_MSG_RUN);
 	}
 	return collect(co, jobs, n, IX_MSG_REPORT, start + ix_seconds_to_ns(timeout_s),
-		       "agent went away during the test", "agent refused the job");
+		       "agent went away during the test", "agent refused the job",
+		       "no report before the deadline");
 }
 
 uint32_t ix_coord_ask(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t type,
@@ -453,7 +455,8 @@ uint32_t ix_coord_ask(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n
 		send_job(co, &jobs[i], type);
 	}
 	return collect(co, jobs, n, want, ix_now_ns() + ix_seconds_to_ns(timeout_s),
-		       "agent went away", "agent refused the request");
+		       "agent went away", "agent refused the request",
+		       "no answer before the deadline");
 }
 
 void ix_coord_close(struct ix_coord *co)
