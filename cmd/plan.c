@@ -163,6 +163,8 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 		{ "max_p99", 0x2, IX_EXPECT_MAX, "p99_ns", 'd' },
 		{ "max_p999", 0x2, IX_EXPECT_MAX, "p99_9_ns", 'd' },
 		{ "max_bad_pairs", 0x4, IX_EXPECT_MAX, "bad_pairs", 'c' },
+		{ "min_pair_bw", 0x4, IX_EXPECT_MIN, "min_pair_bps", 'r' },
+		{ "max_pair_lat", 0x4, IX_EXPECT_MAX, "p50_ns", 'd' },
 		{ "max_suspects", 0x4, IX_EXPECT_MAX, "suspects", 'c' },
 		{ "max_stalled", 0x8, IX_EXPECT_MAX, "stalled_rounds", 'c' },
 		{ "min_jain", 0x8, IX_EXPECT_MIN, "jain", 'f' },
@@ -240,6 +242,16 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 				return bad(ps, "bad value '%s' for %s (a fraction, 0 to 1)", v,
 					   key);
 			e->limit = d;
+		}
+		/* The pair floors are the mesh's rules too: a pair past them
+		 * is a bad pair whatever the median. */
+		if (!strcmp(key, "min_pair_bw")) {
+			if (e->line_relative)
+				return bad(ps, "'%s' takes a rate, not a share of the line%s", key,
+					   "");
+			c->mesh.rules.min_bw_bps = e->limit;
+		} else if (!strcmp(key, "max_pair_lat")) {
+			c->mesh.rules.max_lat_ns = e->limit;
 		}
 		c->nexpect++;
 		return 1;
@@ -490,6 +502,29 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* A mesh check fails on a bad pair unless it says how many it allows
+ * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
+ * a pass. */
+static int implicit_bad_pairs(struct ix_check *c)
+{
+	struct ix_expect *e;
+
+	for (uint32_t i = 0; i < c->nexpect; i++)
+		if (!strcmp(c->expect[i].key, "max_bad_pairs"))
+			return 0;
+	if (c->nexpect >= IX_PLAN_MAX_EXPECT)
+		return -1;
+	e = &c->expect[c->nexpect++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "max_bad_pairs");
+	snprintf(e->text, sizeof(e->text), "0 (the default)");
+	e->kind = IX_EXPECT_MAX;
+	e->figure = "bad_pairs";
+	e->unit = "";
+	e->line = c->line;
+	return 0;
+}
+
 /* Defaults, and what every check must have. */
 static int finish(struct parse *ps)
 {
@@ -551,6 +586,9 @@ static int finish(struct parse *ps)
 			c->sizes[0] = c->probe == IX_CHECK_LAT ? 64 : tp->default_msg_size;
 			c->nsizes = 1;
 		}
+		if (c->probe == IX_CHECK_MESH && implicit_bad_pairs(c) < 0)
+			return ix_fail(ps->err, IX_EXIT_USAGE, "%s:%d: [%s]: too many expectations",
+				       ps->file, c->line, c->name);
 		if (c->probe == IX_CHECK_LAT && c->sizes[0] < tp->min_lat_size)
 			return ix_fail(ps->err, IX_EXIT_USAGE,
 				       "%s:%d: [%s]: UDP latency messages are at least 8 bytes",

@@ -69,6 +69,8 @@ static int read_matrix(json_t *m, const char *key, struct ix_heat_src *s, int wh
 				*(which == 0   ? &c->bw_bps
 				  : which == 1 ? &c->lat_p50_ns
 					       : &c->lat_p99_ns) = (float)json_number_value(x);
+			else if (which == 0 && json_is_number(x))
+				c->bw_zero = 1; /* measured at 0 */
 		}
 	}
 	return 0;

@@ -27,15 +27,15 @@ static json_t *mesh_doc(bool done)
 	r.params.both_directions = true;
 	r.params.bw.path = "tcp";
 	r.params.lat.path = "tcp";
-	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0, 50 };
+	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0, 50, 0, 0 };
 	r.hosts = &hosts;
 	r.n = 3;
 	r.cells = cells;
 	r.nodes = nodes;
 	for (int i = 0; i < 9; i++)
 		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
-	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0 };
-	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0 };
+	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0, 0, 0 };
+	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0, 0, 0 };
 	cells[5] = (struct ix_cell){ .state = IX_CELL_FAILED };
 	r.findings = (struct ix_mesh_findings){
 		.bad_pairs = 1, .median_bw_bps = 5e9, .suspects = sus, .nsuspects = 1
