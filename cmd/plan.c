@@ -13,6 +13,7 @@
 #include "cmd/plan.h"
 #include "probes/host/inventory.h"
 #include "probes/net/transport.h"
+#include "report/doc/compare.h"
 #include "report/doc/verdict.h"
 #include "report/fmt/units.h"
 
@@ -175,6 +176,7 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 		{ "max_fabric_retransmissions", 0xf, IX_EXPECT_MAX, "fabric_retransmissions", 'c' },
 		{ "max_fabric_errors", 0xf, IX_EXPECT_MAX, "fabric_errors", 'c' },
 		{ "max_regression", 0xf, IX_EXPECT_REGRESSION, "headline", 'p' },
+		{ "max_pair_regression", 0x4, IX_EXPECT_REGRESSION, "nodes_and_pairs", 'p' },
 	};
 	struct ix_expect *e;
 	struct ix_err perr = { 0 };
@@ -504,24 +506,16 @@ static char *reader(char *str, int num, void *stream)
 
 /* A mesh check fails on a bad pair unless it says how many it allows
  * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
- * a pass. */
-static int implicit_bad_pairs(struct ix_check *c)
+ * a pass. The section's own line is the expectation's. */
+static int implicit_bad_pairs(struct parse *ps, struct ix_check *c)
 {
-	struct ix_expect *e;
-
 	for (uint32_t i = 0; i < c->nexpect; i++)
 		if (!strcmp(c->expect[i].key, "max_bad_pairs"))
 			return 0;
-	if (c->nexpect >= IX_PLAN_MAX_EXPECT)
+	ps->line = c->line; /* the file is read: the line is the expectation's */
+	if (add_expect(ps, c, "max_bad_pairs", "0") != 1)
 		return -1;
-	e = &c->expect[c->nexpect++];
-	memset(e, 0, sizeof(*e));
-	snprintf(e->key, sizeof(e->key), "max_bad_pairs");
-	snprintf(e->text, sizeof(e->text), "0 (the default)");
-	e->kind = IX_EXPECT_MAX;
-	e->figure = "bad_pairs";
-	e->unit = "";
-	e->line = c->line;
+	snprintf(c->expect[c->nexpect - 1].text, sizeof(c->expect[0].text), "0 (the default)");
 	return 0;
 }
 
@@ -586,9 +580,8 @@ static int finish(struct parse *ps)
 			c->sizes[0] = c->probe == IX_CHECK_LAT ? 64 : tp->default_msg_size;
 			c->nsizes = 1;
 		}
-		if (c->probe == IX_CHECK_MESH && implicit_bad_pairs(c) < 0)
-			return ix_fail(ps->err, IX_EXIT_USAGE, "%s:%d: [%s]: too many expectations",
-				       ps->file, c->line, c->name);
+		if (c->probe == IX_CHECK_MESH && implicit_bad_pairs(ps, c) < 0)
+			return -1;
 		if (c->probe == IX_CHECK_LAT && c->sizes[0] < tp->min_lat_size)
 			return ix_fail(ps->err, IX_EXIT_USAGE,
 				       "%s:%d: [%s]: UDP latency messages are at least 8 bytes",
@@ -752,9 +745,14 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 	for (uint32_t i = 0; i < c->nexpect; i++) {
 		const struct ix_expect *e = &c->expect[i];
 		double v = 0, limit = e->limit, base;
+		json_t *regressed = NULL;
 		bool have, pass;
 
-		if (e->kind == IX_EXPECT_REGRESSION) {
+		if (e->kind == IX_EXPECT_REGRESSION && !strcmp(e->figure, "nodes_and_pairs")) {
+			have = ix_detail_judge(baseline, c->name, results, limit,
+					       IX_PLAN_MAX_REGRESSED, &v, regressed = json_array(),
+					       why, whylen);
+		} else if (e->kind == IX_EXPECT_REGRESSION) {
 			have = h.valid && baseline &&
 			       ix_baseline_headline(baseline, c->name, &base) && base > 0;
 			if (have) /* the fraction it got worse by */
@@ -793,6 +791,9 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 						     "limit", limit, "measured",
 						     have ? json_real(v) : json_null(), "unit",
 						     e->unit, "pass", pass, "line", e->line));
+		if (regressed) /* the nodes and pairs past the limit, by name */
+			json_object_set_new(json_array_get(out, json_array_size(out) - 1),
+					    "regressed", regressed);
 	}
 	/* Nothing expected: the figures are information, not a pass. */
 	return error ? "ERROR" : fail ? "FAIL" : c->nexpect ? "PASS" : "INFO";

@@ -29,9 +29,9 @@ void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u)
 	fprintf(f, "ixperf run: %s\n", json_string_value(json_object_get(run, "name")));
 	json_array_foreach(json_object_get(run, "checks"), i, c)
 	{
-		json_t *h = json_object_get(c, "headline"), *e;
+		json_t *h = json_object_get(c, "headline"), *e, *r;
 		char val[48] = "-";
-		size_t k;
+		size_t k, j;
 
 		if (json_is_number(json_object_get(h, "value")))
 			fmt_value(json_number_value(json_object_get(h, "value")),
@@ -55,6 +55,10 @@ void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u)
 				json_is_true(json_object_get(e, "pass")) ? "ok" : "FAIL",
 				json_string_value(json_object_get(e, "key")),
 				json_string_value(json_object_get(e, "text")), got);
+			json_array_foreach(json_object_get(e, "regressed"), j, r)
+			{
+				fprintf(f, "               %s\n", json_string_value(r) ?: "?");
+			}
 		}
 		if (json_is_string(json_object_get(c, "error")))
 			fprintf(f, "          %s\n",

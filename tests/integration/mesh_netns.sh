@@ -125,6 +125,42 @@ else
 	skip_check "a dead pair is measured at 0" "nft (nftables) is not installed"
 fi
 
+# A golden baseline per node and pair: the four hosts at 400 Mbit/s make
+# the baseline; then host 3's port is cut to 100 Mbit/s. The aggregates may
+# hide it, the nodes and pairs do not: host 3 and only its pairs are named
+# with their change, by the plan (max_pair_regression) and by compare.
+shape() { # shape HOST RATE: host HOST's port and cable at RATE
+	tc -n "$SW" qdisc replace dev "swp$1" root tbf rate "$2" burst 64kb latency 20ms
+	tc -n "ixm$$-h$1" qdisc replace dev eth0 root tbf rate "$2" burst 64kb latency 20ms
+}
+for ((i = 1; i <= 4; i++)); do shape "$i" 400mbit; done
+printf '[plan]\nname = golden\nhosts = %s\n[mesh]\nprobe = mesh\ntest = bw\ntime = 1\nwarmup = 0.2\nmax_bad_pairs = 6\n' \
+	"$(echo "$hosts" | cut -d, -f1-4)" >"$J/golden.ini"
+ip netns exec "ixm$$-h1" "$IXPERF" run -d "$J/gold" --no-html "$J/golden.ini" >"$J/gold.txt" 2>&1
+check "the golden run passes" test "$?" = 0 || cat "$J/gold.txt"
+gold=$(ls "$J"/gold/ixperf-run-*.json | head -n 1)
+shape 3 100mbit
+printf 'baseline = %s\n[mesh]\nprobe = mesh\ntest = bw\ntime = 1\nwarmup = 0.2\nmax_bad_pairs = 6\nmax_pair_regression = 30%%\n' \
+	"$gold" | sed '1s/^/[plan]\nhosts = '"$(echo "$hosts" | cut -d, -f1-4)"'\n/' >"$J/regress.ini"
+ip netns exec "ixm$$-h1" "$IXPERF" run -d "$J/reg" --no-html "$J/regress.ini" >"$J/reg.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$J/reg.txt"
+reg=$(ls "$J"/reg/ixperf-run-*.json | head -n 1)
+check "a node whose port slowed fails max_pair_regression (exit 4)" test "$rc" = 4
+check "host 3's node is named with its change" grep -qE \
+	"^ +node 198\.18\.0\.3:[0-9]+ (send|recv) -[0-9.]+% \(" "$J/reg.txt"
+check "every pair named is one of host 3's" jq_true "$reg" \
+	'[.results[0].checks[0].expectations[] | select(.key == "max_pair_regression") | .regressed[]
+	  | select(startswith("pair "))] | (length > 0) and all(test("198\\.18\\.0\\.3:"))'
+schema_check "$reg"
+"$IXPERF" compare "$gold" "$reg" >"$J/cmp.txt" 2>&1
+check "compare exits 4 and names host 3's node" bash -c \
+	"test $? = 4 && grep -qE '^mesh/node 198\.18\.0\.3:[0-9]+ (send|recv) .* REGRESSION' '$J/cmp.txt'"
+for ((i = 1; i <= 4; i++)); do
+	tc -n "$SW" qdisc del dev "swp$i" root
+	tc -n "ixm$$-h$i" qdisc del dev eth0 root
+done
+
 # Kill one agent mid-mesh: its pairs fail with the reason, the rest completes.
 victim=${SPIDS[6]}
 ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0 --no-retest -J "$hosts" \

@@ -347,6 +347,11 @@ Test(plan, a_mesh_check_never_passes_a_dead_pair)
 	cr_expect_eq(json_number_value(json_object_get(json_array_get(out, 1), "measured")), 0,
 		     "the slowest pair is the dead one, at 0");
 	json_decref(out);
+	cr_expect_str_eq(judged("[m]\nprobe = mesh\nmax_bad_pairs = 1\nmax_pair_regression = 10%\n",
+				dead, &out),
+			 "ERROR", "no baseline to compare the nodes and pairs with");
+	cr_expect(json_is_array(json_object_get(json_array_get(out, 1), "regressed")));
+	json_decref(out);
 	json_decref(dead);
 	/* The floors are the mesh's rules too. */
 	good("[m]\nprobe = mesh\nmin_pair_bw = 40Gbit\nmax_pair_lat = 20us\n", &p);
