@@ -78,6 +78,28 @@ Test(heat_state, round_trip)
 	json_decref(doc);
 }
 
+/* A state file's pair measured at 0 and pair with no round trip back are
+ * read as measured, not as pending or empty. */
+Test(heat_state, a_dead_pair_reads_back_as_measured)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = mesh_doc(true);
+	json_t *mesh = json_array_get(json_object_get(doc, "results"), 0);
+	json_t *bw = json_object_get(json_object_get(mesh, "matrix"), "bw_bps");
+
+	json_array_set_new(json_array_get(bw, 0), 1, json_real(0));
+	json_array_append_new(json_object_get(json_object_get(mesh, "params"), "tests"),
+			      json_string("lat"));
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert(s.cells[1].bw_zero, "0 is a figure, not 'not measured'");
+	cr_assert(s.cells[1].lat_lost, "an ok pair of a latency mesh without a latency");
+	cr_assert_not(s.cells[5].lat_lost, "a failed pair is failed, not lost");
+	cr_assert_not(s.cells[0].lat_lost, "the diagonal");
+	ix_heat_src_free(&s);
+	json_decref(doc);
+}
+
 Test(heat_state, running_mesh_is_analysed_here)
 {
 	struct ix_heat_src s = { 0 };
