@@ -215,12 +215,12 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	}
 	if (o.c.path && strcmp(o.c.path, "rdma") == 0) {
 		if (check_rdma(&o, argc, pos, &err) < 0)
-			return ix_report_error("bw", &err);
+			return ix_report_error_json("bw", o.c.json, o.c.output, env, &err);
 		return ix_rdma_cmd("bw", &o.c, &o.r, IX_RDMA_BW, o.bidir, o.iters, argv[pos], env);
 	}
 	if (check(&o, argc, argv, pos, &tp, &err) < 0 ||
 	    ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0)
-		return ix_report_error("bw", &err);
+		return ix_report_error_json("bw", o.c.json, o.c.output, env, &err);
 
 	memset(&p, 0, sizeof(p));
 	p.path = tp->name;
@@ -252,17 +252,17 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	ix_client_from_opts(&cl, &o.c, argv[pos]);
 	if (ix_token_from_opt(o.c.token_file, &token, &err) < 0) {
 		free(res);
-		return ix_report_error("bw", &err);
+		return ix_report_error_json("bw", o.c.json, o.c.output, env, &err);
 	}
 	cl.token = &token;
 	if (ix_client_capture_begin(&o.c, argv[pos], &cap, &err) < 0) {
 		free(res);
-		return ix_report_error("bw", &err);
+		return ix_report_error_json("bw", o.c.json, o.c.output, env, &err);
 	}
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		ix_capture_stop(cap, NULL, NULL);
 		free(res);
-		return ix_report_error("bw", &err);
+		return ix_report_error_json("bw", o.c.json, o.c.output, env, &err);
 	}
 	live.f = sink.f;
 	live.u = &units;

@@ -382,6 +382,22 @@ int ix_report_error(const char *cmd, const struct ix_err *err)
 	return err->code ? err->code : IX_EXIT_FAIL;
 }
 
+int ix_report_error_json(const char *cmd, bool json, const char *output, const struct ix_env *env,
+			 const struct ix_err *err)
+{
+	struct ix_sink sink;
+	struct ix_err e2 = { 0 };
+	int rc = ix_report_error(cmd, err);
+
+	if (!json || ix_sink_open(&sink, output, &e2) < 0)
+		return rc;
+	ix_sink_put_json(&sink, ix_json_document(cmd, env->argc, env->argv, json_array(),
+						 err->msg[0] ? err->msg : "failed"));
+	if (ix_sink_commit(&sink, &e2) < 0)
+		ix_report_error(cmd, &e2);
+	return rc;
+}
+
 void ix_post_warn_stderr(void *cmd, enum ix_post_warning w, const char *msg)
 {
 	static bool plain_http_said;

@@ -284,6 +284,13 @@ int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_e
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */
 int ix_report_error(const char *cmd, const struct ix_err *err);
+/* The same, for a command asked for JSON (json true): the error goes on
+ * stderr and, as a document with complete false, no results and the
+ * error, to output (stdout when NULL), so that a script reading the JSON
+ * has a document for every failure. For failures before the command
+ * wrote anything. */
+int ix_report_error_json(const char *cmd, bool json, const char *output, const struct ix_env *env,
+			 const struct ix_err *err);
 /* struct ix_post_opts's warn for a command (cmd: its name, a const char *):
  * "ixperf CMD: WARNING: msg" on stderr, credentials over plain http said
  * once per process. */

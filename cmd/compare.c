@@ -150,6 +150,40 @@ static int width(int have, const char *s, int cap)
 	return w > have ? w : have;
 }
 
+static bool is_detail(const struct ix_cmp_row *r)
+{
+	return (r->base ? r->base : r->cur)->detail;
+}
+
+/* A mesh's nodes and pairs: the ones that regressed, each with its
+ * change, and how many were compared. */
+static void detail_text(FILE *f, const struct ix_cmp_row *rows, size_t nrows, const struct cells *c,
+			int wl, int wb, int wn, int wc)
+{
+	size_t both = 0, bad = 0, one = 0;
+
+	for (size_t i = 0; i < nrows; i++) {
+		if (!is_detail(&rows[i]))
+			continue;
+		both += rows[i].base && rows[i].cur;
+		one += !rows[i].base || !rows[i].cur;
+		bad += rows[i].verdict == IX_CMP_REGRESSION;
+	}
+	if (!both && !one)
+		return;
+	fprintf(f, "\nMesh nodes and pairs: %zu compared, %zu regressed%s", both, bad,
+		bad ? ":\n" : "\n");
+	for (size_t i = 0; i < nrows; i++)
+		if (is_detail(&rows[i]) && rows[i].verdict == IX_CMP_REGRESSION)
+			fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", wl, c[i].label, wb, c[i].base, wn,
+				c[i].cur, wc, c[i].change, ix_verdict_text(rows[i].verdict));
+	if (one)
+		fprintf(f,
+			"%zu node or pair figure%s in one document only (other hosts, or other "
+			"ports)\n",
+			one, one == 1 ? "" : "s");
+}
+
 static int render_text(FILE *f, const struct side *b, const struct side *n, double tol,
 		       const struct ix_cmp_row *rows, size_t nrows, const struct ix_cmp_counts *k)
 {
@@ -163,6 +197,8 @@ static int render_text(FILE *f, const struct side *b, const struct side *n, doub
 	fprintf(f, "tolerance %g%%\n\n", 100.0 * tol);
 	for (size_t i = 0; i < nrows; i++) {
 		fill_cells(&rows[i], &c[i]);
+		if (is_detail(&rows[i]) && rows[i].verdict != IX_CMP_REGRESSION)
+			continue;
 		wl = width(wl, c[i].label, LABEL_MAX_WIDTH);
 		wb = width(wb, c[i].base, 31);
 		wn = width(wn, c[i].cur, 31);
@@ -172,8 +208,10 @@ static int render_text(FILE *f, const struct side *b, const struct side *n, doub
 		fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", wl, "FIGURE", wb, "BASE", wn, "NEW", wc,
 			"CHANGE", "VERDICT");
 	for (size_t i = 0; i < nrows; i++)
-		fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", wl, c[i].label, wb, c[i].base, wn, c[i].cur,
-			wc, c[i].change, ix_verdict_text(rows[i].verdict));
+		if (!is_detail(&rows[i]))
+			fprintf(f, "%-*s  %*s  %*s  %*s  %s\n", wl, c[i].label, wb, c[i].base, wn,
+				c[i].cur, wc, c[i].change, ix_verdict_text(rows[i].verdict));
+	detail_text(f, rows, nrows, c, wl, wb, wn, wc);
 	free(c);
 	fprintf(f,
 		"%s%s%zu regression%s, %zu improved, %zu unchanged, %zu only in base, %zu only "

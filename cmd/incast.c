@@ -33,6 +33,9 @@ struct incast_opts {
 	struct ix_coord_capture cap;
 	const char *op;
 	uint64_t qps;
+	uint64_t min_goodput;
+	double min_jain;
+	uint64_t max_stalled;
 };
 
 static const struct ix_option incast_options[] = {
@@ -63,6 +66,12 @@ static const struct ix_option incast_options[] = {
 	  "read mode: rounds before them, not measured (default 5)", 0, 1000000 },
 	{ 0, "round-timeout", IX_OPT_SECONDS, offsetof(struct incast_opts, round_timeout_s),
 	  "SECONDS", "read mode: a round slower than this fails the step (default 5)", 0.01, 600 },
+	{ 0, "min-goodput", IX_OPT_RATE, offsetof(struct incast_opts, min_goodput), "RATE",
+	  "threshold: every step's goodput into the receiver at least RATE", 1, 0 },
+	{ 0, "min-jain", IX_OPT_NUMBER, offsetof(struct incast_opts, min_jain), "F",
+	  "threshold, stream mode: every step's Jain fairness at least F", 0.01, 1 },
+	{ 0, "max-stalled", IX_OPT_UINT, offsetof(struct incast_opts, max_stalled), "N",
+	  "threshold, read mode: at most N stalled rounds in every step", 0, 1e12 },
 	IX_COORD_CAPTURE_ROWS(struct incast_opts, cap, "during the sweep"),
 };
 
@@ -75,7 +84,9 @@ const struct ix_cmd_spec ix_incast_spec = {
 	.epilog = "The first host receives; the others send, the first N of them in a step of N.\n"
 		  "Every host runs 'ixperf server'. Hosts: comma list, Slurm ranges, @FILE,\n"
 		  "host:port; default $SLURM_JOB_NODELIST.\n"
-		  "Exit status: 0 every step measured, 1 a step failed.\n"
+		  "Exit status: 0 every step measured (and every threshold held), 1 a step\n"
+		  "failed, 4 a threshold (--min-goodput, --min-jain, --max-stalled) was missed;\n"
+		  "a failed step wins over a missed threshold.\n"
 		  "Examples:\n"
 		  "  ixperf incast --sweep 1,2,4,8 'node[01-09]'\n"
 		  "  ixperf incast --mode read --sru 16Ki --rounds 500 --sweep 1,8 @hosts.txt\n"
@@ -152,12 +163,22 @@ static int build(const struct incast_opts *o, uint32_t nsenders, struct ix_incas
 	p->read.rounds = o->rounds ? (uint32_t)o->rounds : 200;
 	p->read.warmup_rounds = o->warmup_rounds == UINT64_MAX ? 5 : (uint32_t)o->warmup_rounds;
 	p->read.timeout_s = o->round_timeout_s > 0 ? o->round_timeout_s : 5;
+	if (o->min_jain > 0 && read)
+		return ix_fail(err, IX_EXIT_USAGE, "--min-jain applies to stream mode only");
+	if (o->max_stalled != UINT64_MAX && !read)
+		return ix_fail(err, IX_EXIT_USAGE, "--max-stalled applies to read mode only");
+	p->limits.min_goodput_bps = (double)o->min_goodput;
+	p->limits.min_jain = o->min_jain;
+	p->limits.have_max_stalled = o->max_stalled != UINT64_MAX;
+	p->limits.max_stalled = o->max_stalled;
 	return ix_coord_capture_check(&o->cap, err);
 }
 
 int cmd_incast(int argc, char **argv, const struct ix_env *env)
 {
-	struct incast_opts o = { .warmup_s = -1, .warmup_rounds = UINT64_MAX };
+	struct incast_opts o = { .warmup_s = -1,
+				 .warmup_rounds = UINT64_MAX,
+				 .max_stalled = UINT64_MAX };
 	struct ix_coord_cmd c;
 	struct ix_incast_params p;
 	struct ix_incast_result r;
@@ -210,7 +231,10 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 		ix_text_fleet(c.sink.f, &fleet);
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
-	rc = rc < 0 ? ix_report_error("incast", &err) : problem ? IX_EXIT_FAIL : IX_EXIT_OK;
+	rc = rc < 0      ? ix_report_error("incast", &err)
+	     : problem   ? IX_EXIT_FAIL
+	     : r.nfailed ? IX_EXIT_THRESHOLD
+			 : IX_EXIT_OK;
 	ix_incast_result_free(&r);
 	ix_fleet_free(&fleet);
 	ix_coord_cmd_free(&c);
@@ -218,5 +242,5 @@ int cmd_incast(int argc, char **argv, const struct ix_env *env)
 fail:
 	ix_capture_stop(cap, NULL, NULL);
 	ix_coord_cmd_free(&c);
-	return ix_report_error("incast", &err);
+	return ix_report_error_json("incast", o.k.json, o.k.output, env, &err);
 }

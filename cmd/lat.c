@@ -109,7 +109,7 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 		return IX_EXIT_OK;
 	}
 	if (check(&o, argc, argv, pos, &tp, &err) < 0)
-		return ix_report_error("lat", &err);
+		return ix_report_error_json("lat", o.c.json, o.c.output, env, &err);
 	if (o.c.path && strcmp(o.c.path, "rdma") == 0)
 		return ix_rdma_cmd("lat", &o.c, &o.r, IX_RDMA_LAT, false, o.iters, argv[pos], env);
 
@@ -135,17 +135,17 @@ int cmd_lat(int argc, char **argv, const struct ix_env *env)
 	ix_client_from_opts(&cl, &o.c, argv[pos]);
 	if (ix_token_from_opt(o.c.token_file, &token, &err) < 0) {
 		free(res);
-		return ix_report_error("lat", &err);
+		return ix_report_error_json("lat", o.c.json, o.c.output, env, &err);
 	}
 	cl.token = &token;
 	if (ix_client_capture_begin(&o.c, argv[pos], &cap, &err) < 0) {
 		free(res);
-		return ix_report_error("lat", &err);
+		return ix_report_error_json("lat", o.c.json, o.c.output, env, &err);
 	}
 	if (ix_sink_open(&sink, o.c.output, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		ix_capture_stop(cap, NULL, NULL);
 		free(res);
-		return ix_report_error("lat", &err);
+		return ix_report_error_json("lat", o.c.json, o.c.output, env, &err);
 	}
 	if (!o.c.json)
 		ix_text_lat_header(sink.f, &p, argv[pos]);

@@ -37,6 +37,8 @@ struct mesh_opts {
 	double bw_fraction;
 	double lat_factor;
 	double lat_percentile;
+	uint64_t min_pair_bw;
+	double max_pair_lat;
 	bool no_retest;
 	bool live;
 	const char *state;
@@ -78,6 +80,10 @@ static const struct ix_option mesh_options[] = {
 	{ 0, "lat-baseline", IX_OPT_NUMBER, offsetof(struct mesh_opts, lat_percentile), "P",
 	  "the latency baseline: the P-th percentile of all pairs' p50 (default 50, the median)",
 	  0.01, 100 },
+	{ 0, "min-pair-bw", IX_OPT_RATE, offsetof(struct mesh_opts, min_pair_bw), "RATE",
+	  "a pair is bad below RATE whatever the median (an absolute floor)", 1, 0 },
+	{ 0, "max-pair-lat", IX_OPT_SECONDS, offsetof(struct mesh_opts, max_pair_lat), "TIME",
+	  "a pair is bad with its p50 latency above TIME whatever the baseline", 1e-9, 3600 },
 	{ 0, "no-retest", IX_OPT_FLAG, offsetof(struct mesh_opts, no_retest), NULL,
 	  "do not measure bad pairs a second time", 0, 0 },
 	{ 0, "live", IX_OPT_FLAG, offsetof(struct mesh_opts, live), NULL,
@@ -402,6 +408,8 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 	p->rules.bw_fraction = o->bw_fraction > 0 ? o->bw_fraction : 0.7;
 	p->rules.lat_factor = o->lat_factor > 0 ? o->lat_factor : 2.0;
 	p->rules.lat_percentile = o->lat_percentile > 0 ? o->lat_percentile : 50;
+	p->rules.min_bw_bps = (double)o->min_pair_bw;
+	p->rules.max_lat_ns = o->max_pair_lat * 1e9;
 	p->bw.path = tp->name;
 	p->bw.msg_size = o->size ? o->size : tp->default_msg_size;
 	p->bw.streams = o->parallel ? (uint32_t)o->parallel : 1;
@@ -491,5 +499,5 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 fail:
 	ix_capture_stop(cap, NULL, NULL);
 	ix_coord_cmd_free(&c);
-	return ix_report_error("mesh", &err);
+	return ix_report_error_json("mesh", o.k.json, o.k.output, env, &err);
 }

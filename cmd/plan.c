@@ -13,6 +13,7 @@
 #include "cmd/plan.h"
 #include "probes/host/inventory.h"
 #include "probes/net/transport.h"
+#include "report/doc/compare.h"
 #include "report/doc/verdict.h"
 #include "report/fmt/units.h"
 
@@ -163,6 +164,8 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 		{ "max_p99", 0x2, IX_EXPECT_MAX, "p99_ns", 'd' },
 		{ "max_p999", 0x2, IX_EXPECT_MAX, "p99_9_ns", 'd' },
 		{ "max_bad_pairs", 0x4, IX_EXPECT_MAX, "bad_pairs", 'c' },
+		{ "min_pair_bw", 0x4, IX_EXPECT_MIN, "min_pair_bps", 'r' },
+		{ "max_pair_lat", 0x4, IX_EXPECT_MAX, "p50_ns", 'd' },
 		{ "max_suspects", 0x4, IX_EXPECT_MAX, "suspects", 'c' },
 		{ "max_stalled", 0x8, IX_EXPECT_MAX, "stalled_rounds", 'c' },
 		{ "min_jain", 0x8, IX_EXPECT_MIN, "jain", 'f' },
@@ -173,6 +176,7 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 		{ "max_fabric_retransmissions", 0xf, IX_EXPECT_MAX, "fabric_retransmissions", 'c' },
 		{ "max_fabric_errors", 0xf, IX_EXPECT_MAX, "fabric_errors", 'c' },
 		{ "max_regression", 0xf, IX_EXPECT_REGRESSION, "headline", 'p' },
+		{ "max_pair_regression", 0x4, IX_EXPECT_REGRESSION, "nodes_and_pairs", 'p' },
 	};
 	struct ix_expect *e;
 	struct ix_err perr = { 0 };
@@ -240,6 +244,16 @@ static int add_expect(struct parse *ps, struct ix_check *c, const char *key, con
 				return bad(ps, "bad value '%s' for %s (a fraction, 0 to 1)", v,
 					   key);
 			e->limit = d;
+		}
+		/* The pair floors are the mesh's rules too: a pair past them
+		 * is a bad pair whatever the median. */
+		if (!strcmp(key, "min_pair_bw")) {
+			if (e->line_relative)
+				return bad(ps, "'%s' takes a rate, not a share of the line%s", key,
+					   "");
+			c->mesh.rules.min_bw_bps = e->limit;
+		} else if (!strcmp(key, "max_pair_lat")) {
+			c->mesh.rules.max_lat_ns = e->limit;
 		}
 		c->nexpect++;
 		return 1;
@@ -490,6 +504,21 @@ static char *reader(char *str, int num, void *stream)
 	return str;
 }
 
+/* A mesh check fails on a bad pair unless it says how many it allows
+ * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
+ * a pass. The section's own line is the expectation's. */
+static int implicit_bad_pairs(struct parse *ps, struct ix_check *c)
+{
+	for (uint32_t i = 0; i < c->nexpect; i++)
+		if (!strcmp(c->expect[i].key, "max_bad_pairs"))
+			return 0;
+	ps->line = c->line; /* the file is read: the line is the expectation's */
+	if (add_expect(ps, c, "max_bad_pairs", "0") != 1)
+		return -1;
+	snprintf(c->expect[c->nexpect - 1].text, sizeof(c->expect[0].text), "0 (the default)");
+	return 0;
+}
+
 /* Defaults, and what every check must have. */
 static int finish(struct parse *ps)
 {
@@ -551,6 +580,8 @@ static int finish(struct parse *ps)
 			c->sizes[0] = c->probe == IX_CHECK_LAT ? 64 : tp->default_msg_size;
 			c->nsizes = 1;
 		}
+		if (c->probe == IX_CHECK_MESH && implicit_bad_pairs(ps, c) < 0)
+			return -1;
 		if (c->probe == IX_CHECK_LAT && c->sizes[0] < tp->min_lat_size)
 			return ix_fail(ps->err, IX_EXIT_USAGE,
 				       "%s:%d: [%s]: UDP latency messages are at least 8 bytes",
@@ -714,9 +745,14 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 	for (uint32_t i = 0; i < c->nexpect; i++) {
 		const struct ix_expect *e = &c->expect[i];
 		double v = 0, limit = e->limit, base;
+		json_t *regressed = NULL;
 		bool have, pass;
 
-		if (e->kind == IX_EXPECT_REGRESSION) {
+		if (e->kind == IX_EXPECT_REGRESSION && !strcmp(e->figure, "nodes_and_pairs")) {
+			have = ix_detail_judge(baseline, c->name, results, limit,
+					       IX_PLAN_MAX_REGRESSED, &v, regressed = json_array(),
+					       why, whylen);
+		} else if (e->kind == IX_EXPECT_REGRESSION) {
 			have = h.valid && baseline &&
 			       ix_baseline_headline(baseline, c->name, &base) && base > 0;
 			if (have) /* the fraction it got worse by */
@@ -755,6 +791,9 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 						     "limit", limit, "measured",
 						     have ? json_real(v) : json_null(), "unit",
 						     e->unit, "pass", pass, "line", e->line));
+		if (regressed) /* the nodes and pairs past the limit, by name */
+			json_object_set_new(json_array_get(out, json_array_size(out) - 1),
+					    "regressed", regressed);
 	}
 	/* Nothing expected: the figures are information, not a pass. */
 	return error ? "ERROR" : fail ? "FAIL" : c->nexpect ? "PASS" : "INFO";

@@ -16,9 +16,10 @@
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
 
-#define IX_PLAN_MAX_CHECKS 256
-#define IX_PLAN_MAX_EXPECT 16
-#define IX_PLAN_MAX_SIZES  32
+#define IX_PLAN_MAX_CHECKS    256
+#define IX_PLAN_MAX_EXPECT    16
+#define IX_PLAN_MAX_SIZES     32
+#define IX_PLAN_MAX_REGRESSED 50 /* nodes and pairs named past max_pair_regression */
 
 enum ix_check_probe { IX_CHECK_BW, IX_CHECK_LAT, IX_CHECK_MESH, IX_CHECK_INCAST };
 

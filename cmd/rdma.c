@@ -194,10 +194,10 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 	if (refuse_socket_opts(c, &err) < 0 ||
 	    params_from(c, o, kind, bidir, iters, &p, &err) < 0 ||
 	    (o->gpu && ix_parse_gpu_index(o->gpu, "--gpu", &gpu, &err) < 0))
-		return ix_report_error(cmd, &err);
+		return ix_report_error_json(cmd, c->json, c->output, env, &err);
 	/* No device, no driver, no permission: said before any connection. */
 	if (ix_verbs_devices(devs, 1, &ndev, &err) < 0)
-		return ix_report_error(cmd, &err);
+		return ix_report_error_json(cmd, c->json, c->output, env, &err);
 	nsizes = sizes_of(c, kind, sizes, 64);
 	res = calloc(nsizes, sizeof(*res));
 	if (!res)
@@ -206,12 +206,14 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 	if (ix_token_from_opt(c->token_file, &token, &err) < 0 ||
 	    ix_sink_open(&sink, c->output, &err) < 0) {
 		free(res);
-		return ix_report_error(cmd, &err);
+		return ix_report_error_json(cmd, c->json, c->output, env, &err);
 	}
 	cl.token = &token;
 	if (ix_client_capture_begin(c, host, &cap, &err) < 0 || ix_client_connect(&cl, &err) < 0) {
 		rc = ix_report_error(cmd, &err);
 		ix_capture_stop(cap, NULL, NULL);
+		if (c->json) /* a document for every failure */
+			render_json(&sink, cmd, env, res, 0, rc, err.msg);
 		goto out;
 	}
 	for (size_t i = 0; i < nsizes; i++) {

@@ -437,8 +437,11 @@ static void text_single(FILE *f, const struct input *in)
 		fprintf(f, "  incomplete: %s\n", e);
 	}
 	for (size_t i = 0; i < in->n; i++)
-		w = (int)strlen(in->figs[i].name) > w ? (int)strlen(in->figs[i].name) : w;
+		if (!in->figs[i].detail)
+			w = (int)strlen(in->figs[i].name) > w ? (int)strlen(in->figs[i].name) : w;
 	for (size_t i = 0; i < in->n; i++) {
+		if (in->figs[i].detail) /* a mesh's nodes and pairs: its own report has them */
+			continue;
 		ix_text_safe(in->figs[i].name, name, sizeof(name));
 		ix_figure_fmt(&in->figs[i], val, sizeof(val));
 		fprintf(f, "  %-*s  %s\n", w, name, val);

@@ -31,6 +31,7 @@
 #include "report/fmt/output.h"
 #include "report/json/json.h"
 #include "report/post/post.h"
+#include "report/text/text.h"
 
 #define MAX_LOCAL_AGENTS 17
 
@@ -432,7 +433,7 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 
 static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *baseline)
 {
-	const char *probe = ix_check_probe_name(c->probe), *verdict;
+	const char *probe = ix_check_probe_name(c->probe), *verdict, *judged;
 	json_t *results = json_array(), *exps = json_array(), *hosts = json_array();
 	struct ix_err err = { 0 };
 	struct ix_headline h;
@@ -450,17 +451,20 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 		rc = c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT
 			     ? run_pair(&t, c, results, &err)
 			     : run_multi(&t, c, results, &err);
-	verdict = ix_check_judge(c, results, baseline, t.first, exps, why, sizeof(why));
+	/* The expectations are judged over what was measured even when the
+	 * probe errored (an unreachable host): the check is an ERROR, and
+	 * "judged" still says whether the rest held. */
+	verdict = judged = ix_check_judge(c, results, baseline, t.first, exps, why, sizeof(why));
 	if (rc < 0) {
 		verdict = "ERROR";
 		snprintf(why, sizeof(why), "%s", err.msg);
 	}
 	ix_hostlist_free(&t.own);
 	ix_headline_of(probe, results, &h);
-	return json_pack("{s:s,s:s,s:s,s:o,s:s,s:o,s:o,s:{s:s,s:o,s:s},s:o}", "name", c->name,
+	return json_pack("{s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:o,s:{s:s,s:o,s:s},s:o}", "name", c->name,
 			 "probe", probe, "path", c->bw.path, "hosts", hosts, "verdict", verdict,
-			 "error", why[0] ? json_string(why) : json_null(), "expectations", exps,
-			 "headline", "name", h.name, "value",
+			 "judged", judged, "error", why[0] ? json_string(why) : json_null(),
+			 "expectations", exps, "headline", "name", h.name, "value",
 			 h.valid ? json_real(h.value) : json_null(), "unit", h.unit, "results",
 			 results);
 }
@@ -496,71 +500,6 @@ static json_t *load_json(const char *path, struct ix_err *err)
 	if (!j)
 		ix_fail(err, IX_EXIT_FAIL, "%s:%d: %s", path, je.line, je.text);
 	return j;
-}
-
-static void fmt_value(double v, const char *unit, const struct ix_unit_choice *u, char *buf,
-		      size_t len)
-{
-	if (unit && !strcmp(unit, "ns"))
-		ix_fmt_ns(v, buf, len);
-	else if (unit && !strcmp(unit, "bit/s"))
-		ix_fmt_rate(v, u, buf, len);
-	else if (unit && !strcmp(unit, "%"))
-		snprintf(buf, len, "%.3g%%", v);
-	else
-		snprintf(buf, len, "%.4g", v);
-}
-
-static void summary(FILE *f, json_t *run, const struct ix_unit_choice *u)
-{
-	json_t *c;
-	size_t i;
-
-	fprintf(f, "ixperf run: %s\n", json_string_value(json_object_get(run, "name")));
-	json_array_foreach(json_object_get(run, "checks"), i, c)
-	{
-		json_t *h = json_object_get(c, "headline"), *e;
-		char val[48] = "-";
-		size_t k;
-
-		if (json_is_number(json_object_get(h, "value")))
-			fmt_value(json_number_value(json_object_get(h, "value")),
-				  json_string_value(json_object_get(h, "unit")), u, val,
-				  sizeof(val));
-		fprintf(f, "  %-5s %-24s %-6s %s %s\n",
-			json_string_value(json_object_get(c, "verdict")),
-			json_string_value(json_object_get(c, "name")),
-			json_string_value(json_object_get(c, "probe")),
-			json_string_value(json_object_get(h, "name")), val);
-		json_array_foreach(json_object_get(c, "expectations"), k, e)
-		{
-			json_t *m = json_object_get(e, "measured");
-			char got[48] = "not measured";
-
-			if (json_is_number(m))
-				fmt_value(json_number_value(m),
-					  json_string_value(json_object_get(e, "unit")), u, got,
-					  sizeof(got));
-			fprintf(f, "          %-4s %s = %s: %s\n",
-				json_is_true(json_object_get(e, "pass")) ? "ok" : "FAIL",
-				json_string_value(json_object_get(e, "key")),
-				json_string_value(json_object_get(e, "text")), got);
-		}
-		if (json_is_string(json_object_get(c, "error")))
-			fprintf(f, "          %s\n",
-				json_string_value(json_object_get(c, "error")));
-	}
-	json_array_foreach(json_object_get(json_object_get(run, "topology"), "findings"), i, c)
-	{
-		if (!i)
-			fprintf(f, "Topology (ixperf topo):\n");
-		fprintf(f, "  %-5s %s\n",
-			strcmp(json_string_value(json_object_get(c, "severity")), "error")
-				? "WARN"
-				: "ERROR",
-			json_string_value(json_object_get(c, "message")));
-	}
-	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
 }
 
 /* The machine's topology and findings, for the report; null when the PCI
@@ -686,7 +625,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	}
 	if (ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0 ||
 	    ix_plan_load(pos < argc ? argv[pos] : NULL, &plan, &err) < 0)
-		return ix_report_error("run", &err);
+		return ix_report_error_json("run", o.json, NULL, env, &err);
 	if (o.check_plan) {
 		printf("%s: %u check(s), plan '%s'\n", plan.file[0] ? plan.file : "(default plan)",
 		       plan.nchecks, plan.name);
@@ -772,7 +711,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 	} else {
-		summary(stdout, run, &units);
+		ix_text_run(stdout, run, &units);
 		if (tasks_line[0])
 			printf("%s\n", tasks_line);
 		printf("Result: %s\n", path);
@@ -795,5 +734,5 @@ fail:
 	json_decref(checks);
 	json_decref(baseline);
 	ix_plan_free(&plan);
-	return ix_report_error("run", &err);
+	return ix_report_error_json("run", o.json, NULL, env, &err);
 }

@@ -1,6 +1,7 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,8 @@ double ix_median(const double *x, size_t n)
  */
 #define DIGITS (1u << 16)
 
+/* A bandwidth the relative rule is taken over: one that moved data (a
+ * pair measured at 0 is bad by itself and does not drag the median). */
 static bool has_bw(const struct ix_cell *c)
 {
 	return c->bw_bps > 0; /* false for NaN */
@@ -69,7 +72,7 @@ static bool has_bw(const struct ix_cell *c)
 
 static bool has_lat(const struct ix_cell *c)
 {
-	return c->lat_p50_ns > 0;
+	return ix_cell_has_lat(c);
 }
 
 static uint32_t float_bits(float f)
@@ -177,8 +180,11 @@ static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint
 /*
  * Only OK cells off the diagonal count (a host is not paired with itself);
  * the others get bad = 0 and count as neither measured nor bad. A cell is
- * bad (IX_BAD_BW) when it has a bandwidth below bw_fraction * the median,
- * and (IX_BAD_LAT) when its p50 latency is above lat_factor * the baseline:
+ * bad (IX_BAD_BW) when it was measured at 0 (bw_zero), or has a bandwidth
+ * below bw_fraction * the median of the pairs that moved data or below the
+ * floor min_bw_bps, and (IX_BAD_LAT) when no round trip came back
+ * (lat_lost), or its p50 latency is above max_lat_ns or lat_factor * the
+ * baseline:
  * the lat_percentile-th percentile of all pairs' p50 (the median by
  * default), so that one unusually fast pair condemns nobody. Rules (or
  * rules == NULL) with a fraction or factor that is not > 0 take the
@@ -191,8 +197,9 @@ static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint
 int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
 		    struct ix_mesh_findings *out)
 {
-	size_t nbw = 0, nlat = 0, bad_pairs = 0, nsus = 0;
+	size_t nbw = 0, nlat = 0, bad_pairs = 0, nsus = 0, zero = 0, lost = 0;
 	double frac = DEFAULT_BW_FRACTION, factor = DEFAULT_LAT_FACTOR, pct = DEFAULT_LAT_PCT;
+	double min_bw = 0, max_lat = INFINITY;
 	double bw_limit, lat_limit, median, baseline;
 	uint64_t *hist = calloc(DIGITS, sizeof(*hist));
 	uint32_t *node = calloc(2 * (size_t)n + 1, sizeof(*node)); /* measured, then bad */
@@ -211,6 +218,10 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 		factor = rules->lat_factor;
 	if (rules && rules->lat_percentile > 0 && rules->lat_percentile <= 100)
 		pct = rules->lat_percentile;
+	if (rules && rules->min_bw_bps > 0)
+		min_bw = rules->min_bw_bps;
+	if (rules && rules->max_lat_ns > 0)
+		max_lat = rules->max_lat_ns;
 
 	/* Pass 1: how many figures, the lowest latency. */
 	for (uint32_t row = 0; row < n; row++)
@@ -240,10 +251,14 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 				continue;
 			measured[row]++;
 			measured[col]++;
-			if (has_bw(c) && c->bw_bps < bw_limit)
+			if (c->bw_zero ||
+			    (has_bw(c) && (c->bw_bps < bw_limit || c->bw_bps < min_bw)))
 				c->bad |= IX_BAD_BW;
-			if (has_lat(c) && c->lat_p50_ns > lat_limit)
+			if (c->lat_lost ||
+			    (has_lat(c) && (c->lat_p50_ns > lat_limit || c->lat_p50_ns > max_lat)))
 				c->bad |= IX_BAD_LAT;
+			zero += c->bw_zero;
+			lost += c->lat_lost;
 			if (c->bad) {
 				bad_pairs++;
 				bad[row]++;
@@ -272,11 +287,14 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 	out->lat_factor = factor;
 	out->lat_percentile = pct;
 	out->lat_pairs = nlat;
+	out->min_bw_bps = min_bw;
+	out->max_lat_ns = max_lat < INFINITY ? max_lat : 0;
+	out->zero_pairs = zero;
+	out->lost_pairs = lost;
 	return 0;
 }
 
-/* A rate in the unit that keeps it readable. */
-static void rate(double bps, char *buf, size_t len)
+void ix_rate_text(double bps, char *buf, size_t len)
 {
 	if (bps >= 1e9)
 		snprintf(buf, len, "%.2f Gbit/s", bps / 1e9);
@@ -295,6 +313,26 @@ static void baseline_name(const struct ix_mesh_findings *f, char *buf, size_t le
 		snprintf(buf, len, "p%g of %zu pairs", f->lat_percentile, f->lat_pairs);
 }
 
+/* One more clause of a reason, after "; " when there is one before. */
+static size_t add(char *buf, size_t len, size_t n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static size_t add(char *buf, size_t len, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+	int k;
+
+	if (n + 1 >= len)
+		return n;
+	if (n) {
+		k = snprintf(buf + n, len - n, "; ");
+		n = (size_t)k < len - n ? n + (size_t)k : len - 1;
+	}
+	va_start(ap, fmt);
+	k = vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
+	return k > 0 && (size_t)k < len - n ? n + (size_t)k : len - 1;
+}
+
 void ix_mesh_reason(const struct ix_cell *c, const struct ix_mesh_findings *f, char *buf,
 		    size_t len)
 {
@@ -304,167 +342,36 @@ void ix_mesh_reason(const struct ix_cell *c, const struct ix_mesh_findings *f, c
 	if (!buf || !len)
 		return;
 	buf[0] = '\0';
-	if (c->bad & IX_BAD_BW) {
-		rate(c->bw_bps, v, sizeof(v));
-		rate(f->median_bw_bps, m, sizeof(m));
-		n = (size_t)snprintf(
-			buf, len, "bandwidth %s < %.2g x median %s (%.0f%%)", v, f->bw_fraction, m,
-			f->median_bw_bps > 0 ? 100.0 * c->bw_bps / f->median_bw_bps : 0.0);
+	if ((c->bad & IX_BAD_BW) && c->bw_zero) {
+		n = add(buf, len, n, "the bandwidth test ran and moved nothing (0 bit/s)");
+	} else if (c->bad & IX_BAD_BW) {
+		ix_rate_text(c->bw_bps, v, sizeof(v));
+		if (f->min_bw_bps > 0 && c->bw_bps < f->min_bw_bps) {
+			ix_rate_text(f->min_bw_bps, m, sizeof(m));
+			n = add(buf, len, n, "bandwidth %s < floor %s", v, m);
+		}
+		if (c->bw_bps < f->bw_fraction * f->median_bw_bps) {
+			ix_rate_text(f->median_bw_bps, m, sizeof(m));
+			n = add(buf, len, n, "bandwidth %s < %.2g x median %s (%.0f%%)", v,
+				f->bw_fraction, m,
+				f->median_bw_bps > 0 ? 100.0 * c->bw_bps / f->median_bw_bps : 0.0);
+		}
 	}
-	if ((c->bad & IX_BAD_LAT) && n < len) {
-		baseline_name(f, base, sizeof(base));
-		snprintf(buf + n, len - n,
-			 "%slatency p50 %.1f us > %.2g x baseline %.1f us (%s; %.1f x)",
-			 n ? "; " : "", c->lat_p50_ns / 1e3, f->lat_factor,
-			 f->lat_baseline_ns / 1e3, base,
-			 f->lat_baseline_ns > 0 ? c->lat_p50_ns / f->lat_baseline_ns : 0.0);
+	if ((c->bad & IX_BAD_LAT) && c->lat_lost) {
+		n = add(buf, len, n, "latency: the test ran and no round trip came back");
+	} else if (c->bad & IX_BAD_LAT) {
+		if (f->max_lat_ns > 0 && c->lat_p50_ns > f->max_lat_ns)
+			n = add(buf, len, n, "latency p50 %.1f us > limit %.1f us",
+				c->lat_p50_ns / 1e3, f->max_lat_ns / 1e3);
+		if (c->lat_p50_ns > f->lat_factor * f->lat_baseline_ns) {
+			baseline_name(f, base, sizeof(base));
+			n = add(buf, len, n,
+				"latency p50 %.1f us > %.2g x baseline %.1f us (%s; %.1f x)",
+				c->lat_p50_ns / 1e3, f->lat_factor, f->lat_baseline_ns / 1e3, base,
+				f->lat_baseline_ns > 0 ? c->lat_p50_ns / f->lat_baseline_ns : 0.0);
+		}
 	}
-}
-
-/*
- * One sentence on an incast sweep. base is the point with the fewest senders,
- * worst the one with the lowest goodput among the others, ratio = worst / base:
- *  - fewer than 2 points: the sweep needs at least two sender counts;
- *  - no goodput at base: nothing to compare against;
- *  - ratio < 0.5 with stalled rounds at worst: incast collapse by TCP
- *    retransmission timeouts, switch buffers too shallow for the fan-in;
- *  - ratio < 0.5 without stalls: the receiver or its link is saturated or
- *    losing packets (with worst's retransmit count);
- *  - ratio < 0.9: mild degradation, not a collapse;
- *  - otherwise goodput holds from base to the largest sender count.
- */
-/* What the hosts' counters saw at the worst step, after the verdict:
- * pauses, ECN marks and CNPs are the switch's evidence, drops and
- * retransmissions the hosts'. */
-static void counter_evidence(const struct ix_incast_point *p, bool degraded, char *buf, size_t len)
-{
-	char rx[512], tx[512];
-	size_t off = strlen(buf);
-
-	if (!p->counters || off + 4 >= len)
-		return;
-	ix_ctr_sum_sentence(&p->at_receiver, rx, sizeof(rx));
-	ix_ctr_sum_sentence(&p->at_senders, tx, sizeof(tx));
-	if (!rx[0] && !tx[0] && !degraded)
-		return; /* a healthy step with quiet counters: nothing to add */
-	if (!rx[0] && !tx[0])
-		snprintf(buf + off, len - off,
-			 "; no fabric counter moved at the hosts (no pause, ECN mark, CNP or drop "
-			 "there): the loss is past their ports");
-	else
-		snprintf(buf + off, len - off, "; fabric counters at N=%u: receiver %s, senders %s",
-			 p->senders, rx[0] ? rx : "none moved", tx[0] ? tx : "none moved");
-}
-
-void ix_incast_diagnose(const struct ix_incast_point *pts, size_t n, char *buf, size_t len)
-{
-	const struct ix_incast_point *base, *worst = NULL;
-	uint32_t max_senders;
-	double ratio, pct;
-
-	if (!buf || len == 0)
-		return;
-	if (!pts || n < 2) {
-		snprintf(buf, len,
-			 "the incast sweep needs at least two sender counts to diagnose (got %zu)",
-			 pts ? n : 0);
-		return;
-	}
-	base = &pts[0];
-	max_senders = pts[0].senders;
-	for (size_t i = 1; i < n; i++) {
-		if (pts[i].senders < base->senders)
-			base = &pts[i];
-		if (pts[i].senders > max_senders)
-			max_senders = pts[i].senders;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (&pts[i] != base && (!worst || pts[i].goodput_bps < worst->goodput_bps))
-			worst = &pts[i];
-	if (!(base->goodput_bps > 0)) {
-		snprintf(buf, len,
-			 "no goodput was measured at N=%u, the smallest fan-in: nothing to compare "
-			 "the larger fan-ins against",
-			 base->senders);
-		return;
-	}
-	ratio = worst->goodput_bps / base->goodput_bps;
-	pct = ratio * 100;
-	if (ratio < 0.5 && worst->stalled_rounds > 0)
-		snprintf(buf, len,
-			 "goodput at N=%u is %.0f%% of N=%u with %llu of %llu rounds stalled: "
-			 "consistent with TCP retransmission timeouts (incast collapse); the "
-			 "receiver's switch port buffers are likely too shallow for this fan-in",
-			 worst->senders, pct, base->senders,
-			 (unsigned long long)worst->stalled_rounds,
-			 (unsigned long long)worst->rounds);
-	else if (ratio < 0.5)
-		snprintf(buf, len,
-			 "goodput drops to %.0f%% of N=%u at N=%u without stalled rounds: the "
-			 "receiver or its link is saturated or losing packets (check retransmits: "
-			 "%llu)",
-			 pct, base->senders, worst->senders,
-			 (unsigned long long)worst->retransmits);
-	else if (ratio < 0.9)
-		snprintf(buf, len,
-			 "goodput at N=%u is %.0f%% of N=%u: mild degradation with fan-in, not a "
-			 "collapse (%llu of %llu rounds stalled, %llu retransmits)",
-			 worst->senders, pct, base->senders,
-			 (unsigned long long)worst->stalled_rounds,
-			 (unsigned long long)worst->rounds, (unsigned long long)worst->retransmits);
-	else
-		snprintf(buf, len,
-			 "goodput holds from N=%u to N=%u (at least %.0f%% of N=%u): no incast "
-			 "collapse at these fan-ins",
-			 base->senders, max_senders, pct, base->senders);
-	counter_evidence(worst, ratio < 0.9, buf, len);
-}
-
-bool ix_link_verdict(const struct ix_link_limit *l, double bps, char *buf, size_t len)
-{
-	char v[32], c[32], line[32];
-	int n;
-
-	if (!buf || !len)
-		return false;
-	buf[0] = '\0';
-	/* Well above the ceiling, the traffic took another way (a bond, a
-	 * second port) and the link is not what held it. */
-	if (!l || strcmp(l->bottleneck, "pcie") != 0 || !l->pcie.known || !(l->ceiling_bps > 0) ||
-	    !(bps >= IX_AT_CEILING * l->ceiling_bps) || bps > IX_ABOVE_CEILING * l->ceiling_bps)
-		return false;
-	rate(bps, v, sizeof(v));
-	rate(l->ceiling_bps, c, sizeof(c));
-	n = snprintf(buf, len, "%s is %.0f%% of its NIC's PCIe Gen%d x%d link (%s)", v,
-		     100.0 * bps / l->ceiling_bps, l->pcie.gen, l->pcie.width, c);
-	if (n < 0 || (size_t)n >= len)
-		return true;
-	if (l->pcie.downtrained)
-		snprintf(buf + n, len - (size_t)n, ", trained below its Gen%d x%d capability",
-			 l->pcie.expected_gen, l->pcie.expected_width);
-	else if (l->bps > 0) {
-		rate(l->bps, line, sizeof(line));
-		snprintf(buf + n, len - (size_t)n, ", below the line rate of %s", line);
-	}
-	return true;
-}
-
-void ix_incast_ceiling_clause(const struct ix_incast_point *pts, size_t n,
-			      const struct ix_link_limit *receiver, char *buf, size_t len)
-{
-	const struct ix_incast_point *best = NULL;
-	char why[256];
-	size_t off;
-
-	if (!buf || !len || !pts)
-		return;
-	for (size_t i = 0; i < n; i++)
-		if (!best || pts[i].goodput_bps > best->goodput_bps)
-			best = &pts[i];
-	if (!best || !ix_link_verdict(receiver, best->goodput_bps, why, sizeof(why)))
-		return;
-	off = strlen(buf);
-	/* "its NIC's" reads as the receiver's here. */
-	if (off + 4 < len)
-		snprintf(buf + off, len - off, "; at N=%u the receiver's %s", best->senders, why);
+	if (!n && c->bad) /* on a limit after rounding: the rule it broke */
+		add(buf, len, n, "%s at the limit of its rule",
+		    c->bad & IX_BAD_BW ? "bandwidth" : "latency");
 }

@@ -10,6 +10,10 @@
 #include "probes/core/counters.h"
 #include "probes/core/link.h"
 
+/* A rate in the unit that keeps it readable in a sentence: "3.10 Gbit/s",
+ * "118.0 Mbit/s", "12.5 kbit/s". */
+void ix_rate_text(double bps, char *buf, size_t len);
+
 /* Jain's fairness index (sum x)^2 / (n * sum x^2): 1 = perfectly fair,
  * 1/n = one flow got everything. 0 when n == 0 or every x is 0. */
 double ix_jain_index(const double *x, size_t n);
@@ -26,24 +30,48 @@ enum ix_cell_state {
 };
 
 struct ix_cell {
-	float bw_bps;     /* goodput, bit/s; 0 when not measured */
-	float lat_p50_ns; /* one-way latency; 0 when not measured */
+	float bw_bps;     /* goodput, bit/s; 0 when not measured or bw_zero */
+	float lat_p50_ns; /* one-way latency; 0 when not measured or lat_lost */
 	float lat_p99_ns;
-	uint8_t state;    /* enum ix_cell_state */
-	uint8_t bad;      /* flagged by ix_mesh_analyze: IX_BAD_* */
-	uint8_t retested; /* measured a second time */
-	uint8_t mirrored; /* a view's copy of the pair's one measured direction */
+	uint8_t state;        /* enum ix_cell_state */
+	uint8_t bad;          /* flagged by ix_mesh_analyze: IX_BAD_* */
+	uint8_t retested : 1; /* measured a second time */
+	uint8_t mirrored : 1; /* a view's copy of the pair's one measured direction */
+	/* The bandwidth test ran to its end and moved nothing: measured at 0
+	 * (a bad pair), not "not measured". */
+	uint8_t bw_zero : 1;
+	/* The latency test ran to its end and no round trip came back: a bad
+	 * pair with no latency figure. */
+	uint8_t lat_lost : 1;
 };
 
+/* Whether a cell holds a bandwidth figure (0 included) or a latency one
+ * (a lost latency test has none, but was measured). */
+static inline bool ix_cell_has_bw(const struct ix_cell *c)
+{
+	return c->bw_bps > 0 || c->bw_zero;
+}
+
+static inline bool ix_cell_has_lat(const struct ix_cell *c)
+{
+	return c->lat_p50_ns > 0;
+}
+
 /* Why a cell is bad (its bad field, a mask). */
-#define IX_BAD_BW  1 /* bandwidth below the rule */
-#define IX_BAD_LAT 2 /* latency above the rule */
+#define IX_BAD_BW  1 /* bandwidth below the rule, or measured at 0 */
+#define IX_BAD_LAT 2 /* latency above the rule, or no round trip came back */
 
 struct ix_mesh_rules {
 	double bw_fraction;    /* bad when bw < bw_fraction * median bw (default 0.7) */
 	double lat_factor;     /* bad when p50 > lat_factor * baseline (default 2.0) */
 	double lat_percentile; /* the baseline: this percentile of all pairs' p50
 				  (0 < p <= 100; default 50, the median) */
+	/* Absolute floors beside the relative rules, 0 = none: a pair is bad
+	 * below min_bw_bps or with its p50 above max_lat_ns whatever the
+	 * median, so that a mesh whose median many bad pairs drag down still
+	 * fails. */
+	double min_bw_bps;
+	double max_lat_ns;
 };
 
 struct ix_mesh_findings {
@@ -53,6 +81,9 @@ struct ix_mesh_findings {
 	double lat_baseline_ns;                         /* the latency rule's baseline */
 	size_t lat_pairs;                               /* the pairs it is taken over */
 	double bw_fraction, lat_factor, lat_percentile; /* the rules applied */
+	double min_bw_bps, max_lat_ns;                  /* the floors applied, 0: none */
+	size_t zero_pairs;                              /* measured at 0 bit/s */
+	size_t lost_pairs;                              /* no round trip came back */
 	uint32_t *suspects;                             /* node indexes, allocated; free() it */
 	size_t nsuspects;
 };

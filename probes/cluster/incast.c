@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,6 +175,48 @@ static void read_step(struct ix_coord *co, const struct ix_incast_params *p,
 	free(senders);
 }
 
+static void missed(struct ix_incast_result *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void missed(struct ix_incast_result *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (r->nfailed >= IX_INCAST_MAX_FAILED)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(r->failed[r->nfailed++], sizeof(r->failed[0]), fmt, ap);
+	va_end(ap);
+}
+
+void ix_incast_judge(struct ix_incast_result *r)
+{
+	const struct ix_incast_limits *l = &r->params.limits;
+
+	r->nfailed = 0;
+	r->judged = l->min_goodput_bps > 0 || l->min_jain > 0 || l->have_max_stalled;
+	for (uint32_t i = 0; r->judged && i < r->nsteps; i++) {
+		const struct ix_incast_step *st = &r->steps[i];
+		uint32_t n = st->point.senders;
+		char a[32], b[32];
+
+		if (!st->ok) /* a failed step is an error, not a measure */
+			continue;
+		if (l->min_goodput_bps > 0 && st->point.goodput_bps < l->min_goodput_bps) {
+			ix_rate_text(st->point.goodput_bps, a, sizeof(a));
+			ix_rate_text(l->min_goodput_bps, b, sizeof(b));
+			missed(r, "N=%u: goodput %s < %s", n, a, b);
+		}
+		if (l->min_jain > 0 && r->params.mode == IX_INCAST_STREAM && st->nflows >= 2 &&
+		    st->jain < l->min_jain)
+			missed(r, "N=%u: Jain fairness %.3f < %.3f", n, st->jain, l->min_jain);
+		if (l->have_max_stalled && r->params.mode == IX_INCAST_READ &&
+		    st->point.stalled_rounds > l->max_stalled)
+			missed(r, "N=%u: %llu stalled rounds > %llu", n,
+			       (unsigned long long)st->point.stalled_rounds,
+			       (unsigned long long)l->max_stalled);
+	}
+}
+
 int ix_incast_run(struct ix_coord *co, const struct ix_incast_params *p,
 		  const struct ix_hostlist *hosts, struct ix_incast_result *r, struct ix_err *err)
 {
@@ -219,6 +262,7 @@ int ix_incast_run(struct ix_coord *co, const struct ix_incast_params *p,
 		if (st->ok) /* failed steps say nothing about the fabric */
 			pts[npts++] = st->point;
 	}
+	ix_incast_judge(r);
 	ix_incast_diagnose(pts, npts, r->diagnosis, sizeof(r->diagnosis));
 	if (npts >= 2)
 		ix_incast_ceiling_clause(pts, npts, &r->receiver_link, r->diagnosis,

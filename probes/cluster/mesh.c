@@ -296,11 +296,15 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 			c->state = IX_CELL_FAILED;
 			pair_failed(r, pairs[i].a, pairs[i].b, f.error[0] ? f.error : "bad report");
 		} else {
-			if (test == IX_MESH_BW)
-				c->bw_bps = (float)f.bw_bps;
-			else if (f.lat.valid) {
-				c->lat_p50_ns = (float)f.lat.p50;
-				c->lat_p99_ns = (float)f.lat.p99;
+			/* A test that ran to its end and moved nothing is
+			 * measured: at 0, or with no round trip back. */
+			if (test == IX_MESH_BW) {
+				c->bw_bps = f.bw_bps > 0 ? (float)f.bw_bps : 0;
+				c->bw_zero = !(f.bw_bps > 0);
+			} else {
+				c->lat_p50_ns = f.lat.valid ? (float)f.lat.p50 : 0;
+				c->lat_p99_ns = f.lat.valid ? (float)f.lat.p99 : 0;
+				c->lat_lost = !f.lat.valid;
 			}
 			keep_counters(r, pairs[i].a, pairs[i].b, test, jobs[j].report);
 			keep_links(r, pairs[i].a, pairs[i].b, jobs[j].report);
@@ -397,15 +401,17 @@ static int summarize_nodes(struct ix_mesh_result *r)
 
 		for (uint32_t y = 0; y < n; y++) {
 			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
-			if (o->state == IX_CELL_OK && o->bw_bps > 0)
+			if (o->state == IX_CELL_OK && ix_cell_has_bw(o))
 				out[no++] = o->bw_bps;
-			if (i->state == IX_CELL_OK && i->bw_bps > 0)
+			if (i->state == IX_CELL_OK && ix_cell_has_bw(i))
 				in[ni++] = i->bw_bps;
 			nd->measured += (o->state == IX_CELL_OK) + (i->state == IX_CELL_OK);
 			nd->bad += (o->bad != 0) + (i->bad != 0);
 		}
 		nd->bw_out_bps = ix_median(out, no);
 		nd->bw_in_bps = ix_median(in, ni);
+		nd->have_bw_out = no > 0;
+		nd->have_bw_in = ni > 0;
 		for (uint32_t y = 0; y < n; y++) {
 			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
 			if (o->state == IX_CELL_OK && o->lat_p50_ns > 0)

@@ -46,8 +46,10 @@ struct ix_mesh_counters {
 
 /* Per node, derived from the matrix after the run. */
 struct ix_mesh_node {
-	double bw_out_bps; /* median of its row (it sends) */
+	double bw_out_bps; /* median of its row (it sends), 0 included */
 	double bw_in_bps;  /* median of its column (it receives) */
+	bool have_bw_out;  /* a bandwidth was measured in its row (0 included) */
+	bool have_bw_in;
 	double lat_p50_ns; /* median over its pairs */
 	uint32_t measured; /* OK cells it is in */
 	uint32_t bad;      /* bad cells it is in */
@@ -96,6 +98,17 @@ enum ix_incast_mode {
 	IX_INCAST_READ,   /* synchronised reads of sru bytes per sender */
 };
 
+/* Thresholds an incast was given, judged at every step that ran; 0 (and
+ * have_max_stalled false): none. */
+struct ix_incast_limits {
+	double min_goodput_bps; /* into the receiver */
+	double min_jain;        /* stream mode, two senders or more */
+	bool have_max_stalled;
+	uint64_t max_stalled; /* read mode: stalled rounds */
+};
+
+#define IX_INCAST_MAX_FAILED 64 /* missed thresholds kept with their sentence */
+
 struct ix_incast_params {
 	enum ix_incast_mode mode;
 	uint32_t receiver;     /* host index */
@@ -104,6 +117,7 @@ struct ix_incast_params {
 	struct ix_bw_params bw; /* stream mode */
 	struct ix_read_params read;
 	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
+	struct ix_incast_limits limits;
 };
 
 struct ix_incast_flow {
@@ -136,6 +150,11 @@ struct ix_incast_result {
 	struct ix_link_limit receiver_link;
 	bool complete;
 	struct ix_wire_figures wire; /* a capture over the whole sweep (--capture) */
+	/* The thresholds judged (ix_incast_judge): whether any was given, and
+	 * each one a step missed, "N=4: goodput 3.10 Gbit/s < 5.00 Gbit/s". */
+	bool judged;
+	uint32_t nfailed;
+	char failed[IX_INCAST_MAX_FAILED][160];
 };
 
 void ix_mesh_result_free(struct ix_mesh_result *r);
@@ -165,5 +184,7 @@ bool ix_mesh_node_bottleneck(const struct ix_mesh_result *r, uint32_t i, char *b
 int ix_mesh_keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsigned test,
 			  struct ix_ctr_set *at_a, struct ix_ctr_set *at_b);
 void ix_incast_result_free(struct ix_incast_result *r);
+/* Judge the steps that ran against r->params.limits (ix_incast_run does). */
+void ix_incast_judge(struct ix_incast_result *r);
 
 #endif

@@ -148,11 +148,83 @@ json_t *ix_cmp_row_json(const struct ix_cmp_row *r)
 	const struct ix_figure *f = r->base ? r->base : r->cur;
 	bool both = r->base && r->cur && r->base->valid && r->cur->valid;
 
-	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s}", "key", f->key, "check", f->check,
-			 "name", f->name, "unit", f->unit, "base", opt_value(r->base), "new",
-			 opt_value(r->cur), "change", real_or_null(r->change_valid, r->change),
-			 "delta", real_or_null(both, r->delta), "verdict",
-			 ix_verdict_id(r->verdict));
+	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:o,s:s,s:b}", "key", f->key, "check",
+			 f->check, "name", f->name, "unit", f->unit, "base", opt_value(r->base),
+			 "new", opt_value(r->cur), "change",
+			 real_or_null(r->change_valid, r->change), "delta",
+			 real_or_null(both, r->delta), "verdict", ix_verdict_id(r->verdict),
+			 "detail", f->detail);
+}
+
+long ix_detail_regressions(json_t *baseline, const char *check, json_t *results, double limit,
+			   size_t max, double *worst, json_t *list, struct ix_err *err)
+{
+	struct ix_figure *base = NULL, *cur = NULL;
+	size_t nbase = 0, ncur = 0, over = 0;
+	json_t *index = json_object();
+	long compared = 0;
+
+	*worst = 0;
+	if (!index || ix_figures_extract(baseline, &base, &nbase, err) < 0 ||
+	    ix_figures_of_results(check, results, &cur, &ncur, err) < 0) {
+		json_decref(index);
+		free(base);
+		return index ? -1 : ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	for (size_t i = 0; i < nbase; i++)
+		if (base[i].detail && base[i].valid && base[i].value > 0)
+			json_object_set_new(index, base[i].key, json_integer((json_int_t)i));
+	for (size_t i = 0; i < ncur; i++) {
+		json_t *at = json_object_get(index, cur[i].key);
+		const struct ix_figure *b, *c = &cur[i];
+		double worse;
+
+		if (!c->detail || !c->valid || !at)
+			continue;
+		b = &base[json_integer_value(at)];
+		worse = b->better == IX_HIGHER_BETTER ? (b->value - c->value) / b->value
+						      : (c->value - b->value) / b->value;
+		compared++;
+		if (compared == 1 || worse > *worst)
+			*worst = worse;
+		if (worse > limit && over++ < max) {
+			char was[48], now[48];
+
+			ix_figure_fmt(b, was, sizeof(was));
+			ix_figure_fmt(c, now, sizeof(now));
+			json_array_append_new(
+				list, json_sprintf("%s %+.1f%% (%s -> %s)", c->name,
+						   -100.0 * worse *
+							   (b->better == IX_HIGHER_BETTER ? 1 : -1),
+						   was, now));
+		}
+	}
+	if (over > max)
+		json_array_append_new(list, json_sprintf("and %zu more", over - max));
+	json_decref(index);
+	free(base);
+	free(cur);
+	return compared;
+}
+
+bool ix_detail_judge(json_t *baseline, const char *check, json_t *results, double limit, size_t max,
+		     double *worst, json_t *list, char *why, size_t whylen)
+{
+	struct ix_err err = { 0 };
+	long n = 0;
+
+	*worst = 0;
+	if (!baseline) {
+		snprintf(why, whylen, "max_pair_regression needs a baseline (--baseline)");
+		return false;
+	}
+	n = ix_detail_regressions(baseline, check, results, limit, max, worst, list, &err);
+	if (n < 0)
+		snprintf(why, whylen, "%s", err.msg);
+	else if (n == 0)
+		snprintf(why, whylen, "the baseline's '%s' has no node or pair of this mesh",
+			 check);
+	return n > 0;
 }
 
 int ix_parse_tolerance(const char *s, double *out, struct ix_err *err)

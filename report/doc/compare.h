@@ -56,6 +56,21 @@ const char *ix_verdict_id(enum ix_verdict v);
 /* {key, check, name, unit, base, new, change, delta, verdict} */
 json_t *ix_cmp_row_json(const struct ix_cmp_row *r);
 
+/* A mesh check's nodes and pairs against a baseline document (a run whose
+ * check of the same name holds a mesh): the worst change of any node or
+ * pair figure, as a fraction it got worse by (0.15: 15% worse), and into
+ * list a sentence for each one worse than limit ("node07:5301 send -15.0%
+ * (9.40 Gbit/s -> 8.00 Gbit/s)"), at most max of them. Returns how many
+ * figures were compared (0: none in common; *worst is then 0), or -1. */
+long ix_detail_regressions(json_t *baseline, const char *check, json_t *results, double limit,
+			   size_t max, double *worst, json_t *list, struct ix_err *err);
+
+/* The same as a plan's expectation judges it: true with *worst and list
+ * filled when figures were compared; false with why saying what is
+ * missing (no baseline, no node of this mesh in it) or what failed. */
+bool ix_detail_judge(json_t *baseline, const char *check, json_t *results, double limit, size_t max,
+		     double *worst, json_t *list, char *why, size_t whylen);
+
 /* Strict tolerance: "10%", "2.5%", "0.1" or ".1" (a fraction, at most 1). */
 int ix_parse_tolerance(const char *s, double *out, struct ix_err *err);
 

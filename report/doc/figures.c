@@ -352,6 +352,61 @@ static void lat_figures(struct figs *l, const char *check, json_t *r, const char
 	}
 }
 
+static void add_detail(struct figs *l, const char *check, const char *name, json_t *v,
+		       enum ix_better better, const char *unit)
+{
+	struct ix_figure *f = addj(l, check, name, v, better, unit);
+
+	if (f)
+		f->detail = true;
+}
+
+/* Each node's medians, and each measured pair's figures in a mesh small
+ * enough to list them (a pair measured at 0 is a figure of 0). */
+static void mesh_detail(struct figs *l, const char *check, json_t *r)
+{
+	json_t *hosts = json_object_get(r, "hosts"), *nd, *m = json_object_get(r, "matrix");
+	size_t n = json_array_size(hosts), i;
+	char name[192];
+
+	json_array_foreach(json_object_get(r, "nodes"), i, nd)
+	{
+		const char *h = json_string_value(json_object_get(nd, "host"));
+
+		if (!h)
+			continue;
+		snprintf(name, sizeof(name), "node %s send", h);
+		add_detail(l, check, name, json_object_get(nd, "bw_out_bps"), IX_HIGHER_BETTER,
+			   "bit/s");
+		snprintf(name, sizeof(name), "node %s recv", h);
+		add_detail(l, check, name, json_object_get(nd, "bw_in_bps"), IX_HIGHER_BETTER,
+			   "bit/s");
+		snprintf(name, sizeof(name), "node %s lat_p50", h);
+		add_detail(l, check, name, json_object_get(nd, "lat_p50_ns"), IX_LOWER_BETTER,
+			   "ns");
+	}
+	for (size_t a = 0; n <= IX_FIGURES_PAIR_HOSTS && a < n; a++)
+		for (size_t b = 0; b < n; b++) {
+			const char *ha = json_string_value(json_array_get(hosts, a));
+			const char *hb = json_string_value(json_array_get(hosts, b));
+			json_t *bw =
+				json_array_get(json_array_get(json_object_get(m, "bw_bps"), a), b);
+			json_t *lat = json_array_get(
+				json_array_get(json_object_get(m, "lat_p50_ns"), a), b);
+			const char *st = json_string_value(
+				json_array_get(json_array_get(json_object_get(m, "state"), a), b));
+
+			if (!ha || !hb || !st || strcmp(st, "ok") != 0)
+				continue;
+			snprintf(name, sizeof(name), "pair %s->%s bw", ha, hb);
+			if (json_is_number(bw))
+				add_detail(l, check, name, bw, IX_HIGHER_BETTER, "bit/s");
+			snprintf(name, sizeof(name), "pair %s->%s lat_p50", ha, hb);
+			if (json_is_number(lat))
+				add_detail(l, check, name, lat, IX_LOWER_BETTER, "ns");
+		}
+}
+
 static void mesh_figures(struct figs *l, const char *check, json_t *r)
 {
 	json_t *v, *count;
@@ -372,6 +427,7 @@ static void mesh_figures(struct figs *l, const char *check, json_t *r)
 	v = json_object_get(json_object_get(r, "pairs"), "failed");
 	if (v)
 		add_count(l, check, "failed_pairs", v, 0, "");
+	mesh_detail(l, check, r);
 }
 
 static void incast_figures(struct figs *l, const char *check, json_t *r)
@@ -558,7 +614,6 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 
 int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix_err *err)
 {
-	struct figs l = { 0 };
 	const char *check;
 
 	*out = NULL;
@@ -568,10 +623,20 @@ int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix
 	check = json_string_value(json_object_get(doc, "command"));
 	if (!check)
 		check = kind_of(json_array_get(json_object_get(doc, "results"), 0));
-	l.seen = json_object();
+	return ix_figures_of_results(check ? check : "?", json_object_get(doc, "results"), out, n,
+				     err);
+}
+
+int ix_figures_of_results(const char *check, json_t *results, struct ix_figure **out, size_t *n,
+			  struct ix_err *err)
+{
+	struct figs l = { .seen = json_object() };
+
+	*out = NULL;
+	*n = 0;
 	if (!l.seen)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	results_figures(&l, check ? check : "?", json_object_get(doc, "results"));
+	results_figures(&l, check, results);
 	json_decref(l.seen);
 	if (l.oom) {
 		free(l.v);

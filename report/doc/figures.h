@@ -30,9 +30,9 @@ enum ix_better {
  * between two runs of the same plan.
  */
 struct ix_figure {
-	char key[256];
+	char key[384];
 	char check[128];
-	char name[64]; /* NAME of the key; for a headline, the headline's own name */
+	char name[192]; /* NAME of the key; for a headline, the headline's own name */
 	double value;
 	bool valid; /* false: the document has the figure, but null */
 	enum ix_better better;
@@ -40,7 +40,15 @@ struct ix_figure {
 	bool headline;    /* a run check's headline */
 	bool absolute;    /* a count: compared by difference, not ratio */
 	double allowance; /* absolute figures: growth that is not yet a regression */
+	bool detail;      /* a mesh node's or pair's own figure (see below) */
 };
+
+/* A mesh's figures per node ("node HOST send", "node HOST recv", "node HOST
+ * lat_p50": the medians of its pairs) and per pair ("pair A->B bw", "pair
+ * A->B lat_p50", for meshes of up to IX_FIGURES_PAIR_HOSTS hosts), hosts as
+ * the document writes them (name:port): a golden baseline names the nodes
+ * and pairs that regressed, not only the aggregates. */
+#define IX_FIGURES_PAIR_HOSTS 64
 
 /* Read and validate a document. Errors name the file: not JSON (with the
  * line and column), not an ixperf document, a newer schema. */
@@ -54,6 +62,10 @@ bool ix_doc_is_run(json_t *doc);
 /* The figures of doc (validated first), in document order; *out is
  * malloc'ed (free() it), *n may be 0. */
 int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix_err *err);
+/* The figures of one check's results array, as they appear in a run
+ * document under that check's name. */
+int ix_figures_of_results(const char *check, json_t *results, struct ix_figure **out, size_t *n,
+			  struct ix_err *err);
 /* The figure with that key, or NULL. */
 const struct ix_figure *ix_figures_find(const struct ix_figure *v, size_t n, const char *key);
 /* A value with its unit: "28.32 Gbit/s", "52.4 GB/s", "49.3 us", "0.12 %", "3"; "-" when

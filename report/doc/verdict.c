@@ -97,6 +97,21 @@ static bool mesh_figure(json_t *results, const char *fig, double *out)
 		*out = (double)json_array_size(json_object_get(m, "bad_pairs"));
 		return json_is_array(json_object_get(m, "bad_pairs"));
 	}
+	if (!strcmp(fig, "min_pair_bps")) { /* the slowest pair, one measured at 0 included */
+		struct fold f = { .want_min = true };
+		json_t *row, *cell;
+		size_t a, b;
+
+		json_array_foreach(json_object_get(json_object_get(m, "matrix"), "bw_bps"), a, row)
+			json_array_foreach(row, b, cell)
+		{
+			double v;
+			if (num(cell, &v))
+				fold(&f, v);
+		}
+		*out = f.v;
+		return f.any;
+	}
 	if (!strcmp(fig, "suspects")) {
 		*out = (double)json_array_size(json_object_get(m, "suspects"));
 		return json_is_array(json_object_get(m, "suspects"));
@@ -295,4 +310,33 @@ bool ix_baseline_headline(json_t *doc, const char *name, double *value)
 			return num(json_object_get(json_object_get(c, "headline"), "value"), value);
 	}
 	return false;
+}
+
+const char *ix_doc_verdict(json_t *doc)
+{
+	json_t *results = json_object_get(doc, "results"), *r;
+	json_t *run = json_array_get(results, 0);
+	bool judged = false, fail = false;
+	size_t i;
+
+	if (json_is_string(json_object_get(run, "verdict")) &&
+	    !strcmp(json_string_value(json_object_get(run, "kind")) ?: "", "run"))
+		return json_string_value(json_object_get(run, "verdict"));
+	if (json_is_string(json_object_get(doc, "error")) ||
+	    json_is_false(json_object_get(doc, "complete")))
+		return "ERROR";
+	json_array_foreach(results, i, r)
+	{
+		const char *kind = json_string_value(json_object_get(r, "kind")) ?: "";
+		json_t *t = json_object_get(r, "thresholds");
+
+		if (!strcmp(kind, "mesh")) {
+			judged = true;
+			fail |= json_array_size(json_object_get(r, "bad_pairs")) > 0;
+		} else if (!strcmp(kind, "incast") && json_is_object(t)) {
+			judged = true;
+			fail |= json_array_size(json_object_get(t, "failed")) > 0;
+		}
+	}
+	return fail ? "FAIL" : judged ? "PASS" : "INFO";
 }

@@ -20,6 +20,15 @@ static const char *state_name(uint8_t s)
 	return s < 4 ? names[s] : "?";
 }
 
+/* Whether a cell's figure (0 bandwidth, 1 p50, 2 p99) is written: a
+ * measured one, a bandwidth measured at 0 included. */
+static bool has_figure(const struct ix_cell *c, int which)
+{
+	if (c->state != IX_CELL_OK)
+		return false;
+	return which == 0 ? ix_cell_has_bw(c) : which == 1 ? c->lat_p50_ns > 0 : c->lat_p99_ns > 0;
+}
+
 /* One matrix of a figure: null where not measured. */
 static json_t *matrix(const struct ix_mesh_result *r, int which)
 {
@@ -36,9 +45,8 @@ static json_t *matrix(const struct ix_mesh_result *r, int which)
 			if (which == 3)
 				json_array_append_new(row, json_string(state_name(c->state)));
 			else
-				json_array_append_new(row, c->state == IX_CELL_OK && v > 0
-								   ? json_real(v)
-								   : json_null());
+				json_array_append_new(row, has_figure(c, which) ? json_real(v)
+										: json_null());
 		}
 		json_array_append_new(rows, row);
 	}
@@ -48,6 +56,12 @@ static json_t *matrix(const struct ix_mesh_result *r, int which)
 static json_t *num_or_null(double v)
 {
 	return v > 0 ? json_real(v) : json_null();
+}
+
+/* A figure that may be measured at 0. */
+static json_t *num_if(bool have, double v)
+{
+	return have ? json_real(v) : json_null();
 }
 
 /* The matrices written row by row, a row a line: nothing held. */
@@ -74,7 +88,7 @@ static int write_matrices(FILE *f, int depth, void *arg)
 				fputs(b ? ", " : "", f);
 				if (which == 3)
 					fprintf(f, "\"%s\"", state_name(c->state));
-				else if (c->state == IX_CELL_OK && v > 0)
+				else if (has_figure(c, which))
 					ix_json_put_real(f, v);
 				else
 					fputs("null", f);
@@ -100,8 +114,9 @@ static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_
 
 	ix_mesh_pair_reason(r, a, b, why, sizeof(why));
 	o = json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "from", host_json(r->hosts, a), "to",
-		      host_json(r->hosts, b), "bw_bps", num_or_null(c->bw_bps), "lat_p50_ns",
-		      num_or_null(c->lat_p50_ns), "retested", c->retested != 0, "reason", why);
+		      host_json(r->hosts, b), "bw_bps", num_if(ix_cell_has_bw(c), c->bw_bps),
+		      "lat_p50_ns", num_or_null(c->lat_p50_ns), "retested", c->retested != 0,
+		      "reason", why);
 	if (kb || kl) {
 		json_t *k = json_object();
 
@@ -168,15 +183,19 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		char why[512];
 
 		json_array_append_new(hosts, host_json(r->hosts, i));
-		node = json_pack("{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host",
-				 host_json(r->hosts, i), "error",
-				 r->node_error && r->node_error[i] ? json_string(r->node_error[i])
-								   : json_null(),
-				 "bw_out_bps", num_or_null(nd ? nd->bw_out_bps : 0), "bw_in_bps",
-				 num_or_null(nd ? nd->bw_in_bps : 0), "lat_p50_ns",
-				 num_or_null(nd ? nd->lat_p50_ns : 0), "measured",
-				 nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0,
-				 "suspect", nd && nd->suspect);
+		node = json_pack(
+			"{s:o,s:o,s:o,s:o,s:o,s:i,s:i,s:b}", "host", host_json(r->hosts, i),
+			"error",
+			r->node_error && r->node_error[i] ? json_string(r->node_error[i])
+							  : json_null(),
+			"bw_out_bps",
+			num_if(nd && (nd->have_bw_out || nd->bw_out_bps > 0),
+			       nd ? nd->bw_out_bps : 0),
+			"bw_in_bps",
+			num_if(nd && (nd->have_bw_in || nd->bw_in_bps > 0), nd ? nd->bw_in_bps : 0),
+			"lat_p50_ns", num_or_null(nd ? nd->lat_p50_ns : 0), "measured",
+			nd ? (int)nd->measured : 0, "bad", nd ? (int)nd->bad : 0, "suspect",
+			nd && nd->suspect);
 		if (nd && r->counters_read)
 			json_object_set_new(node, "counters", ix_ctr_sum_json(&nd->counters));
 		if (nd) {
@@ -235,6 +254,17 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		num_or_null(r->findings.min_lat_ns), "lat_baseline_ns",
 		num_or_null(r->findings.lat_baseline_ns), "matrix", m, "nodes", nodes, "bad_pairs",
 		bad, "suspects", suspects, "failures", failures);
+	{
+		json_t *rules = json_object_get(json_object_get(o, "params"), "rules");
+		json_t *pairs = json_object_get(o, "pairs");
+
+		json_object_set_new(rules, "min_bw_bps", num_or_null(p->rules.min_bw_bps));
+		json_object_set_new(rules, "max_lat_ns", num_or_null(p->rules.max_lat_ns));
+		json_object_set_new(pairs, "zero",
+				    json_integer((json_int_t)r->findings.zero_pairs));
+		json_object_set_new(pairs, "lost",
+				    json_integer((json_int_t)r->findings.lost_pairs));
+	}
 	json_object_set_new(o, "counters",
 			    json_pack("{s:I,s:I,s:b}", "tests_read", (json_int_t)r->counters_read,
 				      "tests_moved", (json_int_t)r->ncounters, "truncated",
@@ -253,6 +283,26 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r)
 json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy lazy[2])
 {
 	return mesh_json(r, lazy);
+}
+
+/* The thresholds an incast was given and what each step missed; null
+ * when it was given none. */
+static json_t *thresholds_json(const struct ix_incast_result *r)
+{
+	const struct ix_incast_limits *l = &r->params.limits;
+	json_t *failed = json_array();
+
+	if (!r->judged) {
+		json_decref(failed);
+		return json_null();
+	}
+	for (uint32_t i = 0; i < r->nfailed; i++)
+		json_array_append_new(failed, json_string(r->failed[i]));
+	return json_pack("{s:o,s:o,s:o,s:o}", "min_goodput_bps", num_or_null(l->min_goodput_bps),
+			 "min_jain", num_or_null(l->min_jain), "max_stalled",
+			 l->have_max_stalled ? json_integer((json_int_t)l->max_stalled)
+					     : json_null(),
+			 "failed", failed);
 }
 
 static json_t *read_json(const struct ix_read_figures *f)
@@ -329,6 +379,7 @@ json_t *ix_json_incast(const struct ix_incast_result *r)
 			"warmup_rounds", (json_int_t)p->read.warmup_rounds, "round_timeout_s",
 			p->read.timeout_s, "steps", steps, "diagnosis", r->diagnosis);
 	json_object_set_new(res, "receiver_link", ix_link_json(&r->receiver_link));
+	json_object_set_new(res, "thresholds", thresholds_json(r));
 	if (r->wire.present)
 		json_object_set_new(res, "wire", ix_json_wire(&r->wire));
 	return res;

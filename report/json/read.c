@@ -81,6 +81,9 @@ static int read_cells(struct ix_mesh_result *r, json_t *mats[4], struct ix_err *
 			c->bw_bps = (float)v[0];
 			c->lat_p50_ns = (float)v[1];
 			c->lat_p99_ns = (float)v[2];
+			/* 0, not null: the test ran and moved nothing */
+			c->bw_zero = v[0] == 0 &&
+				     json_is_number(json_array_get(json_array_get(mats[0], a), b));
 		}
 	return 0;
 }
@@ -136,7 +139,11 @@ static int read_mesh_params(json_t *res, struct ix_mesh_saved *s, struct ix_err 
 	    ix_member_num(rules, "params.rules", "lat_factor", IX_MEMBER_NULLABLE, 0, 1e6,
 			  &p->rules.lat_factor, err) < 0 ||
 	    ix_member_num(rules, "params.rules", "lat_percentile", IX_MEMBER_NULLABLE, 0, 100,
-			  &p->rules.lat_percentile, err) < 0)
+			  &p->rules.lat_percentile, err) < 0 ||
+	    ix_member_num(rules, "params.rules", "min_bw_bps", IX_MEMBER_NULLABLE, 0, DBL_MAX,
+			  &p->rules.min_bw_bps, err) < 0 ||
+	    ix_member_num(rules, "params.rules", "max_lat_ns", IX_MEMBER_NULLABLE, 0, DBL_MAX,
+			  &p->rules.max_lat_ns, err) < 0)
 		return -1;
 	p->bw.path = s->bw_path;
 	p->lat.path = s->lat_path;
@@ -216,6 +223,8 @@ static int read_nodes(json_t *res, json_t *hosts, struct ix_mesh_saved *s, struc
 		    ix_member_u32(nd, at, "bad", &n->bad, err) < 0 ||
 		    ix_member_bool(nd, at, "suspect", &n->suspect, err) < 0)
 			return -1;
+		n->have_bw_out = json_is_number(json_object_get(nd, "bw_out_bps"));
+		n->have_bw_in = json_is_number(json_object_get(nd, "bw_in_bps"));
 		if (e && !(s->r.node_error[i] = ix_member_strdup(e)))
 			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 		if (counter_sum(nd, at, "counters", &n->counters, err) < 0 ||
@@ -248,8 +257,12 @@ static uint8_t bad_mask(const struct ix_cell *c, const struct ix_mesh_findings *
 {
 	uint8_t m = 0;
 
-	if (c->bw_bps > 0 && c->bw_bps < f->bw_fraction * f->median_bw_bps)
+	if (c->bw_zero || (c->bw_bps > 0 && (c->bw_bps < f->bw_fraction * f->median_bw_bps ||
+					     c->bw_bps < f->min_bw_bps)))
 		m |= IX_BAD_BW;
+	if (c->lat_lost ||
+	    (c->lat_p50_ns > 0 && f->max_lat_ns > 0 && c->lat_p50_ns > f->max_lat_ns))
+		m |= IX_BAD_LAT;
 	if (c->lat_p50_ns > 0 && f->lat_baseline_ns > 0 &&
 	    c->lat_p50_ns > f->lat_factor * f->lat_baseline_ns)
 		m |= IX_BAD_LAT;
@@ -401,11 +414,20 @@ static int read_findings(json_t *res, struct ix_mesh_saved *s, struct ix_err *er
 	f->bw_fraction = rules->bw_fraction > 0 ? rules->bw_fraction : 0.7;
 	f->lat_factor = rules->lat_factor > 0 ? rules->lat_factor : 2.0;
 	f->lat_percentile = rules->lat_percentile > 0 ? rules->lat_percentile : 50;
+	f->min_bw_bps = rules->min_bw_bps;
+	f->max_lat_ns = rules->max_lat_ns;
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
-			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
 
-			f->lat_pairs += a != b && c->state == IX_CELL_OK && c->lat_p50_ns > 0;
+			if (a == b || c->state != IX_CELL_OK)
+				continue;
+			/* A measured pair without a latency, when latency was
+			 * asked: its test ran and no round trip came back. */
+			c->lat_lost = (r->params.tests & IX_MESH_LAT) && !(c->lat_p50_ns > 0);
+			f->lat_pairs += c->lat_p50_ns > 0;
+			f->zero_pairs += c->bw_zero;
+			f->lost_pairs += c->lat_lost;
 		}
 	return 0;
 }
@@ -661,6 +683,42 @@ static int read_steps(json_t *res, struct ix_member_hosts *hs, struct ix_incast_
 	return 0;
 }
 
+/* The thresholds and what missed them (absent or null: none given). */
+static int read_thresholds(json_t *res, struct ix_incast_result *r, struct ix_err *err)
+{
+	struct ix_incast_limits *l = &r->params.limits;
+	json_t *t = json_object_get(res, "thresholds"), *failed, *x;
+	double stalled = -1;
+	size_t i;
+
+	if (!t || json_is_null(t))
+		return 0;
+	if (!json_is_object(t))
+		return ix_member_bad_type(err, "thresholds", "", "an object", t);
+	if (ix_member_num(t, "thresholds", "min_goodput_bps", IX_MEMBER_NULLABLE, 0, DBL_MAX,
+			  &l->min_goodput_bps, err) < 0 ||
+	    ix_member_num(t, "thresholds", "min_jain", IX_MEMBER_NULLABLE, 0, 1, &l->min_jain,
+			  err) < 0 ||
+	    ix_member_array(t, "thresholds", "failed", IX_INCAST_MAX_FAILED, &failed, err) < 0)
+		return -1;
+	if (json_is_integer(json_object_get(t, "max_stalled")))
+		stalled = (double)json_integer_value(json_object_get(t, "max_stalled"));
+	l->have_max_stalled = stalled >= 0;
+	l->max_stalled = stalled >= 0 ? (uint64_t)stalled : 0;
+	r->judged = true;
+	json_array_foreach(failed, i, x)
+	{
+		char at[48];
+
+		snprintf(at, sizeof(at), "thresholds.failed[%zu]", i);
+		if (ix_member_text(x, at, "", IX_MEMBER_REQUIRED, r->failed[i],
+				   sizeof(r->failed[i]), err) < 0)
+			return -1;
+		r->nfailed = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
 int ix_json_read_incast(json_t *res, struct ix_incast_saved *out, struct ix_err *err)
 {
 	struct ix_member_hosts hs = { &out->hosts, json_object() };
@@ -674,7 +732,8 @@ int ix_json_read_incast(json_t *res, struct ix_incast_saved *out, struct ix_err 
 	else if (!json_is_object(res))
 		rc = ix_member_bad_type(err, "the incast", "", "an object", res);
 	else if (ix_member_host_of(&hs, res, "", "receiver", true, &receiver, err) == 0 &&
-		 read_incast_params(res, out, err) == 0 && read_steps(res, &hs, out, err) == 0)
+		 read_incast_params(res, out, err) == 0 && read_steps(res, &hs, out, err) == 0 &&
+		 read_thresholds(res, &out->r, err) == 0)
 		rc = 0;
 	json_decref(hs.index);
 	if (rc < 0)

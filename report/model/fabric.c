@@ -19,7 +19,8 @@ static const struct ix_cell *cell(const struct ix_fab_input *in, uint32_t a, uin
 
 static bool measured(const struct ix_cell *c)
 {
-	return c->state == IX_CELL_OK && !c->mirrored && (c->bw_bps > 0 || c->lat_p50_ns > 0);
+	return c->state == IX_CELL_OK && !c->mirrored &&
+	       (ix_cell_has_bw(c) || c->lat_p50_ns > 0 || c->lat_lost);
 }
 
 /* ---- where each host hangs: LLDP, then inferred ---- */
@@ -267,7 +268,7 @@ static void acc_add(struct acc *a, const struct ix_cell *c, bool bad, bool out)
 		return;
 	a->pairs++;
 	a->bad += bad;
-	if (c->bw_bps > 0) {
+	if (ix_cell_has_bw(c)) { /* a pair measured at 0 counts at 0 */
 		if (out)
 			a->out[a->nout++] = c->bw_bps;
 		else

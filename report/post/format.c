@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "report/fmt/units.h"
+#include "report/doc/verdict.h"
 #include "report/post/post.h"
 
 /* ---- documents ------------------------------------------------------------ */
@@ -225,10 +226,10 @@ int ix_post_chat_body(json_t *doc, char **body, size_t *len, struct ix_err *err)
 		fprintf(f, "*%s* ixperf run ", verdict ? verdict : "?");
 		chat_text(f, jstr(run, "name"), true);
 	} else {
-		fprintf(f, "*%s* ixperf ",
-			jstr(doc, "error")                               ? "ERROR"
-			: json_is_true(json_object_get(doc, "complete")) ? "OK"
-									 : "INCOMPLETE");
+		const char *verdict = ix_doc_verdict(doc);
+
+		/* the command's exit status in a word: measured only is OK */
+		fprintf(f, "*%s* ixperf ", strcmp(verdict, "INFO") ? verdict : "OK");
 		chat_text(f, jstr(doc, "command"), false);
 	}
 	fputs(" on ", f);
@@ -524,7 +525,7 @@ static bool iso_time(const char *s, double *t)
 static void expo_doc(struct expo *x, json_t *doc)
 {
 	json_t *run = doc_run(doc), *c;
-	const char *host = jstr(doc, "host"), *verdict = jstr(run, "verdict");
+	const char *host = jstr(doc, "host"), *verdict = ix_doc_verdict(doc);
 	const char *info[] = { "run",     run ? jstr(run, "name") : jstr(doc, "command"),
 			       "plan",    jstr(run, "plan_file"),
 			       "version", jstr(json_object_get(doc, "tool"), "version"),
@@ -539,14 +540,15 @@ static void expo_doc(struct expo *x, json_t *doc)
 	    NULL);
 	if (iso_time(run && jstr(run, "finished") ? jstr(run, "finished") : jstr(doc, "time"), &v))
 		put(x, F_TIME, v, NULL);
-	if (!run) {
-		expo_results(&w, json_object_get(doc, "results"));
-		return;
-	}
+	/* A command's document has the verdict of its exit status too. */
 	put(x, F_PASS, verdict && strcmp(verdict, "PASS") == 0, NULL);
 	for (i = 0; i < 4; i++) {
 		const char *kv[] = { "verdict", verdicts[i], NULL };
 		put(x, F_VERDICT, verdict && strcmp(verdict, verdicts[i]) == 0, kv);
+	}
+	if (!run) {
+		expo_results(&w, json_object_get(doc, "results"));
+		return;
 	}
 	if (jnum(run, "duration_s", &v))
 		put(x, F_DURATION, v, NULL);

@@ -15,6 +15,7 @@
 #include <curl/curl.h>
 #endif
 
+#include "report/doc/verdict.h"
 #include "report/post/post.h"
 #include "report/post/spool.h"
 
@@ -95,11 +96,19 @@ int ix_post_payload(const struct ix_post_opts *o, json_t *doc, const char *html,
 	if (check_url(o->url, err) < 0 || ix_post_check_doc(doc, err) < 0)
 		return -1;
 	switch (o->format) {
-	case IX_POST_WEBHOOK:
+	case IX_POST_WEBHOOK: {
+		/* The document with its verdict, the command's exit status in a
+		 * word, on top: a receiver need not know every result kind. */
+		json_t *top = json_copy(doc);
+
 		m->content_type = "application/json";
-		m->body = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
+		if (top)
+			json_object_set_new(top, "verdict", json_string(ix_doc_verdict(doc)));
+		m->body = top ? json_dumps(top, JSON_COMPACT | JSON_REAL_PRECISION(10)) : NULL;
 		m->len = m->body ? strlen(m->body) : 0;
+		json_decref(top);
 		break;
+	}
 	case IX_POST_CHAT:
 		m->content_type = "application/json";
 		rc = ix_post_chat_body(doc, &m->body, &m->len, err);

@@ -16,8 +16,8 @@ static void host_name(const struct ix_hostlist *h, uint32_t i, char *buf, size_t
 static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 			 const struct ix_unit_choice *u)
 {
-	fprintf(f, "\n%s (row sends to column; x = failed, . = not measured, * = bad)\n",
-		bw ? "Bandwidth" : "Latency p50, one-way");
+	fprintf(f, "\n%s (row sends to column; x = failed, . = not measured, * = bad%s)\n",
+		bw ? "Bandwidth" : "Latency p50, one-way", bw ? "" : ", lost = no round trip");
 	fprintf(f, "%-6s", "");
 	for (uint32_t b = 0; b < r->n; b++)
 		fprintf(f, " %9u", b);
@@ -30,10 +30,12 @@ static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 
 			if (c->state == IX_CELL_FAILED)
 				snprintf(v, sizeof(v), "x");
-			else if (c->state == IX_CELL_OK && bw && c->bw_bps > 0)
+			else if (c->state == IX_CELL_OK && bw && ix_cell_has_bw(c))
 				ix_fmt_rate(c->bw_bps, u, v, sizeof(v));
 			else if (c->state == IX_CELL_OK && !bw && c->lat_p50_ns > 0)
 				ix_fmt_ns(c->lat_p50_ns, v, sizeof(v));
+			else if (c->state == IX_CELL_OK && !bw && c->lat_lost)
+				snprintf(v, sizeof(v), "lost");
 			if (bw && c->state == IX_CELL_OK) {
 				/* drop the unit: the legend says it */
 				char *sp = strchr(v, ' ');
@@ -146,9 +148,9 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 		snprintf(a, sizeof(a), "-");
 		snprintf(b, sizeof(b), "-");
 		snprintf(c, sizeof(c), "-");
-		if (nd->bw_out_bps > 0)
+		if (nd->have_bw_out || nd->bw_out_bps > 0)
 			ix_fmt_rate(nd->bw_out_bps, u, a, sizeof(a));
-		if (nd->bw_in_bps > 0)
+		if (nd->have_bw_in || nd->bw_in_bps > 0)
 			ix_fmt_rate(nd->bw_in_bps, u, b, sizeof(b));
 		if (nd->lat_p50_ns > 0)
 			ix_fmt_ns(nd->lat_p50_ns, c, sizeof(c));
@@ -180,6 +182,24 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 			r->findings.lat_percentile, r->findings.lat_pairs, b,
 			r->findings.lat_factor > 0 ? r->findings.lat_factor : 2.0);
 	}
+	if (r->params.rules.min_bw_bps > 0 || r->params.rules.max_lat_ns > 0) {
+		fprintf(f, "\nAbsolute limits:");
+		if (r->params.rules.min_bw_bps > 0) {
+			ix_fmt_rate(r->params.rules.min_bw_bps, u, a, sizeof(a));
+			fprintf(f, " bad below %s", a);
+		}
+		if (r->params.rules.max_lat_ns > 0) {
+			ix_fmt_ns(r->params.rules.max_lat_ns, a, sizeof(a));
+			fprintf(f, "%s bad above %s p50", r->params.rules.min_bw_bps > 0 ? ";" : "",
+				a);
+		}
+		fputc('.', f);
+	}
+	if (r->findings.zero_pairs)
+		fprintf(f, "\n%zu pair(s) measured at 0: their test ran and moved nothing.",
+			r->findings.zero_pairs);
+	if (r->findings.lost_pairs)
+		fprintf(f, "\n%zu pair(s) with no round trip back.", r->findings.lost_pairs);
 	fprintf(f, "\n%zu bad pair(s)%s\n", r->findings.bad_pairs,
 		r->findings.bad_pairs ? ":" : ".");
 	for (uint32_t x = 0; x < r->n && shown < 50; x++)
@@ -298,5 +318,9 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 	}
 	receiver_ceiling(f, r, u);
 	fprintf(f, "Diagnosis: %s\n", r->diagnosis);
+	if (r->judged && !r->nfailed)
+		fprintf(f, "Thresholds: every step held them.\n");
+	for (uint32_t i = 0; r->judged && i < r->nfailed; i++)
+		fprintf(f, "FAIL threshold: %s\n", r->failed[i]);
 	ix_text_wire(f, &r->wire);
 }

@@ -1,12 +1,15 @@
 /*
  * The text renderer: aligned tables over the result structs, one file per
  * kind of result. Text goes to a FILE the caller owns; nothing here reads
- * a document back.
+ * a document back. A run's summary (run.c) is rendered from its document:
+ * a run's checks are judged JSON.
  */
 #ifndef IX_REPORT_TEXT_H
 #define IX_REPORT_TEXT_H
 
 #include <stdio.h>
+
+#include <jansson.h>
 
 #include "probes/capture/talkers.h"
 #include "probes/cluster/fleet.h"
@@ -84,6 +87,12 @@ void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostli
 
 /* A compact block of a few lines; nothing when no capture was attached. */
 void ix_text_wire(FILE *f, const struct ix_wire_figures *w);
+
+/* The summary of a run (the "run" result of an 'ixperf run' document):
+ * each check's verdict and headline, each expectation as ok or FAIL with
+ * its figure, errors (and, for a check that errored, whether a threshold
+ * failed over what was measured), the topology's findings, the verdict. */
+void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u);
 /* Its RDMA transport analysis (wire_rdma.c). */
 void ix_text_wire_rdma(FILE *f, const struct ix_wire_rdma *r);
 

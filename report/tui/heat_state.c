@@ -69,6 +69,8 @@ static int read_matrix(json_t *m, const char *key, struct ix_heat_src *s, int wh
 				*(which == 0   ? &c->bw_bps
 				  : which == 1 ? &c->lat_p50_ns
 					       : &c->lat_p99_ns) = (float)json_number_value(x);
+			else if (which == 0 && json_is_number(x))
+				c->bw_zero = 1; /* measured at 0 */
 		}
 	}
 	return 0;
@@ -232,6 +234,14 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 			    : t && strcmp(t, "lat") == 0 ? IX_MESH_LAT
 							 : 0;
 	}
+	/* the floors, and a measured pair with no latency: none came back */
+	x = json_object_get(json_object_get(params, "rules"), "min_bw_bps");
+	s->rules.min_bw_bps = json_is_number(x) ? json_number_value(x) : 0;
+	x = json_object_get(json_object_get(params, "rules"), "max_lat_ns");
+	s->rules.max_lat_ns = json_is_number(x) ? json_number_value(x) : 0;
+	for (size_t k = 0; (s->tests & IX_MESH_LAT) && k < (size_t)s->n * s->n; k++)
+		s->cells[k].lat_lost = s->cells[k].state == IX_CELL_OK && k / s->n != k % s->n &&
+				       !(s->cells[k].lat_p50_ns > 0);
 	prog = json_object_get(doc, "progress");
 	s->done = !json_is_object(prog) || json_is_true(json_object_get(prog, "done"));
 	s->complete = json_is_true(json_object_get(mesh, "complete"));

@@ -111,10 +111,12 @@ int ix_heat_src_copy(struct ix_heat_src *s, const struct ix_mesh_result *r)
 static bool cell_value(const struct ix_heat_view *v, const struct ix_cell *c, double *out)
 {
 	double x = v->metric == IX_HEAT_BW ? c->bw_bps : c->lat_p50_ns;
+	bool have = v->metric == IX_HEAT_BW ? ix_cell_has_bw(c) : x > 0 || c->lat_lost;
 
-	if (c->state != IX_CELL_OK || !(x > 0))
+	if (c->state != IX_CELL_OK || !have)
 		return false;
-	*out = x;
+	/* measured at 0, or no round trip back: the worst of the scale */
+	*out = v->metric == IX_HEAT_LAT && c->lat_lost ? INFINITY : x;
 	return true;
 }
 
@@ -125,7 +127,7 @@ static void scale(struct ix_heat_view *v, const struct ix_heat_src *s)
 	for (size_t i = 0; i < (size_t)s->n * s->n; i++) {
 		double x;
 
-		if (!cell_value(v, &s->cells[i], &x))
+		if (!cell_value(v, &s->cells[i], &x) || !isfinite(x))
 			continue;
 		if (best == 0 || (v->metric == IX_HEAT_BW ? x > best : x < best))
 			best = x;
@@ -404,13 +406,15 @@ const char *ix_heat_cursor_text(const struct ix_heat_view *v, const struct ix_he
 		snprintf(bw, sizeof(bw), "-");
 		snprintf(p50, sizeof(p50), "-");
 		snprintf(p99, sizeof(p99), "-");
-		if (c->bw_bps > 0) {
+		if (ix_cell_has_bw(c)) {
 			struct ix_heat_view bv = *v;
 			bv.metric = IX_HEAT_BW;
 			ix_heat_fmt(&bv, c->bw_bps, bw, sizeof(bw));
 		}
 		if (c->lat_p50_ns > 0)
 			ix_fmt_ns(c->lat_p50_ns, p50, sizeof(p50));
+		else if (c->lat_lost)
+			snprintf(p50, sizeof(p50), "lost");
 		if (c->lat_p99_ns > 0)
 			ix_fmt_ns(c->lat_p99_ns, p99, sizeof(p99));
 		snprintf(buf, len, "%s%s -> %s: %s  p50 %s  p99 %s%s%s", span, s->names[a],

@@ -78,6 +78,89 @@ echo "  idle latency mesh: exit $rc, $(jq -c '[.results[0].lat_baseline_ns, (.re
 check "an idle, unshaped fabric: the latency mesh names no suspect host" \
 	jq_true "$J/idle.json" ".results[0].suspects == [] and ($rc == 0 or $rc == 4)"
 
+# A dead pair: hosts 2 and 3 drop each other's full-sized packets, so the
+# control connection and the test's handshake work and the data never
+# arrives. The test runs to its end and moves nothing: measured at 0 (not
+# "not measured"), a bad pair, and the mesh exits 4.
+if command -v nft >/dev/null; then
+	for p in "2 3" "3 2"; do
+		set -- $p
+		ip netns exec "ixm$$-h$1" nft add table inet ixdead
+		ip netns exec "ixm$$-h$1" nft add chain inet ixdead in '{ type filter hook input priority 0; }'
+		ip netns exec "ixm$$-h$1" nft add rule inet ixdead in ip saddr "198.18.0.$2" ip length gt 1400 drop
+	done
+	four=$(echo "$hosts" | cut -d, -f1-4)
+	ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0.2 -J "$four" >"$J/zero.json" 2>"$J/zero.err"
+	rc=$?
+	echo "  dead-pair mesh: exit $rc, $(jq -c '[.results[0].pairs, .results[0].matrix.bw_bps]' "$J/zero.json")"
+	check "a mesh with a pair that moves nothing exits 4" test "$rc" = 4
+	dead='(.from | startswith("198.18.0.2:")) and (.to | startswith("198.18.0.3:")) or
+	      (.from | startswith("198.18.0.3:")) and (.to | startswith("198.18.0.2:"))'
+	check "the dead pair is a bad pair measured at 0, saying so" jq_true "$J/zero.json" \
+		"[.results[0].bad_pairs[] | select($dead)] | length == 1 and .[0].bw_bps == 0 and
+		 (.[0].reason | startswith(\"the bandwidth test ran and moved nothing (0 bit/s)\"))"
+	check "its matrix cell is 0, not null, and pairs.zero counts it" jq_true "$J/zero.json" \
+		'.results[0].pairs.zero >= 1 and ([.results[0].matrix.bw_bps[][] | select(. == 0)] | length) >= 1'
+	schema_check "$J/zero.json"
+	"$IXPERF" report "$J/zero.json" >"$J/zero.txt" 2>&1
+	check "the text report shows the 0 and the reason" bash -c \
+		"grep -q ' 0.00\*' '$J/zero.txt' && grep -q 'measured at 0: their test ran and moved nothing' '$J/zero.txt'"
+	"$IXPERF" report -f html -o "$J/zero.html" "$J/zero.json" 2>"$J/zero-html.err"
+	check "the HTML report lists the dead pair at 0" grep -qE \
+		'<td>198\.18\.0\.[23]:[0-9]+</td><td>198\.18\.0\.[23]:[0-9]+</td><td class="n">0</td>' "$J/zero.html"
+	# The same fabric as an acceptance plan: a mesh check that only asks
+	# a median bandwidth still fails on the dead pair (max_bad_pairs = 0
+	# unless the plan says otherwise), and min_pair_bw names the 0.
+	printf '[plan]\nname = dead pair\nhosts = %s\n[mesh]\nprobe = mesh\ntest = bw\ntime = 1\nwarmup = 0.2\nmin_bw = 1Mbit\nmin_pair_bw = 1Mbit\n' \
+		"$four" >"$J/dead.ini"
+	ip netns exec "ixm$$-h1" "$IXPERF" run -d "$J/run" "$J/dead.ini" >"$J/run.txt" 2>"$J/run.err"
+	rc=$?
+	sed 's/^/# /' "$J/run.txt"
+	check "ixperf run exits 4 on the dead pair" test "$rc" = 4
+	check "the summary fails the default max_bad_pairs and min_pair_bw at 0" bash -c \
+		"grep -q 'FAIL max_bad_pairs = 0 (the default)' '$J/run.txt' &&
+		 grep -q 'FAIL min_pair_bw = 1Mbit: 0' '$J/run.txt'"
+	for p in 2 3; do ip netns exec "ixm$$-h$p" nft delete table inet ixdead; done
+else
+	skip_check "a dead pair is measured at 0" "nft (nftables) is not installed"
+fi
+
+# A golden baseline per node and pair: the four hosts at 400 Mbit/s make
+# the baseline; then host 3's port is cut to 100 Mbit/s. The aggregates may
+# hide it, the nodes and pairs do not: host 3 and only its pairs are named
+# with their change, by the plan (max_pair_regression) and by compare.
+shape() { # shape HOST RATE: host HOST's port and cable at RATE
+	tc -n "$SW" qdisc replace dev "swp$1" root tbf rate "$2" burst 64kb latency 20ms
+	tc -n "ixm$$-h$1" qdisc replace dev eth0 root tbf rate "$2" burst 64kb latency 20ms
+}
+for ((i = 1; i <= 4; i++)); do shape "$i" 400mbit; done
+printf '[plan]\nname = golden\nhosts = %s\n[mesh]\nprobe = mesh\ntest = bw\ntime = 1\nwarmup = 0.2\nmax_bad_pairs = 6\n' \
+	"$(echo "$hosts" | cut -d, -f1-4)" >"$J/golden.ini"
+ip netns exec "ixm$$-h1" "$IXPERF" run -d "$J/gold" --no-html "$J/golden.ini" >"$J/gold.txt" 2>&1
+check "the golden run passes" test "$?" = 0 || cat "$J/gold.txt"
+gold=$(ls "$J"/gold/ixperf-run-*.json | head -n 1)
+shape 3 100mbit
+printf 'baseline = %s\n[mesh]\nprobe = mesh\ntest = bw\ntime = 1\nwarmup = 0.2\nmax_bad_pairs = 6\nmax_pair_regression = 30%%\n' \
+	"$gold" | sed '1s/^/[plan]\nhosts = '"$(echo "$hosts" | cut -d, -f1-4)"'\n/' >"$J/regress.ini"
+ip netns exec "ixm$$-h1" "$IXPERF" run -d "$J/reg" --no-html "$J/regress.ini" >"$J/reg.txt" 2>&1
+rc=$?
+sed 's/^/# /' "$J/reg.txt"
+reg=$(ls "$J"/reg/ixperf-run-*.json | head -n 1)
+check "a node whose port slowed fails max_pair_regression (exit 4)" test "$rc" = 4
+check "host 3's node is named with its change" grep -qE \
+	"^ +node 198\.18\.0\.3:[0-9]+ (send|recv) -[0-9.]+% \(" "$J/reg.txt"
+check "every pair named is one of host 3's" jq_true "$reg" \
+	'[.results[0].checks[0].expectations[] | select(.key == "max_pair_regression") | .regressed[]
+	  | select(startswith("pair "))] | (length > 0) and all(test("198\\.18\\.0\\.3:"))'
+schema_check "$reg"
+"$IXPERF" compare "$gold" "$reg" >"$J/cmp.txt" 2>&1
+check "compare exits 4 and names host 3's node" bash -c \
+	"test $? = 4 && grep -qE '^mesh/node 198\.18\.0\.3:[0-9]+ (send|recv) .* REGRESSION' '$J/cmp.txt'"
+for ((i = 1; i <= 4; i++)); do
+	tc -n "$SW" qdisc del dev "swp$i" root
+	tc -n "ixm$$-h$i" qdisc del dev eth0 root
+done
+
 # Kill one agent mid-mesh: its pairs fail with the reason, the rest completes.
 victim=${SPIDS[6]}
 ip netns exec "ixm$$-h1" "$IXPERF" mesh --test bw -t 1 -w 0 --no-retest -J "$hosts" \

@@ -84,6 +84,24 @@ for doc in incast read; do
 		"grep -q '^ Senders  ' '$J/$doc.txt' &&
 		 grep -qF \"Diagnosis: \$(jq -r '.results[0].diagnosis' '$J/$doc.json')\" '$J/$doc.txt'"
 done
+# Thresholds: one no loopback can reach fails the sweep with exit 4, each
+# step that missed it named with its figure; one every step holds passes.
+"$IXPERF" incast -t 0.3 -w 0.1 --sweep 1,2 --min-goodput 100Tbit -J "$HOSTS" >"$J/thr.json" 2>/dev/null
+check "an incast below the goodput it was given exits 4" test "$?" = 4
+check "every step is named with its goodput" jq_true "$J/thr.json" \
+	'.results[0].thresholds.min_goodput_bps == 1e14 and
+	 (.results[0].thresholds.failed | length == 2 and
+	  (.[0] | test("^N=1: goodput [0-9.]+ [GM]bit/s < 100000.00 Gbit/s$")))'
+schema_check "$J/thr.json"
+"$IXPERF" incast -t 0.3 -w 0.1 --sweep 1,2 --min-goodput 100Tbit "$HOSTS" >"$J/thr.txt" 2>/dev/null
+check "the text says which threshold failed" grep -q "^FAIL threshold: N=2: goodput" "$J/thr.txt"
+"$IXPERF" incast --mode read --sru 16Ki --rounds 20 --sweep 1,2 --max-stalled 20 -J "$HOSTS" \
+	>"$J/thr-ok.json" 2>/dev/null
+check "thresholds every step holds: exit 0, judged, nothing failed" test "$?" = 0 -a \
+	"$(jq -c '.results[0].thresholds | [.max_stalled, .failed]' "$J/thr-ok.json")" = '[20,[]]'
+"$IXPERF" incast --mode read --min-jain 0.9 "$HOSTS" >/dev/null 2>"$J/jain.err"
+check "a fairness threshold on synchronised reads is refused (exit 2)" \
+	bash -c "test $? = 2 && grep -q 'min-jain applies to stream mode only' '$J/jain.err'"
 "$IXPERF" incast --mode read --path udp "$HOSTS" >/dev/null 2>"$J/readudp.err"
 check "synchronised reads over UDP are refused (exit 2)" test "$?" = 2
 "$IXPERF" incast --sweep 1,9 "$HOSTS" >/dev/null 2>"$J/sweep.err"

@@ -84,9 +84,10 @@ check "--flush exits 0 once the endpoint heals" test $? = 0
 check "--flush reports 3 delivered" grep -q "delivered 3 spooled" "$J/f1.err"
 check "each payload arrived exactly once, in order" \
 	test "$(delivered_names | paste -sd,)" = "run 1,run 2,run 3"
-check "the delivered body is the document" \
-	test "$(jq -cS 'del(.results[0].name)' "$RDIR/0001.body")" = \
+check "the delivered body is the document, with its verdict on top" \
+	test "$(jq -cS 'del(.results[0].name) | del(.verdict)' "$RDIR/0001.body")" = \
 	"$(jq -cS 'del(.results[0].name)' "$DATA/post-run.json")"
+check "the verdict on top is the run's (FAIL)" jq_ok '.verdict == "FAIL"' "$RDIR/0001.body"
 check "the spool is empty" test "$(spooled)" = 0
 "$IXPERF" post --flush --spool "$SPOOL" 2>"$J/f2.err"
 check "a second flush delivers nothing" test $? = 0 -a "$(delivered_names | wc -l)" = 3
@@ -186,6 +187,15 @@ bodies=("$J/hook"/*.body)
 last=${bodies[-1]}
 check "the chat message names the verdict and a figure" \
 	jq_ok '.text | test("FAIL") and test("run 1") and test("Gbit/s")' "$last"
+# A mesh with bad pairs: 'ixperf mesh' exited 4 on it, so every message says FAIL.
+"$IXPERF" post -f chat --spool "$SPOOL" "$DATA/mesh-bad.json" "$URL" 2>/dev/null
+bodies=("$J/hook"/*.body)
+check "a mesh with bad pairs is a FAIL in chat, not OK ($(jq -r .text "${bodies[-1]}" | head -c 60))" \
+	jq_ok '.text | startswith("*FAIL* ixperf mesh") and test("3 bad pair")' "${bodies[-1]}"
+"$IXPERF" post --spool "$SPOOL" "$DATA/mesh-bad.json" "$URL" 2>/dev/null
+bodies=("$J/hook"/*.body)
+check "its webhook document carries the verdict FAIL on top" \
+	jq_ok '.verdict == "FAIL" and .command == "mesh"' "${bodies[-1]}"
 printf '{"results": [' >"$J/bad.json"
 "$IXPERF" post --spool "$SPOOL" "$J/bad.json" "$URL" 2>"$J/b1.err"
 check "a corrupt file exits 1 and names the file" test $? = 1 -a -n "$(grep 'bad.json: not valid JSON' "$J/b1.err")"
@@ -233,6 +243,13 @@ check "every mesh pair is a series" \
 	test "$(grep -c '^ixperf_bandwidth_bits_per_second{check="mesh"' "$J/metrics.txt")" = 6
 check "incast steps carry a senders label" \
 	test "$(grep -c '^ixperf_bandwidth_bits_per_second{check="incast",.*senders=' "$J/metrics.txt")" = 3
+"$IXPERF" post -f pushgateway --job ixperf-mesh --spool "$SPOOL" "$DATA/mesh-bad.json" \
+	"http://127.0.0.1:$PPORT" 2>"$J/g3.err"
+check "a mesh document pushes" test $? = 0 || cat "$J/g3.err"
+curl -sf "http://127.0.0.1:$PPORT/metrics" >"$J/metrics.txt"
+check "the mesh with bad pairs reads back as verdict FAIL" \
+	same "$(metric ixperf_run_verdict 'job="ixperf-mesh",verdict="FAIL"')" 1
+check "and not as a pass" same "$(metric ixperf_run_pass 'job="ixperf-mesh"')" 0
 "$IXPERF" post -f pushgateway --job 'a/b' --spool "$SPOOL" "$DATA/post-hostile.json" \
 	"http://127.0.0.1:$PPORT/" 2>"$J/g2.err"
 check "a hostile document with '/' in job and host pushes (base64 grouping key)" test $? = 0 ||

@@ -44,7 +44,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < (size_t)n * n; i++)
 		s.cells[i].state = i % (n + 1) ? IX_CELL_PENDING : IX_CELL_NONE;
-	s.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50 };
+	s.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	s.tests = IX_MESH_BW | IX_MESH_LAT;
 	s.both = true;
 	s.done = true; /* the figures as given: no analysis inside the timing */

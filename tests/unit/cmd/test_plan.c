@@ -322,3 +322,44 @@ Test(plan, incast_fit)
 	cr_expect_str_eq(skipped, "8,16");
 	ix_plan_free(&p);
 }
+
+/* A mesh check fails on a bad pair unless it says how many it allows; a
+ * dead pair (measured at 0) fails the floor and is a bad pair. */
+Test(plan, a_mesh_check_never_passes_a_dead_pair)
+{
+	json_t *dead = json_pack("[{s:o,s:[{}],s:{s:[[n,f],[n,n]]}}]", "median_bw_bps",
+				 json_real(9e9), "bad_pairs", "matrix", "bw_bps", 0.0);
+	json_t *out;
+	struct ix_plan p;
+
+	cr_expect_str_eq(judged("[m]\nprobe = mesh\nmin_bw = 1Gbit\n", dead, &out), "FAIL");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(out, 1), "key")),
+			 "max_bad_pairs");
+	cr_expect_str_eq(json_string_value(json_object_get(json_array_get(out, 1), "text")),
+			 "0 (the default)");
+	json_decref(out);
+	cr_expect_str_eq(judged("[m]\nprobe = mesh\nmax_bad_pairs = 1\n", dead, &out), "PASS",
+			 "the check allows one");
+	json_decref(out);
+	cr_expect_str_eq(
+		judged("[m]\nprobe = mesh\nmax_bad_pairs = 1\nmin_pair_bw = 1Gbit\n", dead, &out),
+		"FAIL");
+	cr_expect_eq(json_number_value(json_object_get(json_array_get(out, 1), "measured")), 0,
+		     "the slowest pair is the dead one, at 0");
+	json_decref(out);
+	cr_expect_str_eq(judged("[m]\nprobe = mesh\nmax_bad_pairs = 1\nmax_pair_regression = 10%\n",
+				dead, &out),
+			 "ERROR", "no baseline to compare the nodes and pairs with");
+	cr_expect(json_is_array(json_object_get(json_array_get(out, 1), "regressed")));
+	json_decref(out);
+	json_decref(dead);
+	/* The floors are the mesh's rules too. */
+	good("[m]\nprobe = mesh\nmin_pair_bw = 40Gbit\nmax_pair_lat = 20us\n", &p);
+	cr_expect_eq(p.checks[0].mesh.rules.min_bw_bps, 40e9);
+	cr_expect_float_eq(p.checks[0].mesh.rules.max_lat_ns, 20000, 1e-6);
+	cr_expect_eq(p.checks[0].nexpect, 3, "with the default max_bad_pairs");
+	ix_plan_free(&p);
+	refused("[m]\nprobe = mesh\nmin_pair_bw = 90%line\n",
+		"t.ini:3: 'min_pair_bw' takes a rate");
+	refused("[b]\nprobe = bw\nmin_pair_bw = 1Gbit\n", "does not apply to a bw check");
+}

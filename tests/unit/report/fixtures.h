@@ -29,7 +29,7 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	r->params.tests = IX_MESH_BW | IX_MESH_LAT;
 	r->params.bw.path = "tcp";
 	r->params.lat.path = "tcp";
-	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50 };
+	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	r->hosts = &hosts;
 	r->n = 3;
 	r->cells = cells;
@@ -37,9 +37,9 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	r->node_error = errs;
 	for (int i = 0; i < 9; i++)
 		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
-	cells[0 * 3 + 1] = (struct ix_cell){ 9e9, 5000, 6000, IX_CELL_OK, 0, 0, 0 };
-	cells[0 * 3 + 2] = (struct ix_cell){ 1e9, 5000, 6000, IX_CELL_OK, 1, 1, 0 };
-	cells[1 * 3 + 2] = (struct ix_cell){ 0, 0, 0, IX_CELL_FAILED, 0, 0, 0 };
+	cells[0 * 3 + 1] = (struct ix_cell){ 9e9, 5000, 6000, IX_CELL_OK, 0, 0, 0, 0, 0 };
+	cells[0 * 3 + 2] = (struct ix_cell){ 1e9, 5000, 6000, IX_CELL_OK, 1, 1, 0, 0, 0 };
+	cells[1 * 3 + 2] = (struct ix_cell){ 0, 0, 0, IX_CELL_FAILED, 0, 0, 0, 0, 0 };
 	r->findings = (struct ix_mesh_findings){ .bad_pairs = 1,
 						 .median_bw_bps = 5e9,
 						 .min_lat_ns = 5000,

@@ -171,6 +171,49 @@ Test(compare, fixtures)
 	free(c);
 }
 
+/* A mesh check's nodes and pairs against a golden baseline (a run holding
+ * the same check): the regressed ones named with their change. */
+Test(compare, nodes_and_pairs_against_a_baseline)
+{
+	json_t *doc = load("mesh.json");
+	json_t *mesh = json_array_get(json_object_get(doc, "results"), 0);
+	json_t *baseline = json_pack(
+		"{s:i,s:{s:s,s:s},s:s,s:s,s:[],s:s,s:b,s:n,s:[{s:s,s:[{s:s,s:[O]}]}]}",
+		"schema_version", 1, "tool", "name", "ixperf", "version", "0.1.0", "host", "h",
+		"time", "2026-12-01T10:00:00Z", "command_line", "command", "run", "complete", 1,
+		"error", "results", "kind", "run", "checks", "name", "mesh", "results", mesh);
+	json_t *now = json_deep_copy(mesh), *results = json_pack("[o]", now), *list = json_array();
+	json_t *node = json_array_get(json_object_get(now, "nodes"), 1);
+	json_t *row = json_array_get(json_object_get(json_object_get(now, "matrix"), "bw_bps"), 1);
+	struct ix_err err = { 0 };
+	double worst = -1;
+
+	cr_assert_not_null(baseline);
+	/* 6202 sends 20% slower, its pair towards 6203 15% slower: above 10% */
+	json_object_set_new(node, "bw_out_bps", json_real(22844008450 * 0.8));
+	json_array_set_new(row, 2, json_real(22076801020 * 0.85));
+	cr_assert_eq(ix_detail_regressions(baseline, "mesh", results, 0.10, 50, &worst, list, &err),
+		     4 * 3 + 6 * 2, "%s", err.msg);
+	cr_expect_float_eq(worst, 0.2, 1e-9);
+	cr_assert_eq(json_array_size(list), 2);
+	cr_expect_str_eq(json_string_value(json_array_get(list, 0)),
+			 "node 127.0.0.1:6202 send -20.0% (22.8 Gbit/s -> 18.3 Gbit/s)");
+	cr_expect_str_eq(json_string_value(json_array_get(list, 1)),
+			 "pair 127.0.0.1:6202->127.0.0.1:6203 bw -15.0% (22.1 Gbit/s -> 18.8 "
+			 "Gbit/s)");
+	/* at most one named, the rest counted */
+	json_array_clear(list);
+	ix_detail_regressions(baseline, "mesh", results, 0.10, 1, &worst, list, &err);
+	cr_expect_str_eq(json_string_value(json_array_get(list, 1)), "and 1 more");
+	/* another check's name: nothing in common */
+	cr_expect_eq(ix_detail_regressions(baseline, "other", results, 0.1, 50, &worst, list, &err),
+		     0);
+	json_decref(list);
+	json_decref(results);
+	json_decref(baseline);
+	json_decref(doc);
+}
+
 Test(compare, row_json)
 {
 	struct ix_figure b = mk("c/g", 10, true, IX_HIGHER_BETTER, false, 0);

@@ -98,10 +98,20 @@ Test(figures, single_command_documents)
 	free(v);
 
 	v = figures("mesh.json", &n);
-	cr_expect_eq(n, 5);
+	/* 5 aggregates, then 3 figures per node (4) and 2 per measured pair (6) */
+	cr_expect_eq(n, 5 + 4 * 3 + 6 * 2);
 	expect(v, n, "mesh/median_bw", 2.38319575e10);
 	expect(v, n, "mesh/min_lat", 6805);
 	expect(v, n, "mesh/bad_pairs", 0);
+	expect(v, n, "mesh/node 127.0.0.1:6202 send", 22844008450);
+	expect(v, n, "mesh/node 127.0.0.1:6203 recv", 22438447100);
+	expect(v, n, "mesh/node 127.0.0.1:6204 lat_p50", 6810);
+	expect(v, n, "mesh/pair 127.0.0.1:6204->127.0.0.1:6203 bw", 22800093180);
+	expect(v, n, "mesh/pair 127.0.0.1:6202->127.0.0.1:6203 lat_p50", 6805);
+	cr_expect_null(ix_figures_find(v, n, "mesh/pair 127.0.0.1:6201->127.0.0.1:6203 bw"),
+		       "a pair not measured has no figure");
+	for (size_t i = 0; i < n; i++)
+		cr_expect_eq(v[i].detail, i >= 5, "%s", v[i].key);
 	free(v);
 
 	v = figures("incast.json", &n);
@@ -185,7 +195,7 @@ Test(figures, long_names_are_cut_on_characters)
 	v = figures_of(doc, &n);
 	cr_assert_eq(n, 1);
 	cr_expect_eq(strlen(v[0].check), 126);
-	cr_expect_eq(strlen(v[0].name), 62);
+	cr_expect_eq(strlen(v[0].name), 190);
 	s = json_string(v[0].key);
 	cr_expect_not_null(s, "the key is valid UTF-8");
 	json_decref(s);

@@ -74,6 +74,64 @@ Test(mesh, counts_and_slowest_pair)
 	json_decref(r);
 }
 
+/* The slowest pair, one measured at 0 included (null: not measured). */
+Test(mesh, the_slowest_pair_counts_a_zero)
+{
+	json_t *r = parse(
+		"[{\"matrix\":{\"bw_bps\":[[null,9e9,8e9],[null,null,0],[null,null,null]]}}]");
+	json_t *none = parse("[{\"matrix\":{\"bw_bps\":[[null,null],[null,null]]}}]");
+	double v = -1;
+
+	cr_assert(ix_figure_of("mesh", r, "min_pair_bps", &v));
+	cr_assert_eq(v, 0);
+	cr_assert_not(ix_figure_of("mesh", none, "min_pair_bps", &v), "nothing measured");
+	json_decref(r);
+	json_decref(none);
+}
+
+/* A document's verdict is its command's exit status in a word. */
+Test(doc, verdict_of_every_kind)
+{
+	static const struct {
+		const char *doc, *verdict;
+	} cases[] = {
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"run\",\"verdict\":"
+		  "\"FAIL\"}]}",
+		  "FAIL" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"bw\"}]}", "INFO" },
+		{ "{\"complete\":false,\"error\":\"refused\",\"results\":[]}", "ERROR" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"mesh\",\"bad_pairs\":"
+		  "[{}]}]}",
+		  "FAIL" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"mesh\",\"bad_pairs\":"
+		  "[]}]}",
+		  "PASS" },
+		{ "{\"complete\":false,\"error\":\"some pairs were not measured\",\"results\":[{"
+		  "\"kind\":\"mesh\",\"bad_pairs\":[{}]}]}",
+		  "ERROR" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"incast\","
+		  "\"thresholds\":"
+		  "{\"failed\":[\"N=4: goodput 1 < 2\"]}}]}",
+		  "FAIL" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"incast\","
+		  "\"thresholds\":"
+		  "{\"failed\":[]}}]}",
+		  "PASS" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"incast\","
+		  "\"thresholds\":"
+		  "null}]}",
+		  "INFO" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *d = json_loads(cases[i].doc, 0, NULL);
+
+		cr_assert_not_null(d, "case %zu", i);
+		cr_expect_str_eq(ix_doc_verdict(d), cases[i].verdict, "case %zu", i);
+		json_decref(d);
+	}
+}
+
 Test(incast, largest_fan_in_and_worst_step)
 {
 	json_t *r = parse("[{\"steps\":[{\"goodput_bps\":9e9,\"stalled_rounds\":0,\"jain\":0.99},"

@@ -84,7 +84,8 @@ static void rich_mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct ix
 {
 	mesh(r, cells, nodes, errs, sus);
 	errs[1] = "agent n2 stopped answering";
-	cells[2 * 3 + 0] = (struct ix_cell){ 8e9, 25000, 31000, IX_CELL_OK, IX_BAD_LAT, 0, 0 };
+	cells[2 * 3 + 0] =
+		(struct ix_cell){ 8e9, 25000, 31000, IX_CELL_OK, IX_BAD_LAT, 0, 0, 0, 0 };
 	r->findings.bad_pairs = 2;
 	r->findings.lat_pairs = 3;
 	nodes[0] = (struct ix_mesh_node){
@@ -222,6 +223,71 @@ Test(mesh, saved_text_is_the_live_text)
 	json_decref(doc);
 }
 
+/* A pair measured at 0 and a pair with no round trip back: written as 0
+ * and null, counted, bad, shown as such, and read back as they were. */
+Test(mesh, a_dead_pair_is_measured_at_zero_everywhere)
+{
+	struct ix_mesh_result r;
+	struct ix_cell cells[9];
+	struct ix_mesh_node nodes[3];
+	char *errs[3] = { NULL, NULL, NULL };
+	uint32_t sus[1];
+	struct ix_mesh_saved s;
+	struct ix_err err = { 0 };
+	json_t *doc, *m;
+	char *live, *saved;
+
+	mesh(&r, cells, nodes, errs, sus);
+	cells[0 * 3 + 1].bw_bps = 0;
+	cells[0 * 3 + 1].bw_zero = 1;
+	cells[0 * 3 + 2].lat_p50_ns = cells[0 * 3 + 2].lat_p99_ns = 0;
+	cells[0 * 3 + 2].lat_lost = 1;
+	r.params.rules.min_bw_bps = 2e9;
+	cr_assert_eq(ix_mesh_analyze(cells, 3, &r.params.rules, &r.findings), 0);
+	nodes[0].bw_out_bps = 0;
+	nodes[0].have_bw_out = true;
+	live = text_of_mesh(&r, NULL, 0);
+	doc = saved_mesh(&r);
+	m = json_object_get(doc, "matrix");
+	cr_assert(
+		json_is_number(json_array_get(json_array_get(json_object_get(m, "bw_bps"), 0), 1)));
+	cr_assert_eq(json_number_value(
+			     json_array_get(json_array_get(json_object_get(m, "bw_bps"), 0), 1)),
+		     0);
+	cr_assert(json_is_null(
+		json_array_get(json_array_get(json_object_get(m, "lat_p50_ns"), 0), 2)));
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "pairs"), "zero")), 1);
+	cr_assert_eq(json_integer_value(json_object_get(json_object_get(doc, "pairs"), "lost")), 1);
+	cr_assert_eq(
+		json_number_value(json_object_get(
+			json_object_get(json_object_get(doc, "params"), "rules"), "min_bw_bps")),
+		2e9);
+	cr_assert(json_is_number(json_object_get(json_array_get(json_object_get(doc, "nodes"), 0),
+						 "bw_out_bps")),
+		  "a node whose pairs moved nothing sends at 0, not null");
+	cr_assert_eq(ix_json_read_mesh(doc, &s, &err), 0, "%s", err.msg);
+	cr_assert(s.r.cells[0 * 3 + 1].bw_zero);
+	cr_assert(s.r.cells[0 * 3 + 2].lat_lost);
+	cr_assert_eq(s.r.cells[0 * 3 + 1].bad, IX_BAD_BW);
+	cr_assert_eq(s.r.cells[0 * 3 + 2].bad & IX_BAD_LAT, IX_BAD_LAT);
+	cr_assert_eq(s.r.findings.zero_pairs, 1);
+	cr_assert_eq(s.r.findings.lost_pairs, 1);
+	saved = text_of_mesh(&s.r, (const char *const *)s.reasons, s.r.findings.bad_pairs);
+	cr_assert_str_eq(saved, live);
+	cr_assert_not_null(strstr(saved, "\n0             .      0.00*"), "%s", saved);
+	cr_assert_not_null(strstr(saved, "lost*"), "%s", saved);
+	cr_assert_not_null(strstr(saved, "n1:5301 -> n2:5301  the bandwidth test ran and moved "
+					 "nothing (0 bit/s)"),
+			   "%s", saved);
+	cr_assert_not_null(strstr(saved, "1 pair(s) measured at 0"), "%s", saved);
+	cr_assert_not_null(strstr(saved, "Absolute limits: bad below 2.00 Gbit/s."), "%s", saved);
+	free(r.findings.suspects);
+	free(live);
+	free(saved);
+	ix_mesh_saved_free(&s);
+	json_decref(doc);
+}
+
 Test(mesh, saved_reasons_are_shown_as_written)
 {
 	struct ix_mesh_result r;
@@ -281,7 +347,7 @@ Test(mesh, hosts_of_every_form_read_back)
 	r.complete = false;
 	for (int i = 0; i < 16; i++)
 		cells[i].state = i % 5 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
-	cells[1] = (struct ix_cell){ 0, 7000, 9000, IX_CELL_OK, 0, 0, 0 };
+	cells[1] = (struct ix_cell){ 0, 7000, 9000, IX_CELL_OK, 0, 0, 0, 0, 0 };
 	doc = saved_mesh(&r);
 	cr_assert_eq(ix_json_read_mesh(doc, &s, &err), 0, "%s", err.msg);
 	for (uint32_t i = 0; i < 4; i++) {

@@ -27,15 +27,15 @@ static json_t *mesh_doc(bool done)
 	r.params.both_directions = true;
 	r.params.bw.path = "tcp";
 	r.params.lat.path = "tcp";
-	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0, 50 };
+	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0, 50, 0, 0 };
 	r.hosts = &hosts;
 	r.n = 3;
 	r.cells = cells;
 	r.nodes = nodes;
 	for (int i = 0; i < 9; i++)
 		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
-	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0 };
-	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0 };
+	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0, 0, 0 };
+	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0, 0, 0 };
 	cells[5] = (struct ix_cell){ .state = IX_CELL_FAILED };
 	r.findings = (struct ix_mesh_findings){
 		.bad_pairs = 1, .median_bw_bps = 5e9, .suspects = sus, .nsuspects = 1
@@ -74,6 +74,28 @@ Test(heat_state, round_trip)
 	cr_assert_eq(s.batches, 2);
 	cr_assert_eq(s.total, 6);
 	cr_assert_float_eq(s.elapsed_s, 4.5, 1e-9);
+	ix_heat_src_free(&s);
+	json_decref(doc);
+}
+
+/* A state file's pair measured at 0 and pair with no round trip back are
+ * read as measured, not as pending or empty. */
+Test(heat_state, a_dead_pair_reads_back_as_measured)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = mesh_doc(true);
+	json_t *mesh = json_array_get(json_object_get(doc, "results"), 0);
+	json_t *bw = json_object_get(json_object_get(mesh, "matrix"), "bw_bps");
+
+	json_array_set_new(json_array_get(bw, 0), 1, json_real(0));
+	json_array_append_new(json_object_get(json_object_get(mesh, "params"), "tests"),
+			      json_string("lat"));
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert(s.cells[1].bw_zero, "0 is a figure, not 'not measured'");
+	cr_assert(s.cells[1].lat_lost, "an ok pair of a latency mesh without a latency");
+	cr_assert_not(s.cells[5].lat_lost, "a failed pair is failed, not lost");
+	cr_assert_not(s.cells[0].lat_lost, "the diagonal");
 	ix_heat_src_free(&s);
 	json_decref(doc);
 }

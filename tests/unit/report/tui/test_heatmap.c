@@ -26,10 +26,9 @@ static void src_uniform(struct ix_heat_src *s, uint32_t n)
 		for (uint32_t b = 0; b < n; b++)
 			s->cells[(size_t)a * n + b] =
 				a == b ? (struct ix_cell){ .state = IX_CELL_NONE }
-				       : (struct ix_cell){
-						 10e9f, 10000, 12000, IX_CELL_OK, 0, 0, 0
-					 };
-	s->rules = (struct ix_mesh_rules){ 0.7, 2.0, 50 };
+				       : (struct ix_cell){ 10e9f, 10000, 12000, IX_CELL_OK, 0,
+							   0,     0,     0,     0 };
+	s->rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	s->tests = IX_MESH_BW | IX_MESH_LAT;
 	s->both = true;
 }
@@ -88,6 +87,39 @@ Test(heatmap, block_shows_the_worst)
 	ix_heat_layout(&v, &s, 200, 50);
 	px = ix_heat_block(&v, &s, 0, 0);
 	cr_assert_eq(px.level, 2);
+	ix_heat_src_free(&s);
+}
+
+/* A pair measured at 0, or whose latency test got no round trip back, is
+ * a value at the worst level, never an empty cell. */
+Test(heatmap, a_dead_pair_is_the_worst_value)
+{
+	struct ix_heat_src s;
+	struct ix_heat_view v = { .levels = 10 };
+	struct ix_heat_px px;
+	char buf[256];
+
+	src_uniform(&s, 4);
+	at(&s, 0, 1)->bw_bps = 0;
+	at(&s, 0, 1)->bw_zero = 1;
+	at(&s, 0, 1)->lat_p50_ns = at(&s, 0, 1)->lat_p99_ns = 0;
+	at(&s, 0, 1)->lat_lost = 1;
+	ix_heat_layout(&v, &s, 200, 50);
+	cr_assert_eq(v.block, 1);
+	px = ix_heat_block(&v, &s, 0, 1);
+	cr_assert_eq(px.kind, IX_HEAT_VALUE);
+	cr_assert_eq(px.level, 0);
+	cr_assert_eq(v.scale_max, 10e9f, "the scale is the best pair's");
+	v.cur_row = 0;
+	v.cur_col = 1;
+	ix_heat_cursor_text(&v, &s, buf, sizeof(buf));
+	cr_assert(strstr(buf, "h0 -> h1: 0.00 bit/s  p50 lost"), "%s", buf);
+	v.metric = IX_HEAT_LAT;
+	ix_heat_layout(&v, &s, 200, 50);
+	px = ix_heat_block(&v, &s, 0, 1);
+	cr_assert_eq(px.kind, IX_HEAT_VALUE);
+	cr_assert_eq(px.level, 0);
+	cr_assert_eq(v.scale_max, 10000, "a lost pair does not set the scale");
 	ix_heat_src_free(&s);
 }
 

@@ -1,0 +1,81 @@
+/* The summary of an 'ixperf run' document: a line per check with its
+ * verdict and headline, a line per expectation, the errors, the
+ * topology's findings and the run's verdict. It renders the document (the
+ * checks' figures are judged JSON), as the run's HTML report does. */
+#include "config.h"
+
+#include <string.h>
+
+#include "report/text/text.h"
+
+static void fmt_value(double v, const char *unit, const struct ix_unit_choice *u, char *buf,
+		      size_t len)
+{
+	if (unit && !strcmp(unit, "ns"))
+		ix_fmt_ns(v, buf, len);
+	else if (unit && !strcmp(unit, "bit/s"))
+		ix_fmt_rate(v, u, buf, len);
+	else if (unit && !strcmp(unit, "%"))
+		snprintf(buf, len, "%.3g%%", v);
+	else
+		snprintf(buf, len, "%.4g", v);
+}
+
+void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u)
+{
+	json_t *c;
+	size_t i;
+
+	fprintf(f, "ixperf run: %s\n", json_string_value(json_object_get(run, "name")));
+	json_array_foreach(json_object_get(run, "checks"), i, c)
+	{
+		json_t *h = json_object_get(c, "headline"), *e, *r;
+		char val[48] = "-";
+		size_t k, j;
+
+		if (json_is_number(json_object_get(h, "value")))
+			fmt_value(json_number_value(json_object_get(h, "value")),
+				  json_string_value(json_object_get(h, "unit")), u, val,
+				  sizeof(val));
+		fprintf(f, "  %-5s %-24s %-6s %s %s\n",
+			json_string_value(json_object_get(c, "verdict")),
+			json_string_value(json_object_get(c, "name")),
+			json_string_value(json_object_get(c, "probe")),
+			json_string_value(json_object_get(h, "name")), val);
+		json_array_foreach(json_object_get(c, "expectations"), k, e)
+		{
+			json_t *m = json_object_get(e, "measured");
+			char got[48] = "not measured";
+
+			if (json_is_number(m))
+				fmt_value(json_number_value(m),
+					  json_string_value(json_object_get(e, "unit")), u, got,
+					  sizeof(got));
+			fprintf(f, "          %-4s %s = %s: %s\n",
+				json_is_true(json_object_get(e, "pass")) ? "ok" : "FAIL",
+				json_string_value(json_object_get(e, "key")),
+				json_string_value(json_object_get(e, "text")), got);
+			json_array_foreach(json_object_get(e, "regressed"), j, r)
+			{
+				fprintf(f, "               %s\n", json_string_value(r) ?: "?");
+			}
+		}
+		if (json_is_string(json_object_get(c, "error")))
+			fprintf(f, "          %s\n",
+				json_string_value(json_object_get(c, "error")));
+		if (!strcmp(json_string_value(json_object_get(c, "verdict")), "ERROR") &&
+		    !strcmp(json_string_value(json_object_get(c, "judged")) ?: "", "FAIL"))
+			fprintf(f, "          and over what was measured, a threshold FAILED\n");
+	}
+	json_array_foreach(json_object_get(json_object_get(run, "topology"), "findings"), i, c)
+	{
+		if (!i)
+			fprintf(f, "Topology (ixperf topo):\n");
+		fprintf(f, "  %-5s %s\n",
+			strcmp(json_string_value(json_object_get(c, "severity")), "error")
+				? "WARN"
+				: "ERROR",
+			json_string_value(json_object_get(c, "message")));
+	}
+	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
+}
