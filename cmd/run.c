@@ -30,6 +30,7 @@
 #include "report/doc/verdict.h"
 #include "report/fmt/output.h"
 #include "report/json/json.h"
+#include "report/json/read.h"
 #include "report/post/post.h"
 #include "report/text/text.h"
 
@@ -711,7 +712,13 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
 	} else {
-		ix_text_run(stdout, run, &units);
+		struct ix_fleet_result fr;
+		struct ix_err ferr = { 0 };
+		bool have = ix_json_read_fleet(json_object_get(run, "fleet"), &fr, &ferr) == 0;
+
+		ix_text_run(stdout, run, have ? &fr : NULL, &units);
+		if (have)
+			ix_fleet_free(&fr);
 		if (tasks_line[0])
 			printf("%s\n", tasks_line);
 		printf("Result: %s\n", path);

@@ -21,7 +21,8 @@ static void fmt_value(double v, const char *unit, const struct ix_unit_choice *u
 		snprintf(buf, len, "%.4g", v);
 }
 
-void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u)
+void ix_text_run(FILE *f, json_t *run, const struct ix_fleet_result *fleet,
+		 const struct ix_unit_choice *u)
 {
 	json_t *c;
 	size_t i;
@@ -77,5 +78,7 @@ void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u)
 				: "ERROR",
 			json_string_value(json_object_get(c, "message")));
 	}
+	if (fleet)
+		ix_text_fleet(f, fleet);
 	fprintf(f, "Verdict: %s\n", json_string_value(json_object_get(run, "verdict")));
 }

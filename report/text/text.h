@@ -91,8 +91,10 @@ void ix_text_wire(FILE *f, const struct ix_wire_figures *w);
 /* The summary of a run (the "run" result of an 'ixperf run' document):
  * each check's verdict and headline, each expectation as ok or FAIL with
  * its figure, errors (and, for a check that errored, whether a threshold
- * failed over what was measured), the topology's findings, the verdict. */
-void ix_text_run(FILE *f, json_t *run, const struct ix_unit_choice *u);
+ * failed over what was measured), the topology's findings, every node's
+ * inventory with the odd ones out (fleet, NULL: none gathered), the verdict. */
+void ix_text_run(FILE *f, json_t *run, const struct ix_fleet_result *fleet,
+		 const struct ix_unit_choice *u);
 /* Its RDMA transport analysis (wire_rdma.c). */
 void ix_text_wire_rdma(FILE *f, const struct ix_wire_rdma *r);
 

@@ -19,7 +19,7 @@ static char *summary_of(const char *run_json)
 
 	cr_assert_not_null(run, "%s", run_json);
 	cr_assert_not_null(f);
-	ix_text_run(f, run, &u);
+	ix_text_run(f, run, NULL, &u);
 	fclose(f);
 	json_decref(run);
 	return buf;
