@@ -44,7 +44,8 @@ static void agent_child(int wfd, const char *bind)
 				       .max_conns = 256,
 				       .limits = { .max_duration_s = 3600, .max_streams = 128 },
 				       .handshake_s = 5,
-				       .idle_s = 3600 };
+				       .idle_s = 3600,
+				       .rdma_gpu = -1 }; /* RDMA buffers in host memory */
 	struct ix_agent a;
 	struct ix_err err = { 0 };
 	struct sigaction sa = { .sa_handler = on_term };

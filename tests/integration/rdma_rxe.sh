@@ -5,9 +5,11 @@
 #   One VM, one rxe device used by both ends: every operation (write,
 #   read, send, write with immediate), bandwidth and latency, iterations
 #   and duration modes, several QPs, --bidir, size sweeps, the GID chosen
-#   and why, the port's counters, and an agent killed mid-test.
+#   and why, the port's counters, an agent killed mid-test, and the
+#   default plan of ixperf run, whose RDMA checks run where a device is.
 #   Three VMs on one network, each a host with its own rxe device: a test
-#   between two hosts, mesh and incast over RDMA.
+#   between two hosts, mesh and incast over RDMA, and a plan of them all run
+#   by ixperf run (passing, then failing a threshold soft-RoCE cannot meet).
 #   Two VMs behind a congested port (a tbf on the bridge): the loss seen in
 #   both ends' hw_counters, in a test's result and in the mesh's bad pair.
 # The kernel package comes from Debian's registry when the test runs
@@ -83,6 +85,11 @@ j lat-sweep lat --path rdma --op send -a -s 4Ki -n 200 $H
 j options bw --path rdma --op send --iters 500 -s 16Ki --mtu 1024 --gid-index 1 \
 	--tc 32 --sl 1 --ib-dev rxe0 --ib-port 1 --tx-depth 32 --rx-depth 64 --cq-mod 8 --qps 2 $H
 j inline lat --path rdma --op send -s 64 --inline 64 --gid-type v2-ipv4 -n 500 $H
+# The default plan on a machine with an RDMA device: its RDMA checks run
+# (towards an agent it starts on the address of the RoCE GID), and the
+# topology check with them.
+timeout 600 "$X" run -d "$O/default-run" >"$O/default-run.txt" 2>"$O/default-run.err"
+echo $? >"$O/default-run.rc"
 timeout 60 "$X" bw --path rdma --op send -t 1 -w 0.3 $H >"$O/text.out" 2>&1
 echo $? >"$O/text.rc"
 # An agent killed mid-test: the client ends, bounded, with what it measured.
@@ -178,6 +185,21 @@ for n in write-bw send-bw; do
 	jt "$n" "[$R.counters.local, $R.counters.remote] | all(.rdma == \"rxe0/1\" and .iface == \"eth0\"
 		and (.sources | index(\"hw_counters\") != null and index(\"netdev\") != null))"
 done
+sed 's/^/# default plan: /' "$O/default-run.txt" "$O/default-run.err"
+# Its loopback thresholds are fixed figures that emulated CPUs may miss: a
+# verdict (0, or 4) is what it must reach, never an error or a skip.
+check "default plan with an RDMA device: a verdict (exit 0 or 4)" \
+	bash -c "[ \"\$(cat '$O/default-run.rc')\" = 0 ] || [ \"\$(cat '$O/default-run.rc')\" = 4 ]"
+def_doc=$(ls "$O"/default-run/ixperf-run-*.json 2>/dev/null | head -n 1)
+schema_check "$def_doc"
+check "default plan with an RDMA device: rdma-bw and rdma-lat ran on rxe0 and were judged" jq -e \
+	'[.results[0].checks[] | select(.name | test("^rdma-")) | (.verdict == "PASS" or .verdict == "FAIL")
+	and .results[0].local.device == "rxe0" and .headline.value > 0
+	and (.results[0].kind | IN("rdma_bw", "rdma_lat"))] | length == 2 and all' "$def_doc"
+check "default plan with an RDMA device: their agent listens on the GID's address" jq -e \
+	'[.results[0].checks[] | select(.name | test("^rdma-")) | .hosts[0] | startswith("10.77.0.1:")] | all' "$def_doc"
+check "default plan with an RDMA device: the topology check ran (not skipped)" jq -e \
+	'.results[0].checks[] | select(.name == "topology") | .verdict == "PASS" or .verdict == "FAIL"' "$def_doc"
 check "text: the exit status is 0" test "$(cat "$O/text.rc")" = 0
 check "text: perftest's columns" grep -q '#bytes     #iterations  BW peak\[Gb/s\]' "$O/text.out"
 check "text: the GID and why" grep -q 'GID 1 .*: RoCE v2 GID 1 holds 10.77.0.1' "$O/text.out"
