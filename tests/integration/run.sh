@@ -194,15 +194,27 @@ fi
 if [ -n "${IX_FAKECUDA:-}" ] && [ -f "$IX_FAKECUDA" ]; then
 	plan gpusim "[copies]\nprobe = gpu\nbackend = cuda\nlib = $IX_FAKECUDA\ntests = host_to_device_memcpy_ce,device_local_copy,host_device_latency_sm\nsize = 4Mi\niters = 2\nsamples = 1\nmin_bw = 1bit\nmin_bw = 0.0001%hbm\nmax_lat = 1h\n[link]\nprobe = gpu\nbackend = cuda\nlib = $IX_FAKECUDA\ntests = pcie\nsize = 4Mi\niters = 2\nsamples = 1\nmin_bw = 50%link\n[fast]\nprobe = gpu\nbackend = cuda\nlib = $IX_FAKECUDA\ntests = device_local_copy\nsize = 4Mi\niters = 2\nsamples = 1\nmin_bw = 1000Tbit\n"
 	"$IXPERF" run -J -d "$J/out10" "$J/gpusim.ini" >"$J/gpusim.json" 2>"$J/gpusim.err"
-	check "gpu, simulated: the run ends in an ERROR (exit 1): the fake GPUs have no PCIe link here" test "$?" = 1
+	rc=$?
+	# The fake GPUs' bus IDs (fakecuda.c) name no PCI function in this
+	# machine's sysfs, unless a real device sits there.
+	nolink=yes
+	for b in 0000:1a:00.0 0000:3b:00.0; do
+		[ -e "/sys/bus/pci/devices/$b" ] && nolink=
+	done
 	schema_check "$J/gpusim.json"
 	check "gpu, simulated: rate, share of HBM and latency judged on the measured cells (PASS)" jq_true "$J/gpusim.json" \
 		'.results[0].checks[0] | .verdict == "PASS" and ([.expectations[].measured | . > 0] | all)
 		and .results[0].kind == "gpu" and ([.results[0].tests[].name] ==
 		["host_to_device_memcpy_ce", "device_local_copy", "host_device_latency_sm"])'
-	check "gpu, simulated: a share of a PCIe link sysfs does not show is an ERROR, not a pass" jq_true "$J/gpusim.json" \
-		'.results[0].checks[1] | .verdict == "ERROR" and .expectations[0].measured == null
-		and (.error | test("min_bw = 50%link"))'
+	if [ -n "$nolink" ]; then
+		check "gpu, simulated: the run ends in an ERROR (exit 1): the fake GPUs have no PCIe link here" test "$rc" = 1
+		check "gpu, simulated: a share of a PCIe link sysfs does not show is an ERROR, not a pass" jq_true "$J/gpusim.json" \
+			'.results[0].checks[1] | .verdict == "ERROR" and .expectations[0].measured == null
+			and (.error | test("min_bw = 50%link"))'
+	else
+		check "gpu, simulated: a share of the PCIe link sysfs shows is judged" jq_true "$J/gpusim.json" \
+			'.results[0].checks[1] | (.verdict == "PASS" or .verdict == "FAIL") and .expectations[0].measured > 0'
+	fi
 	check "gpu, simulated: a rate above what was measured FAILs with the figure" jq_true "$J/gpusim.json" \
 		'.results[0].checks[2] | .verdict == "FAIL" and .expectations[0].measured > 0'
 fi
