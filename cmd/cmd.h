@@ -66,6 +66,18 @@ extern const struct ix_cmd_spec ix_gpu_spec;
  * --path pcie, the GPU options (--backend, --gpus, -s, -i, --samples, -w),
  * -J and -o, and reports errors as "ixperf bw". */
 int ix_gpu_cmd_pcie(int argc, char **argv, const struct ix_env *env);
+/* The GPU tests of a check of ixperf run (cmd/gpu.c), on this machine:
+ * tests, gpus, backend and lib as --test, --gpus, --backend and --lib take
+ * them (NULL: the defaults; size, iterations, samples 0: the defaults).
+ * *out: the gpu result object, also when a test failed (NULL when nothing
+ * ran). -1 with err: no backend (IX_EXIT_UNAVAILABLE, each tried and why),
+ * a test failed, or none of the tests can run here. */
+struct ix_gpu_req {
+	const char *tests, *gpus, *backend, *lib;
+	uint64_t size;
+	uint32_t iterations, samples;
+};
+int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *err);
 
 /* The HTML report of a document, with the run documents in history_dir
  * (NULL: none) that are older than it as trends (cmd/report.c). */

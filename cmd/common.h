@@ -168,9 +168,31 @@ struct ix_transport;
 struct ix_rdma_params;
 int ix_rdma_opts_fill(const struct ix_transport *tp, const char *op, uint64_t qps,
 		      uint64_t parallel, int kind, struct ix_rdma_params *p, struct ix_err *err);
+/* An RDMA test per size (bw, lat, and the checks of ixperf run): each on a
+ * fresh device (gpu >= 0: buffers in that GPU's memory), against the
+ * connected client cl, with params (msg_size set from sizes). each, when
+ * set, sees every result that measured as it ends. Returns 0, or -1 with
+ * err at the first failure; *done results of res hold figures (a failed
+ * one that measured included). */
+struct ix_client;
+struct ix_rdma_result;
+struct ix_rdma_how {
+	const char *dev; /* NULL: the one on the route to the agent */
+	unsigned port;   /* 0: its first ACTIVE one */
+	int gpu;         /* -1: host memory */
+	void (*each)(void *arg, size_t i, const struct ix_rdma_result *r);
+	void *arg;
+};
+int ix_rdma_run_sizes(struct ix_client *cl, const struct ix_rdma_params *params,
+		      const struct ix_rdma_how *how, const uint64_t *sizes, size_t n,
+		      struct ix_rdma_result *res, size_t *done, struct ix_err *err);
 /* IXPERF_RDMA_TIMEOUT, where set: the seconds (0.1 to 3600) an RDMA
  * test's end waits without any completion (ix_rdma_set_stall_timeout_ns). */
 int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err);
+/* ixperf gpu's --test and --gpus lists (into sel[IX_GPU_MAX_TESTS], a
+ * mask of GPU indexes); IX_EXIT_USAGE naming the option. */
+int ix_gpu_select_tests(const char *list, bool *sel, struct ix_err *err);
+int ix_gpu_parse_list(const char *list, uint64_t *mask, struct ix_err *err);
 /* A GPU index (0 to 63) of option name. */
 int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err);
 /* The first --path rdma option set, or NULL (for other paths' checks). */

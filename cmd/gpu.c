@@ -2,7 +2,6 @@
  * either vendor's GPUs, from one binary; and the PCIe path of ixperf bw. */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <spawn.h>
@@ -105,106 +104,13 @@ static const struct ix_cmd_spec pcie_spec = {
 	.epilog = "The host <-> GPU tests of ixperf gpu (--test pcie); see ixperf-gpu(1).\n",
 };
 
-/* Whether test t is in group g; -1 when g is not a group. */
-static int in_group(const struct ix_gpu_test *t, const char *g)
-{
-	bool lat = t->kind == IX_GPU_T_LAT_HOST || t->kind == IX_GPU_T_LAT_PEER;
-
-	if (strcmp(g, "all") == 0)
-		return 1;
-	if (strcmp(g, "bandwidth") == 0)
-		return !lat;
-	if (strcmp(g, "latency") == 0)
-		return lat;
-	if (strcmp(g, "pcie") == 0)
-		return t->kind == IX_GPU_T_HOST;
-	return -1;
-}
-
-/* A comma list of test names and groups into sel. */
-static int select_tests(const char *list, bool sel[IX_GPU_MAX_TESTS], struct ix_err *err)
-{
-	const struct ix_gpu_test *t;
-	size_t n = ix_gpu_tests(&t);
-	const char *p = list;
-
-	memset(sel, 0, IX_GPU_MAX_TESTS * sizeof(*sel));
-	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char name[64];
-		int k;
-
-		if (len == 0 || len >= sizeof(name))
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "invalid value for --test: '%s' is not a list of tests",
-				       list);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (in_group(&t[0], name) >= 0) {
-			for (size_t i = 0; i < n; i++)
-				sel[i] |= in_group(&t[i], name) == 1;
-		} else if ((k = ix_gpu_test_find(name)) >= 0) {
-			sel[k] = true;
-		} else {
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "invalid value for --test: unknown test '%s' ('ixperf gpu "
-				       "list' shows them)",
-				       name);
-		}
-		if (!end)
-			return 0;
-		p = end + 1;
-	}
-}
-
-static int dev_num(const char **s, unsigned *v)
-{
-	unsigned x = 0;
-
-	if (!isdigit((unsigned char)**s))
-		return -1;
-	for (; isdigit((unsigned char)**s); (*s)++)
-		if ((x = x * 10 + (unsigned)(**s - '0')) >= IX_GPU_MAX_DEVICES)
-			return -1;
-	*v = x;
-	return 0;
-}
-
-/* "0,2,4-7" into a mask of device indexes. */
-static int parse_gpus(const char *list, uint64_t *mask, struct ix_err *err)
-{
-	const char *s = list;
-
-	*mask = 0;
-	while (*s) {
-		unsigned a, b;
-
-		if (dev_num(&s, &a) < 0)
-			break;
-		b = a;
-		if (*s == '-' && (s++, dev_num(&s, &b) < 0 || b < a))
-			break;
-		for (unsigned k = a; k <= b; k++)
-			*mask |= 1ull << k;
-		if (!*s)
-			return 0;
-		if (*s++ != ',' || !*s)
-			break;
-	}
-	return ix_fail(err, IX_EXIT_USAGE,
-		       "invalid value for --gpus: '%s' is not a list of GPU indexes 0-%d, such "
-		       "as 0,2-3",
-		       list, IX_GPU_MAX_DEVICES - 1);
-}
-
 /* The parameters from the options; sel: the tests chosen. */
 static int params(const struct gpu_opts *o, const bool *sel, struct ix_gpu_params *p,
 		  struct ix_err *err)
 {
 	ix_gpu_params_default(p);
 	memcpy(p->tests, sel, sizeof(p->tests));
-	if (o->gpus && parse_gpus(o->gpus, &p->gpus, err) < 0)
+	if (o->gpus && ix_gpu_parse_list(o->gpus, &p->gpus, err) < 0)
 		return -1;
 	if (o->backend && !ix_gpu_backend_find(o->backend))
 		return ix_fail(err, IX_EXIT_USAGE,
@@ -283,6 +189,46 @@ static int ipc_child(const struct gpu_opts *o)
 	return rc < 0 ? ix_report_error("gpu", &err) : IX_EXIT_OK;
 }
 
+/* The inventory of the open backend c, and the IPC test's second process
+ * (ch, filled here) in p. */
+static int inventory_of(struct ix_gpu_ctx *c, struct ix_gpu_params *p, struct child *ch,
+			struct ix_gpu_result *r, struct ix_err *err)
+{
+	if (ix_gpu_inventory(c, "", p->gpus, r, err) < 0) {
+		if (err->code == IX_EXIT_USAGE)
+			ix_fail_prefix(err, "invalid value for --gpus");
+		return -1;
+	}
+	ch->backend = c->be->name;
+	p->ipc.start = start_child;
+	p->ipc.arg = ch;
+	return 0;
+}
+
+/* A run that measured: a failed test (its figures kept), or every test
+ * skipped, is an error. */
+static int outcome(const struct ix_gpu_result *r, struct ix_err *err)
+{
+	size_t skipped = 0;
+
+	for (size_t i = 0; i < r->nmeas; i++)
+		skipped += r->meas[i].status == IX_GPU_SKIPPED;
+	if (!r->complete)
+		return ix_fail(err, IX_EXIT_FAIL, "%s", r->error);
+	if (r->nmeas && skipped == r->nmeas)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE, "no selected test can run here: %s",
+			       r->meas[0].reason);
+	return 0;
+}
+
+static void release(struct ix_gpu_ctx *c, struct ix_gpu_result *r)
+{
+	ix_gpu_result_free(r);
+	ix_gpu_close(c);
+	free(r);
+	free(c);
+}
+
 /* Open the backend, take the inventory, run (unless only the inventory is
  * asked for), render. name: the command errors are reported as. */
 static int gpu_run(const struct gpu_opts *o, struct ix_gpu_params *p, bool inventory,
@@ -293,7 +239,6 @@ static int gpu_run(const struct gpu_opts *o, struct ix_gpu_params *p, bool inven
 	struct ix_err err = { 0 };
 	struct ix_sink sink;
 	struct child ch = { NULL, o->lib };
-	size_t skipped = 0;
 	int rc = IX_EXIT_OK;
 
 	if (!c || !r) {
@@ -306,16 +251,10 @@ static int gpu_run(const struct gpu_opts *o, struct ix_gpu_params *p, bool inven
 		free(r);
 		return ix_report_error(name, &err);
 	}
-	if (ix_gpu_inventory(c, "", p->gpus, r, &err) < 0 ||
-	    ix_sink_open(&sink, o->output, &err) < 0) {
-		if (err.code == IX_EXIT_USAGE)
-			ix_fail_prefix(&err, "invalid value for --gpus");
+	if (inventory_of(c, p, &ch, r, &err) < 0 || ix_sink_open(&sink, o->output, &err) < 0) {
 		rc = ix_report_error(name, &err);
 		goto out;
 	}
-	ch.backend = c->be->name;
-	p->ipc.start = start_child;
-	p->ipc.arg = &ch;
 	if (!inventory && ix_gpu_bench_run(c, p, r, &err) < 0) {
 		rc = ix_report_error(name, &err);
 		if (sink.path) { /* nothing to write */
@@ -330,23 +269,12 @@ static int gpu_run(const struct gpu_opts *o, struct ix_gpu_params *p, bool inven
 							 r->complete ? NULL : r->error));
 	else
 		ix_text_gpu(sink.f, r);
-	for (size_t i = 0; i < r->nmeas; i++)
-		skipped += r->meas[i].status == IX_GPU_SKIPPED;
-	if (rc == IX_EXIT_OK && !r->complete) {
-		fprintf(stderr, "ixperf %s: %s\n", name, r->error);
-		rc = IX_EXIT_FAIL;
-	} else if (rc == IX_EXIT_OK && r->nmeas && skipped == r->nmeas) {
-		fprintf(stderr, "ixperf %s: no selected test can run here: %s\n", name,
-			r->meas[0].reason);
-		rc = IX_EXIT_UNAVAILABLE;
-	}
+	if (rc == IX_EXIT_OK && outcome(r, &err) < 0)
+		rc = ix_report_error(name, &err);
 	if (ix_sink_commit(&sink, &err) < 0)
 		rc = ix_report_error(name, &err);
 out:
-	ix_gpu_result_free(r);
-	ix_gpu_close(c);
-	free(r);
-	free(c);
+	release(c, r);
 	return rc;
 }
 
@@ -385,9 +313,9 @@ int cmd_gpu(int argc, char **argv, const struct ix_env *env)
 			"'%s' is not a subcommand (run, bandwidth, latency, inventory, list)", sub);
 		return ix_report_error("gpu", &err);
 	}
-	if (select_tests(o.tests ? o.tests : "all", sel, &err) < 0 ||
-	    select_tests(strcmp(sub, "run") && strcmp(sub, "inventory") ? sub : "all", group,
-			 &err) < 0)
+	if (ix_gpu_select_tests(o.tests ? o.tests : "all", sel, &err) < 0 ||
+	    ix_gpu_select_tests(strcmp(sub, "run") && strcmp(sub, "inventory") ? sub : "all", group,
+				&err) < 0)
 		return ix_report_error("gpu", &err);
 	for (size_t i = 0; i < IX_GPU_MAX_TESTS; i++)
 		any |= (sel[i] &= group[i]);
@@ -420,7 +348,48 @@ int ix_gpu_cmd_pcie(int argc, char **argv, const struct ix_env *env)
 		ix_fail(&err, IX_EXIT_USAGE,
 			"--path pcie measures this host's GPUs: unexpected argument '%s'",
 			argv[pos]);
-	if (err.msg[0] || select_tests("pcie", sel, &err) < 0 || params(&o, sel, &p, &err) < 0)
+	if (err.msg[0] || ix_gpu_select_tests("pcie", sel, &err) < 0 ||
+	    params(&o, sel, &p, &err) < 0)
 		return ix_report_error("bw", &err);
 	return gpu_run(&o, &p, false, "bw", env);
+}
+
+int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *err)
+{
+	struct gpu_opts o = { .backend = q->backend,
+			      .lib = q->lib,
+			      .gpus = q->gpus,
+			      .size = q->size,
+			      .iterations = q->iterations ? q->iterations : UNSET,
+			      .samples = q->samples ? q->samples : UNSET,
+			      .warmup = UNSET,
+			      .hops = UNSET };
+	struct ix_gpu_ctx *c = calloc(1, sizeof(*c));
+	struct ix_gpu_result *r = calloc(1, sizeof(*r));
+	struct child ch = { NULL, o.lib };
+	struct ix_gpu_params p;
+	bool sel[IX_GPU_MAX_TESTS];
+	int rc = -1;
+
+	*out = NULL;
+	if (!c || !r) {
+		free(c);
+		free(r);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	if (ix_gpu_select_tests(q->tests ? q->tests : "all", sel, err) < 0 ||
+	    params(&o, sel, &p, err) < 0 || ix_gpu_open(c, o.backend, o.lib, err) < 0) {
+		free(c);
+		free(r);
+		return -1;
+	}
+	if (inventory_of(c, &p, &ch, r, err) < 0)
+		goto out;
+	rc = ix_gpu_bench_run(c, &p, r, err);
+	*out = ix_json_gpu(r);
+	if (rc == 0)
+		rc = outcome(r, err);
+out:
+	release(c, r);
+	return rc;
 }

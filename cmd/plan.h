@@ -15,13 +15,39 @@
 #include "probes/cluster/multi.h"
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
+#include "probes/rdma/setup.h"
 
 #define IX_PLAN_MAX_CHECKS    256
 #define IX_PLAN_MAX_EXPECT    16
 #define IX_PLAN_MAX_SIZES     32
 #define IX_PLAN_MAX_REGRESSED 50 /* nodes and pairs named past max_pair_regression */
 
-enum ix_check_probe { IX_CHECK_BW, IX_CHECK_LAT, IX_CHECK_MESH, IX_CHECK_INCAST };
+enum ix_check_probe {
+	IX_CHECK_BW,
+	IX_CHECK_LAT,
+	IX_CHECK_MESH,
+	IX_CHECK_INCAST,
+	IX_CHECK_GPU,  /* the GPU tests of ixperf gpu, on this machine */
+	IX_CHECK_TOPO, /* ixperf topo's reading and findings, of this machine */
+};
+#define IX_CHECK_PROBES 6
+
+/* What a check needs of this machine (requires = rdma,gpu): a check whose
+ * need is not met is a SKIP with its reason, never run, never a pass. */
+#define IX_NEED_RDMA 1u
+#define IX_NEED_GPU  2u
+
+/* The GPU of an RDMA test's buffers: none, or the one nearest the NIC. */
+#define IX_PLAN_GPU_NONE (-1)
+#define IX_PLAN_GPU_AUTO (-2)
+
+/* What a share-of limit of a GPU check is a share of. */
+enum ix_expect_ref {
+	IX_REF_NONE,
+	IX_REF_LINE, /* the link rate towards the check's first host (%line) */
+	IX_REF_LINK, /* a GPU test's PCIe link (%link) */
+	IX_REF_HBM,  /* a GPU's memory bandwidth (%hbm) */
+};
 
 /* What a figure must satisfy. */
 enum ix_expect_kind {
@@ -38,7 +64,8 @@ struct ix_expect {
 	const char *unit;   /* bit/s, ns, %, "" */
 	double limit;
 	bool line_relative; /* limit is a fraction of the link's rate */
-	int line;           /* in the plan file */
+	enum ix_expect_ref ref;
+	int line; /* in the plan file */
 };
 
 struct ix_check {
@@ -54,6 +81,27 @@ struct ix_check {
 	struct ix_mesh_params mesh;
 	struct ix_incast_params incast;
 	uint32_t sweep[64];
+	unsigned needs; /* IX_NEED_* */
+	/* path = rdma: the test's parameters (bw, lat; op, qps and the
+	 * fabric's into mesh.rdma and incast.rdma too), the local device and
+	 * the GPU of the buffers (bw, lat). */
+	struct ix_rdma_params rdma;
+	char ib_dev[64];
+	unsigned ib_port;
+	int gpu;
+	/* The first key that holds only for another path, for the message. */
+	char rdma_key[32], socket_key[32];
+	int rdma_key_line, socket_key_line;
+	/* probe = gpu: the tests (names and groups as ixperf gpu takes them),
+	 * the GPUs, the backend and library ("": the default). */
+	char gpu_tests[512];
+	char gpus[64];
+	char gpu_backend[16];
+	char gpu_lib[512];
+	uint64_t gpu_size;
+	uint32_t gpu_iterations, gpu_samples;
+	/* probe = topo: a saved sysfs tree ("": this machine's). */
+	char sysfs[512];
 	struct ix_expect expect[IX_PLAN_MAX_EXPECT];
 	uint32_t nexpect;
 };

@@ -171,6 +171,50 @@ static size_t sizes_of(const struct ix_client_opts *c, int kind, uint64_t *sizes
 	return ix_size_sweep(RDMA_SWEEP_MIN, c->size ? c->size : RDMA_SWEEP_MAX, sizes, cap);
 }
 
+int ix_rdma_run_sizes(struct ix_client *cl, const struct ix_rdma_params *params,
+		      const struct ix_rdma_how *how, const uint64_t *sizes, size_t n,
+		      struct ix_rdma_result *res, size_t *done, struct ix_err *err)
+{
+	struct ix_rdma_params p = *params;
+
+	*done = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct ix_rdma_dev dev;
+		int brc;
+
+		p.msg_size = sizes[i];
+		if (ix_rdma_hw_dev_new(&dev, NULL, how->gpu, err) < 0)
+			return -1;
+		brc = ix_rdma_client_run(cl, &dev, how->dev, how->port, &p, &res[i], err);
+		ix_rdma_hw_dev_free(&dev);
+		if (brc < 0 && res[i].path_mtu == 0) /* refused before any traffic */
+			return -1;
+		*done = i + 1;
+		if (how->each)
+			how->each(how->arg, i, &res[i]);
+		if (brc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The text rows of ixperf bw|lat --path rdma, one per size as it ends. */
+struct text_rows {
+	FILE *f;
+	const char *host;
+};
+
+static void text_row(void *arg, size_t i, const struct ix_rdma_result *r)
+{
+	const struct text_rows *t = arg;
+
+	if (i == 0) {
+		ix_text_rdma_begin(t->f, r, t->host);
+		ix_text_rdma_header(t->f, r);
+	}
+	ix_text_rdma_row(t->f, r);
+}
+
 int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix_rdma_cli *o,
 		int kind, bool bidir, uint64_t iters, const char *host, const struct ix_env *env)
 {
@@ -216,34 +260,15 @@ int ix_rdma_cmd(const char *cmd, const struct ix_client_opts *c, const struct ix
 			render_json(&sink, cmd, env, res, 0, rc, err.msg);
 		goto out;
 	}
-	for (size_t i = 0; i < nsizes; i++) {
-		struct ix_rdma_dev dev;
-		int brc;
+	{
+		struct ix_rdma_how how = { .dev = o->dev,
+					   .port = (unsigned)o->ib_port,
+					   .gpu = gpu,
+					   .each = c->json ? NULL : text_row,
+					   .arg = &(struct text_rows){ sink.f, host } };
 
-		p.msg_size = sizes[i];
-		if (ix_rdma_hw_dev_new(&dev, NULL, gpu, &err) < 0) {
+		if (ix_rdma_run_sizes(&cl, &p, &how, sizes, nsizes, res, &done, &err) < 0)
 			rc = ix_report_error(cmd, &err);
-			break;
-		}
-		brc = ix_rdma_client_run(&cl, &dev, o->dev, (unsigned)o->ib_port, &p, &res[i],
-					 &err);
-		ix_rdma_hw_dev_free(&dev);
-		if (brc < 0 && res[i].path_mtu == 0) { /* refused before any traffic */
-			rc = ix_report_error(cmd, &err);
-			break;
-		}
-		done = i + 1;
-		if (!c->json) {
-			if (i == 0) {
-				ix_text_rdma_begin(sink.f, &res[0], host);
-				ix_text_rdma_header(sink.f, &res[0]);
-			}
-			ix_text_rdma_row(sink.f, &res[i]);
-		}
-		if (brc < 0) {
-			rc = ix_report_error(cmd, &err);
-			break;
-		}
 	}
 	ix_client_close(&cl);
 	/* One capture covers the whole sweep: it goes with the last result. */

@@ -347,6 +347,10 @@ static void text_check(FILE *f, json_t *c, int w)
 		fprintf(f, "  %-5s  %-*s  %s %s\n", text, w, name, hname, val);
 	else
 		fprintf(f, "  %-5s  %s\n", text, name);
+	if (json_is_string(json_object_get(c, "reason"))) { /* a SKIP */
+		ix_text_safe(str_or(c, "reason", ""), text, sizeof(text));
+		fprintf(f, "         not run: %s\n", text);
+	}
 	if (json_is_string(json_object_get(c, "error"))) {
 		ix_text_safe(str_or(c, "error", ""), text, sizeof(text));
 		fprintf(f, "         error: %s\n", text);
@@ -389,7 +393,7 @@ static void text_run(FILE *f, const struct input *in)
 	json_t *run = json_array_get(json_object_get(in->doc, "results"), 0), *c;
 	json_t *checks = json_object_get(run, "checks");
 	char name[256], plan[512], host[256];
-	size_t i, counts[4] = { 0 };
+	size_t i, counts[5] = { 0 };
 	int w = 4;
 
 	ix_text_safe(str_or(run, "name", "?"), name, sizeof(name));
@@ -411,12 +415,15 @@ static void text_run(FILE *f, const struct input *in)
 		counts[strcmp(v, "PASS") == 0   ? 0
 		       : strcmp(v, "FAIL") == 0 ? 1
 		       : strcmp(v, "INFO") == 0 ? 3
+		       : strcmp(v, "SKIP") == 0 ? 4
 						: 2]++;
 	}
 	fprintf(f, "  %zu check%s: %zu passed, %zu failed, %zu errored", json_array_size(checks),
 		json_array_size(checks) == 1 ? "" : "s", counts[0], counts[1], counts[2]);
 	if (counts[3])
 		fprintf(f, ", %zu measured only (nothing expected)", counts[3]);
+	if (counts[4])
+		fprintf(f, ", %zu skipped (this machine lacks what they require)", counts[4]);
 	fputs("\n\n", f);
 	json_array_foreach(checks, i, c) text_check(f, c, w);
 	text_fleet(f, run);

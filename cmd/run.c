@@ -4,21 +4,17 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "cmd/launch.h"
 #include "cmd/plan.h"
-#include "probes/agent/agent.h"
+#include "cmd/run_local.h"
 #include "probes/cluster/coord.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
@@ -27,14 +23,14 @@
 #include "probes/host/inventory.h"
 #include "probes/host/topo_check.h"
 #include "probes/net/net.h"
+#include "probes/rdma/session.h"
+#include "probes/rdma/verbs.h"
 #include "report/doc/verdict.h"
 #include "report/fmt/output.h"
 #include "report/json/json.h"
 #include "report/json/read.h"
 #include "report/post/post.h"
 #include "report/text/text.h"
-
-#define MAX_LOCAL_AGENTS 17
 
 struct run_opts {
 	const char *output_dir;
@@ -88,107 +84,11 @@ const struct ix_cmd_spec ix_run_spec = {
 		  "(its partial figures are kept), 2 a bad plan or command line.\n",
 };
 
-/* ---- agents ixperf starts itself ------------------------------------------ */
-
-struct local_agents {
-	uint32_t n;
-	pid_t pid[MAX_LOCAL_AGENTS];
-	uint16_t port[MAX_LOCAL_AGENTS];
-	char hosts[MAX_LOCAL_AGENTS * 24];
-};
-
-static atomic_int child_stop;
-static struct ix_agent *child_agent; /* once open, for the handler */
-
-static void on_term(int sig)
+/* Whether a check runs RDMA from this machine towards the local agents. */
+static bool local_rdma(const struct ix_plan *pl, const struct ix_check *c)
 {
-	(void)sig;
-	if (child_agent)
-		ix_agent_stop(child_agent);
-	else
-		atomic_store(&child_stop, 1);
-}
-
-/* The child: an agent on loopback; its port goes up the pipe. */
-static void agent_child(int wfd)
-{
-	struct ix_agent_config cfg = { .bind_addr = "127.0.0.1",
-				       .max_tests = 64,
-				       .max_conns = 256,
-				       .limits = { .max_duration_s = 3600, .max_streams = 128 },
-				       .handshake_s = 5,
-				       .idle_s = 3600 };
-	struct ix_agent a;
-	struct ix_err err = { 0 };
-	struct sigaction sa = { .sa_handler = on_term };
-	uint16_t port = 0;
-
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGINT, SIG_IGN);
-	if (ix_agent_open(&a, &cfg, &child_stop, &err) == 0) {
-		port = ix_agent_port(&a);
-		child_agent = &a;
-	}
-	if (write(wfd, &port, sizeof(port)) != (ssize_t)sizeof(port) || !port)
-		_exit(1);
-	close(wfd);
-	ix_agent_run(&a, &err);
-	_exit(0);
-}
-
-static void stop_agents(struct local_agents *la)
-{
-	for (uint32_t i = 0; i < la->n; i++)
-		kill(la->pid[i], SIGTERM);
-	for (uint32_t i = 0; i < la->n; i++) {
-		int64_t deadline = ix_now_ns() + 6 * IX_NSEC_PER_SEC;
-		while (waitpid(la->pid[i], NULL, WNOHANG) == 0) {
-			if (ix_now_ns() > deadline) {
-				kill(la->pid[i], SIGKILL);
-				waitpid(la->pid[i], NULL, 0);
-				break;
-			}
-			usleep(20000);
-		}
-	}
-	la->n = 0;
-}
-
-static int start_agents(struct local_agents *la, uint32_t n, struct ix_err *err)
-{
-	memset(la, 0, sizeof(*la));
-	for (uint32_t i = 0; i < n; i++) {
-		struct pollfd pfd;
-		int fds[2];
-		pid_t pid;
-
-		if (pipe2(fds, O_CLOEXEC) < 0)
-			return ix_fail(err, IX_EXIT_FAIL, "pipe: %s", strerror(errno));
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			close(fds[0]);
-			close(fds[1]);
-			return ix_fail(err, IX_EXIT_FAIL, "fork: %s", strerror(errno));
-		}
-		if (pid == 0) {
-			close(fds[0]);
-			agent_child(fds[1]);
-		}
-		close(fds[1]);
-		la->pid[la->n++] = pid;
-		pfd = (struct pollfd){ .fd = fds[0], .events = POLLIN };
-		if (poll(&pfd, 1, 5000) <= 0 ||
-		    read(fds[0], &la->port[i], sizeof(la->port[i])) != sizeof(la->port[i]) ||
-		    !la->port[i]) {
-			close(fds[0]);
-			return ix_fail(err, IX_EXIT_FAIL, "a local agent did not start");
-		}
-		close(fds[0]);
-		snprintf(la->hosts + strlen(la->hosts), sizeof(la->hosts) - strlen(la->hosts),
-			 "%s127.0.0.1:%u", i ? "," : "", la->port[i]);
-	}
-	return 0;
+	return (c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT) &&
+	       !strcmp(c->bw.path, "rdma") && ix_check_source(pl, c, false) == IX_SRC_LOCAL;
 }
 
 /* ---- launched as the tasks of a job (srun, mpirun) -------------------------------- */
@@ -272,7 +172,7 @@ static void job_end(struct job *j)
 
 struct ctx {
 	const struct ix_plan *plan;
-	const struct local_agents *la;
+	const struct ix_local_agents *la;
 	const struct ix_token *token; /* the plan's or --token-file's */
 	struct job *job;              /* NULL when not launched */
 };
@@ -322,8 +222,11 @@ static int target_of(const struct ctx *x, const struct ix_check *c, struct targe
 			t->co = &x->job->co;
 		}
 	} else {
-		rc = ix_hostlist_parse(src == IX_SRC_LOCAL ? x->la->hosts : spec, IX_DEFAULT_PORT,
-				       &t->own, err);
+		const char *local = local_rdma(x->plan, c) && x->la->rdma_host[0] ? x->la->rdma_host
+										  : x->la->hosts;
+
+		rc = ix_hostlist_parse(src == IX_SRC_LOCAL ? local : spec, IX_DEFAULT_PORT, &t->own,
+				       err);
 		if (rc < 0) /* nothing half parsed */
 			ix_hostlist_free(&t->own);
 		snprintf(t->count, sizeof(t->count), "the check has %zu hosts", t->own.n);
@@ -363,6 +266,39 @@ static int run_pair(const struct target *t, const struct ix_check *c, json_t *re
 		}
 	}
 	ix_client_close(&cl);
+	return rc;
+}
+
+/* bw and lat over rdma: the tests of ixperf bw|lat --path rdma, on this
+ * machine's device, one per size. */
+static int run_rdma_pair(const struct target *t, const struct ix_check *c, json_t *results,
+			 struct ix_err *err)
+{
+	struct ix_client cl = {
+		.host = t->hl->v[0].name, .port = t->hl->v[0].port, .token = t->token, .fd = -1
+	};
+	struct ix_rdma_how how = { .dev = c->ib_dev[0] ? c->ib_dev : NULL,
+				   .port = c->ib_port,
+				   .gpu = c->gpu };
+	struct ix_rdma_result *res = calloc(c->nsizes, sizeof(*res));
+	char devs[1][64];
+	size_t ndev, done = 0;
+	int rc;
+
+	if (!res)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	/* No device, no driver, no permission: said before any connection. */
+	rc = ix_verbs_devices(devs, 1, &ndev, err);
+	if (rc == 0)
+		rc = ix_client_connect(&cl, err);
+	if (rc == 0)
+		rc = ix_rdma_run_sizes(&cl, &c->rdma, &how, c->sizes, c->nsizes, res, &done, err);
+	ix_client_close(&cl);
+	for (size_t i = 0; i < done; i++)
+		json_array_append_new(results, ix_json_rdma(&res[i]));
+	for (size_t i = 0; i < c->nsizes; i++)
+		ix_rdma_result_free(&res[i]);
+	free(res);
 	return rc;
 }
 
@@ -440,18 +376,34 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	struct ix_headline h;
 	struct target t;
 	char why[IX_ERR_MAX] = "";
-	int rc = target_of(x, c, &t, &err);
+	bool here = c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO;
+	int rc;
 
+	if (c->needs && !ix_machine_has(c, why, sizeof(why))) {
+		/* Not run: never a pass, and said why. */
+		json_decref(results);
+		json_decref(exps);
+		return json_pack("{s:s,s:s,s:s,s:o,s:s,s:n,s:s,s:[],s:{s:s,s:n,s:s},s:[]}", "name",
+				 c->name, "probe", probe, "path", c->bw.path, "hosts", hosts,
+				 "verdict", "SKIP", "error", "reason", why, "expectations",
+				 "headline", "name", "-", "value", "unit", "", "results");
+	}
+	memset(&t, 0, sizeof(t));
+	t.hl = &t.own;
+	rc = here ? 0 : target_of(x, c, &t, &err);
 	for (size_t i = 0; i < t.hl->n; i++) {
 		char b[IX_HOST_NAME_MAX + 16];
 
 		ix_host_format(&t.hl->v[i], b, sizeof(b));
 		json_array_append_new(hosts, json_string(b));
 	}
-	if (rc == 0)
-		rc = c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT
-			     ? run_pair(&t, c, results, &err)
-			     : run_multi(&t, c, results, &err);
+	if (rc == 0 && here)
+		rc = ix_run_here(c, results, &err);
+	else if (rc == 0 && (c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT))
+		rc = !strcmp(c->bw.path, "rdma") ? run_rdma_pair(&t, c, results, &err)
+						 : run_pair(&t, c, results, &err);
+	else if (rc == 0)
+		rc = run_multi(&t, c, results, &err);
 	/* The expectations are judged over what was measured even when the
 	 * probe errored (an unreachable host): the check is an ERROR, and
 	 * "judged" still says whether the rest held. */
@@ -599,7 +551,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 {
 	struct run_opts o = { 0 };
 	struct ix_plan plan;
-	struct local_agents la = { 0 };
+	struct ix_local_agents la = { 0 };
 	struct job *job = NULL;
 	struct ix_token token;
 	struct ix_unit_choice units;
@@ -662,8 +614,16 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		ix_fail(&err, IX_EXIT_FAIL, "cannot create %s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (!job && start_agents(&la, ix_plan_local_agents(&plan, MAX_LOCAL_AGENTS), &err) < 0)
-		goto fail;
+	if (!job) {
+		bool rdma = false;
+
+		for (uint32_t i = 0; i < plan.nchecks; i++)
+			rdma |= local_rdma(&plan, &plan.checks[i]) &&
+				(!plan.checks[i].needs || ix_machine_has(&plan.checks[i], NULL, 0));
+		if (ix_local_agents_start(&la, ix_plan_local_agents(&plan, IX_MAX_LOCAL_AGENTS),
+					  rdma, &err) < 0)
+			goto fail;
+	}
 	checks = json_array();
 	{
 		struct ctx x = { &plan, &la, &token, job };
@@ -681,7 +641,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		}
 	}
 	fleet = ix_run_fleet(checks, &token, job ? &job->co : NULL, job ? &job->hosts : NULL);
-	stop_agents(&la);
+	ix_local_agents_stop(&la);
 	/* The other tasks end now, while this one writes the outputs. */
 	if (job)
 		snprintf(tasks_line, sizeof(tasks_line), "Tasks: %u (%s), hosts named by rank",
@@ -736,7 +696,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	ix_plan_free(&plan);
 	return rc;
 fail:
-	stop_agents(&la);
+	ix_local_agents_stop(&la);
 	job_end(job);
 	json_decref(checks);
 	json_decref(baseline);

@@ -13,16 +13,31 @@ static bool num(json_t *o, double *v)
 	return isfinite(*v);
 }
 
-/* Goodput of one bw result: the direction measured, both for bidir. */
+static bool kind_is(json_t *r, const char *kind)
+{
+	const char *k = json_string_value(json_object_get(r, "kind"));
+
+	return k && !strcmp(k, kind);
+}
+
+/* Goodput of one bw result: the direction measured, both for bidir; over
+ * rdma, perftest's average of the data the requester moved. */
 static bool bw_goodput(json_t *r, double *v)
 {
 	json_t *s = json_object_get(r, "summary");
-	double f = 0, b = 0;
-	bool hf = num(json_object_get(json_object_get(s, "forward"), "bits_per_second"), &f);
-	bool hb = num(json_object_get(json_object_get(s, "reverse"), "bits_per_second"), &b);
 
-	*v = f + b;
-	return hf || hb;
+	if (kind_is(r, "rdma_bw"))
+		return num(json_object_get(json_object_get(r, "rdma"), "bits_per_second"), v);
+	{
+		double f = 0, b = 0;
+		bool hf =
+			num(json_object_get(json_object_get(s, "forward"), "bits_per_second"), &f);
+		bool hb =
+			num(json_object_get(json_object_get(s, "reverse"), "bits_per_second"), &b);
+
+		*v = f + b;
+		return hf || hb;
+	}
 }
 
 /* Fold the worst value of a figure over an array of objects. */
@@ -155,6 +170,68 @@ static bool incast_figure(json_t *results, const char *fig, double *out)
 	return f.any;
 }
 
+/* The cells of the gpu tests of one metric ("bandwidth", "latency") whose
+ * reference is ref (NULL: any), from matrix field field, folded. */
+static void gpu_cells(json_t *results, const char *metric, const char *ref, const char *field,
+		      double scale, struct fold *f)
+{
+	json_t *r, *t, *row, *cell;
+	size_t i, k, a, b;
+
+	json_array_foreach(results, i, r)
+	{
+		json_array_foreach(json_object_get(r, "tests"), k, t)
+		{
+			const char *m = json_string_value(json_object_get(t, "metric"));
+			const char *rf = json_string_value(json_object_get(t, "reference"));
+			json_t *mx = json_object_get(t, "matrix");
+
+			if (!m || strcmp(m, metric) || (ref && (!rf || strcmp(rf, ref))))
+				continue;
+			json_array_foreach(json_object_get(mx, field), a, row)
+			{
+				json_array_foreach(row, b, cell)
+				{
+					double v;
+					json_t *st = json_array_get(
+						json_array_get(json_object_get(mx, "state"), a), b);
+
+					if (json_is_string(st) &&
+					    !strcmp(json_string_value(st), "ok") && num(cell, &v))
+						fold(f, v * scale);
+				}
+			}
+		}
+	}
+}
+
+/* gpu: the slowest copy (bit/s), the lowest share of its PCIe link or HBM
+ * (percent), the slowest pointer chase (ns per hop). */
+static bool gpu_figure(json_t *results, const char *fig, double *out)
+{
+	struct fold f = { .want_min = strcmp(fig, "latency_ns") != 0 };
+
+	if (!strcmp(fig, "bits_per_second"))
+		gpu_cells(results, "bandwidth", NULL, "value", 8.0, &f);
+	else if (!strcmp(fig, "percent_of_link"))
+		gpu_cells(results, "bandwidth", "pcie_link", "percent_of_reference", 1.0, &f);
+	else if (!strcmp(fig, "percent_of_hbm"))
+		gpu_cells(results, "bandwidth", "hbm", "percent_of_reference", 1.0, &f);
+	else if (!strcmp(fig, "latency_ns"))
+		gpu_cells(results, "latency", NULL, "value", 1.0, &f);
+	*out = f.v;
+	return f.any;
+}
+
+/* topo: what ixperf topo flagged. */
+static bool topo_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *findings = json_object_get(json_array_get(results, 0), "findings");
+
+	*out = (double)json_array_size(findings);
+	return !strcmp(fig, "findings") && json_is_array(findings);
+}
+
 const char *const ix_counter_figure_names[IX_COUNTER_FIGURES] = {
 	"pfc_pauses",    "cnp", "ecn_marked", "fabric_drops", "fabric_retransmissions",
 	"fabric_errors",
@@ -203,7 +280,8 @@ bool ix_counter_figure(json_t *r, const char *figure, double *value)
 	*value = 0;
 	if (!classes || !kind)
 		return false;
-	if (!strcmp(kind, "bw") || !strcmp(kind, "lat"))
+	if (!strcmp(kind, "bw") || !strcmp(kind, "lat") || !strcmp(kind, "rdma_bw") ||
+	    !strcmp(kind, "rdma_lat"))
 		return add_ends(json_object_get(r, "counters"), "local", "remote", classes, value);
 	if (!strcmp(kind, "mesh")) {
 		json_array_foreach(json_object_get(r, "nodes"), i, x)
@@ -260,6 +338,10 @@ bool ix_figure_of(const char *probe, json_t *results, const char *figure, double
 		return mesh_figure(results, figure, value);
 	if (!strcmp(probe, "incast"))
 		return incast_figure(results, figure, value);
+	if (!strcmp(probe, "gpu"))
+		return gpu_figure(results, figure, value);
+	if (!strcmp(probe, "topo"))
+		return topo_figure(results, figure, value);
 	return false;
 }
 
@@ -290,6 +372,20 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
 			h->higher_better = false;
 			h->valid = mesh_figure(results, "p50_ns", &h->value);
 		}
+	} else if (!strcmp(probe, "gpu")) {
+		h->name = "slowest GPU copy";
+		h->valid = gpu_figure(results, "bits_per_second", &h->value);
+		if (!h->valid && gpu_figure(results, "latency_ns", &h->value)) {
+			h->name = "slowest GPU pointer chase";
+			h->unit = "ns";
+			h->higher_better = false;
+			h->valid = true;
+		}
+	} else if (!strcmp(probe, "topo")) {
+		h->name = "findings";
+		h->unit = "";
+		h->higher_better = false;
+		h->valid = topo_figure(results, "findings", &h->value);
 	} else {
 		h->name = "goodput at the largest fan-in";
 		h->valid = incast_figure(results, "bits_per_second", &h->value);

@@ -68,7 +68,7 @@ static void put_value(FILE *f, double v, const char *unit)
 static bool verdict_ok(const char *v)
 {
 	return v && (!strcmp(v, "PASS") || !strcmp(v, "FAIL") || !strcmp(v, "ERROR") ||
-		     !strcmp(v, "INFO"));
+		     !strcmp(v, "INFO") || !strcmp(v, "SKIP"));
 }
 
 static const char *verdict_class(const char *v)
@@ -77,8 +77,8 @@ static const char *verdict_class(const char *v)
 		return "pass";
 	if (v && !strcmp(v, "FAIL"))
 		return "fail";
-	if (v && !strcmp(v, "INFO"))
-		return "info"; /* measured only: nothing was expected */
+	if (v && (!strcmp(v, "INFO") || !strcmp(v, "SKIP")))
+		return "info"; /* measured only, or not run: never a pass */
 	return "error";
 }
 
@@ -152,6 +152,8 @@ static void run_check(struct hcheck *c, json_t *o)
 	c->path = ix_html_str(o, "path");
 	c->verdict = ix_html_str(o, "verdict");
 	c->error = ix_html_str(o, "error");
+	if (!c->error) /* a SKIP: why it did not run */
+		c->error = ix_html_str(o, "reason");
 	c->hosts = json_object_get(o, "hosts");
 	c->expectations = json_object_get(o, "expectations");
 	c->results = json_object_get(o, "results");
@@ -363,6 +365,12 @@ static void expectation(FILE *f, json_t *e)
 		fputc('-', f);
 	fputc(' ', f);
 	put_badge(f, json_is_true(pass) ? "PASS" : json_is_false(pass) ? "FAIL" : "ERROR");
+	for (size_t i = 0; i < json_array_size(json_object_get(e, "findings")); i++) {
+		fputs("<br><span class=\"muted\">", f);
+		ix_html_esc(f,
+			    json_string_value(json_array_get(json_object_get(e, "findings"), i)));
+		fputs("</span>", f);
+	}
 	fputs("</li>", f);
 }
 
@@ -440,9 +448,9 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 		ix_html_esc(f, c->error);
 		fputs("</p>\n", f);
 	}
-	if (!strcmp(p, "bw") && n) {
+	if (!strcmp(p, "bw") && n && !ix_html_rdma(f, c->results)) {
 		ix_html_bw(f, c->results);
-	} else {
+	} else if (strcmp(p, "bw") != 0) {
 		for (size_t k = 0; k < n; k++) {
 			json_t *r = json_array_get(c->results, k);
 
@@ -454,6 +462,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_incast(f, r);
 			else if (!strcmp(p, "gpu"))
 				ix_html_gpu(f, r);
+			else if (!strcmp(p, "topo"))
+				ix_html_topo_tree(f, r);
 		}
 	}
 	for (size_t k = 0; k < n; k++) { /* what a capture saw, with the result it went with */

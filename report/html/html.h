@@ -70,6 +70,9 @@ void ix_html_histogram(FILE *f, json_t *hist);
 void ix_html_bw(FILE *f, json_t *results);
 void ix_html_lat(FILE *f, json_t *result);
 void ix_html_incast(FILE *f, json_t *result);
+/* The rdma_bw results of a check, one row per size; false (nothing
+ * written) when they are not rdma_bw results. */
+bool ix_html_rdma(FILE *f, json_t *results);
 /* A result's "wire" object (wire.c): the capture's counts and the RDMA
  * transport analysis; nothing when it is not an object. */
 void ix_html_wire(FILE *f, json_t *wire);

@@ -338,3 +338,49 @@ out:
 	free(x);
 	free(y);
 }
+
+bool ix_html_rdma(FILE *f, json_t *results)
+{
+	static const struct {
+		const char *head, *path;
+		int fmt; /* enum ix_hfmt, or -1: text */
+	} cols[] = {
+		{ "Size", "params.msg_size", IX_HF_SIZE },
+		{ "Op", "params.op", -1 },
+		{ "QPs", "params.qps", IX_HF_PLAIN },
+		{ "Bandwidth", "rdma.bits_per_second", IX_HF_RATE },
+		{ "Peak", "rdma.peak_bits_per_second", IX_HF_RATE },
+		{ "Messages/s", "rdma.message_rate", IX_HF_PLAIN },
+		{ "% of ceiling", "rdma.percent_of_ceiling", IX_HF_PLAIN },
+		{ "MTU", "path_mtu", IX_HF_PLAIN },
+		{ "Device", "local.device", -1 },
+		{ "GID", "local.gid_reason", -1 },
+	};
+	const char *kind = ix_html_str(json_array_get(results, 0), "kind");
+	json_t *r;
+	size_t i;
+
+	if (!kind || strcmp(kind, "rdma_bw") != 0)
+		return false;
+	fputs("<table><thead><tr>", f);
+	for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++)
+		fprintf(f, "<th>%s</th>", cols[k].head);
+	fputs("</tr></thead><tbody>\n", f);
+	json_array_foreach(results, i, r)
+	{
+		fputs("<tr>", f);
+		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
+			fputs(cols[k].fmt < 0 ? "<td>" : "<td class=\"n\">", f);
+			if (cols[k].fmt < 0)
+				ix_html_esc(f, ix_html_str(r, cols[k].path));
+			else
+				ix_html_numf(f, r, cols[k].path, (enum ix_hfmt)cols[k].fmt);
+			fputs("</td>", f);
+		}
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+	for (i = 0; i < json_array_size(results); i++)
+		errbox(f, json_array_get(results, i));
+	return true;
+}

@@ -301,7 +301,8 @@ static const struct {
 	{ "ixperf_run_duration_seconds", "gauge", "Wall time of the run." },
 	{ "ixperf_run_timestamp_seconds", "gauge", "When the run finished, Unix time." },
 	{ "ixperf_check_pass", "gauge",
-	  "1 when the check's verdict is PASS, else 0 (none for a check that expects nothing)." },
+	  "1 when the check's verdict is PASS, else 0 (none for a check that expects nothing or "
+	  "was skipped)." },
 	{ "ixperf_bandwidth_bits_per_second", "gauge",
 	  "Goodput from src to dst (an incast step: into dst from senders hosts), payload bits per "
 	  "second." },
@@ -557,7 +558,8 @@ static void expo_doc(struct expo *x, json_t *doc)
 		const char *kv[] = { "check", jstr(c, "name"), "probe", jstr(c, "probe"), NULL };
 		const char *cv = jstr(c, "verdict");
 
-		if (!cv || strcmp(cv, "INFO") != 0) /* measured only: neither pass nor fail */
+		/* Measured only, or not run (SKIP): neither a pass nor a failure. */
+		if (!cv || (strcmp(cv, "INFO") != 0 && strcmp(cv, "SKIP") != 0))
 			put(x, F_CHECK, cv && strcmp(cv, "PASS") == 0, kv);
 		w.check = jstr(c, "name");
 		w.peer = json_string_value(json_array_get(json_object_get(c, "hosts"), 0));

@@ -56,11 +56,19 @@ void ix_text_run(FILE *f, json_t *run, const struct ix_fleet_result *fleet,
 				json_is_true(json_object_get(e, "pass")) ? "ok" : "FAIL",
 				json_string_value(json_object_get(e, "key")),
 				json_string_value(json_object_get(e, "text")), got);
+			json_array_foreach(json_object_get(e, "findings"), j, r)
+			{
+				fprintf(f, "               finding: %s\n",
+					json_string_value(r) ?: "?");
+			}
 			json_array_foreach(json_object_get(e, "regressed"), j, r)
 			{
 				fprintf(f, "               %s\n", json_string_value(r) ?: "?");
 			}
 		}
+		if (json_is_string(json_object_get(c, "reason")))
+			fprintf(f, "          %s\n",
+				json_string_value(json_object_get(c, "reason")));
 		if (json_is_string(json_object_get(c, "error")))
 			fprintf(f, "          %s\n",
 				json_string_value(json_object_get(c, "error")));

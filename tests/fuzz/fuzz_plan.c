@@ -2,7 +2,7 @@
  * Plans for 'ixperf run' (cmd/plan.h): INI text parsed as a plan file is,
  * the settings checked and the defaults filled.
  *
- * IX_FUZZ_EXTRA: cmd/plan.c
+ * IX_FUZZ_EXTRA: cmd/plan.c cmd/plan_keys.c
  */
 #include "config.h"
 

@@ -5,9 +5,11 @@
 #   One VM, one rxe device used by both ends: every operation (write,
 #   read, send, write with immediate), bandwidth and latency, iterations
 #   and duration modes, several QPs, --bidir, size sweeps, the GID chosen
-#   and why, the port's counters, and an agent killed mid-test.
+#   and why, the port's counters, an agent killed mid-test, and the
+#   default plan of ixperf run, whose RDMA checks run where a device is.
 #   Three VMs on one network, each a host with its own rxe device: a test
-#   between two hosts, mesh and incast over RDMA.
+#   between two hosts, mesh and incast over RDMA, and a plan of them all run
+#   by ixperf run (passing, then failing a threshold soft-RoCE cannot meet).
 #   Two VMs behind a congested port (a tbf on the bridge): the loss seen in
 #   both ends' hw_counters, in a test's result and in the mesh's bad pair.
 # The kernel package comes from Debian's registry when the test runs
@@ -83,6 +85,11 @@ j lat-sweep lat --path rdma --op send -a -s 4Ki -n 200 $H
 j options bw --path rdma --op send --iters 500 -s 16Ki --mtu 1024 --gid-index 1 \
 	--tc 32 --sl 1 --ib-dev rxe0 --ib-port 1 --tx-depth 32 --rx-depth 64 --cq-mod 8 --qps 2 $H
 j inline lat --path rdma --op send -s 64 --inline 64 --gid-type v2-ipv4 -n 500 $H
+# The default plan on a machine with an RDMA device: its RDMA checks run
+# (towards an agent it starts on the address of the RoCE GID), and the
+# topology check with them.
+timeout 600 "$X" run -d "$O/default-run" >"$O/default-run.txt" 2>"$O/default-run.err"
+echo $? >"$O/default-run.rc"
 timeout 60 "$X" bw --path rdma --op send -t 1 -w 0.3 $H >"$O/text.out" 2>&1
 echo $? >"$O/text.rc"
 # An agent killed mid-test: the client ends, bounded, with what it measured.
@@ -178,6 +185,21 @@ for n in write-bw send-bw; do
 	jt "$n" "[$R.counters.local, $R.counters.remote] | all(.rdma == \"rxe0/1\" and .iface == \"eth0\"
 		and (.sources | index(\"hw_counters\") != null and index(\"netdev\") != null))"
 done
+sed 's/^/# default plan: /' "$O/default-run.txt" "$O/default-run.err"
+# Its loopback thresholds are fixed figures that emulated CPUs may miss: a
+# verdict (0, or 4) is what it must reach, never an error or a skip.
+check "default plan with an RDMA device: a verdict (exit 0 or 4)" \
+	bash -c "[ \"\$(cat '$O/default-run.rc')\" = 0 ] || [ \"\$(cat '$O/default-run.rc')\" = 4 ]"
+def_doc=$(ls "$O"/default-run/ixperf-run-*.json 2>/dev/null | head -n 1)
+schema_check "$def_doc"
+check "default plan with an RDMA device: rdma-bw and rdma-lat ran on rxe0 and were judged" jq -e \
+	'[.results[0].checks[] | select(.name | test("^rdma-")) | (.verdict == "PASS" or .verdict == "FAIL")
+	and .results[0].local.device == "rxe0" and .headline.value > 0
+	and (.results[0].kind | IN("rdma_bw", "rdma_lat"))] | length == 2 and all' "$def_doc"
+check "default plan with an RDMA device: their agent listens on the GID's address" jq -e \
+	'[.results[0].checks[] | select(.name | test("^rdma-")) | .hosts[0] | startswith("10.77.0.1:")] | all' "$def_doc"
+check "default plan with an RDMA device: the topology check ran (not skipped)" jq -e \
+	'.results[0].checks[] | select(.name == "topology") | .verdict == "PASS" or .verdict == "FAIL"' "$def_doc"
 check "text: the exit status is 0" test "$(cat "$O/text.rc")" = 0
 check "text: perftest's columns" grep -q '#bytes     #iterations  BW peak\[Gb/s\]' "$O/text.out"
 check "text: the GID and why" grep -q 'GID 1 .*: RoCE v2 GID 1 holds 10.77.0.1' "$O/text.out"
@@ -231,6 +253,53 @@ j two-write bw --path rdma --op write -t 1 -w 0.3 10.77.0.2
 j two-send-lat lat --path rdma --op send -n 500 10.77.0.3
 j mesh mesh --path rdma --op write -t 1 -w 0.3 -n 200 --no-retest 10.77.0.1,10.77.0.2,10.77.0.3
 j incast incast --path rdma --op write -t 1 -w 0.3 --sweep 1,2 10.77.0.1,10.77.0.2,10.77.0.3
+# A plan over RDMA, run by ixperf run from this host against the agents:
+# then the same plan asking a bandwidth no soft-RoCE carries.
+cat >"$O/rdma-plan.ini" <<'PLAN'
+[plan]
+name = rdma acceptance (soft-RoCE)
+hosts = 10.77.0.1,10.77.0.2,10.77.0.3
+[rdma-bw]
+probe = bw
+path = rdma
+op = write
+qps = 2
+hosts = 10.77.0.2
+time = 1
+warmup = 0.3
+min_bw = 1Mbit
+[rdma-lat]
+probe = lat
+path = rdma
+op = send
+hosts = 10.77.0.3
+iters = 500
+sizes = 2,4Ki
+max_p99 = 1s
+[rdma-mesh]
+probe = mesh
+path = rdma
+op = write
+time = 1
+warmup = 0.3
+iters = 200
+retest = no
+max_bad_pairs = 3
+min_bw = 1Mbit
+[rdma-incast]
+probe = incast
+path = rdma
+op = write
+senders = 1,2
+time = 1
+warmup = 0.3
+min_bw = 1Mbit
+PLAN
+sed 's/^min_bw = 1Mbit$/min_bw = 100Gbit/' "$O/rdma-plan.ini" >"$O/rdma-plan-fast.ini"
+timeout 400 "$X" run -d "$O/run-pass" "$O/rdma-plan.ini" >"$O/run-pass.txt" 2>"$O/run-pass.err"
+echo $? >"$O/run-pass.rc"
+timeout 400 "$X" run -d "$O/run-fast" "$O/rdma-plan-fast.ini" >"$O/run-fast.txt" 2>"$O/run-fast.err"
+echo $? >"$O/run-fast.rc"
 EOF
 ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
 for n in 1 2 3; do
@@ -250,6 +319,35 @@ check "incast: exit 0" test "$(cat "$O/incast.rc")" = 0 || sed 's/^/# incast: /'
 schema_check "$O/incast.json"
 jt incast "([$R.steps[] | .ok and .goodput_bps > 0] | all) and ($R.steps | length) == 2"
 echo "# mesh: $(jq -c "$R.matrix.bw_bps" "$O/mesh.json") bit/s"
+# ixperf run over RDMA: every check measured and passed, its figures in
+# the summary and the document; above what soft-RoCE carries, exit 4.
+sed 's/^/# run: /' "$O/run-pass.txt" "$O/run-pass.err"
+check "run over rdma: exit 0" test "$(cat "$O/run-pass.rc")" = 0
+run_doc=$(ls "$O"/run-pass/ixperf-run-*.json 2>/dev/null | head -n 1)
+check "run over rdma: the result document is written" test -s "$run_doc"
+schema_check "$run_doc"
+C='.results[0].checks'
+check "run over rdma: four checks PASS on path rdma, each with its headline" jq -e \
+	"[$C[] | .verdict == \"PASS\" and .path == \"rdma\" and .headline.value > 0] | length == 4 and all" "$run_doc"
+check "run over rdma: bw and lat ran the RDMA tests (rdma_bw, rdma_lat, one per size)" jq -e \
+	"($C[0].results | map(.kind) == [\"rdma_bw\"]) and ($C[0].results[0].params.qps == 2)
+	and ($C[1].results | map(.kind) == [\"rdma_lat\", \"rdma_lat\"])
+	and ([$C[1].results[].samples] == [500, 500])" "$run_doc"
+check "run over rdma: min_bw judged the measured RDMA bandwidth" jq -e \
+	"$C[0].expectations[0].measured == $C[0].results[0].rdma.bits_per_second
+	and $C[0].expectations[0].pass" "$run_doc"
+check "run over rdma: the mesh measured its 3 pairs, the incast its 2 steps" jq -e \
+	"$C[2].results[0].pairs.measured == 3 and ($C[3].results[0].steps | length) == 2" "$run_doc"
+check "run over rdma: the summary gives each check's figure" \
+	grep -qE '^  PASS  rdma-bw +bw +goodput [0-9.]+ [KMG]bit/s' "$O/run-pass.txt"
+check "run over rdma: the HTML report is written" bash -c "ls '$O'/run-pass/ixperf-run-*.html >/dev/null"
+echo "# run over rdma: $(jq -c "[$C[] | {name, headline: .headline.value}]" "$run_doc")"
+sed 's/^/# run (100 Gbit): /' "$O/run-fast.txt"
+check "run over rdma above soft-RoCE's rate: exit 4" test "$(cat "$O/run-fast.rc")" = 4
+check "run over rdma above soft-RoCE's rate: the failed figure named in the summary" \
+	grep -qE '^          FAIL min_bw = 100Gbit: [0-9.]+ [KMG]bit/s$' "$O/run-fast.txt"
+check "run over rdma above soft-RoCE's rate: the bw, mesh and incast checks FAIL" bash -c \
+	"[ \$(grep -cE '^  FAIL  rdma-(bw|mesh|incast) ' '$O/run-fast.txt') -eq 3 ]"
 echo "# incast: $(jq -c "[$R.steps[] | {senders, goodput_bps}]" "$O/incast.json")"
 
 # ---- two VMs behind a congested port ----

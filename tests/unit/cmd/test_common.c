@@ -15,6 +15,7 @@
 
 #include "cmd/common.h"
 #include "probes/ctl/client.h"
+#include "probes/gpu/bench.h"
 #include "probes/net/net.h"
 #include "probes/net/transport.h"
 #include "report/fmt/output.h"
@@ -737,4 +738,35 @@ Test(common, rdma_timeout_from_the_environment)
 			cr_assert_eq(err.code, IX_EXIT_USAGE);
 		}
 	}
+}
+
+/* ixperf gpu's --test and --gpus lists, which plans take too. */
+Test(gpu_lists, tests_groups_and_indexes)
+{
+	bool sel[IX_GPU_MAX_TESTS], all[IX_GPU_MAX_TESTS];
+	struct ix_err err = { 0 };
+	uint64_t mask;
+	size_t n = 0, k = 0;
+	int t = ix_gpu_test_find("device_local_copy");
+
+	cr_assert_geq(t, 0);
+	cr_assert_eq(ix_gpu_select_tests("pcie,device_local_copy", sel, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_gpu_select_tests("all", all, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < IX_GPU_MAX_TESTS; i++) {
+		n += sel[i];
+		k += all[i];
+	}
+	cr_expect(sel[t], "a test by name");
+	cr_expect_gt(n, 1, "a group and a name");
+	cr_expect_lt(n, k, "not every test");
+	cr_expect_eq(ix_gpu_select_tests("pcie,warp", sel, &err), -1);
+	cr_expect_eq(err.code, IX_EXIT_USAGE);
+	cr_expect_not_null(strstr(err.msg, "unknown test 'warp'"), "%s", err.msg);
+	cr_expect_eq(ix_gpu_select_tests("pcie,", sel, &err), -1, "an empty name");
+	cr_assert_eq(ix_gpu_parse_list("0,2-3", &mask, &err), 0, "%s", err.msg);
+	cr_expect_eq(mask, 0xdull);
+	cr_expect_eq(ix_gpu_parse_list("3-1", &mask, &err), -1);
+	cr_expect_eq(ix_gpu_parse_list("0,", &mask, &err), -1);
+	cr_expect_eq(ix_gpu_parse_list("64", &mask, &err), -1);
+	cr_expect_not_null(strstr(err.msg, "--gpus"), "%s", err.msg);
 }

@@ -6,23 +6,7 @@
 #include <criterion/criterion.h>
 
 #include "cmd/plan.h"
-
-static void good(const char *text, struct ix_plan *p)
-{
-	struct ix_err err = { 0 };
-
-	cr_assert_eq(ix_plan_parse_string(text, "t.ini", p, &err), 0, "%s", err.msg);
-}
-
-static void refused(const char *text, const char *part)
-{
-	struct ix_plan p;
-	struct ix_err err = { 0 };
-
-	cr_assert_eq(ix_plan_parse_string(text, "t.ini", &p, &err), -1, "accepted: %s", text);
-	cr_assert_eq(err.code, IX_EXIT_USAGE, "%s", err.msg);
-	cr_assert_not_null(strstr(err.msg, part), "'%s' lacks '%s'", err.msg, part);
-}
+#include "tests/unit/cmd/plan_test.h"
 
 Test(plan, default_plan_parses)
 {
@@ -98,77 +82,6 @@ Test(plan, a_check_that_expects_nothing_is_info_not_pass)
 			 "nothing measured");
 	json_decref(out);
 	json_decref(res);
-}
-
-Test(plan, settings_and_expectations)
-{
-	struct ix_plan p;
-
-	good("[plan]\nname = nightly\nhosts = node[01-04]\n"
-	     "[bw-1]\nprobe = bw\npath = udp\nrate = 2G\nsizes = 1Ki, 8972\ntime = 2\n"
-	     "min_bw = 1.5Gbit\nmax_loss = 0.5%\n"
-	     "[lat-1]\nprobe = lat\niters = 1000\nmax_p99 = 25us\nmax_regression = 10%\n"
-	     "[m]\nprobe = mesh\ntest = lat\nmax_bad_pairs = 0\n"
-	     "[i]\nprobe = incast\nmode = read\nsenders = 1,2,4\nsru = 16Ki\nmax_stalled = 3\n",
-	     &p);
-	cr_assert_str_eq(p.name, "nightly");
-	cr_assert_str_eq(p.hosts, "node[01-04]");
-	cr_assert_eq(p.nchecks, 4);
-	cr_assert_str_eq(p.checks[0].bw.path, "udp");
-	cr_assert_eq(p.checks[0].bw.rate_bps, 2000000000ull);
-	cr_assert_eq(p.checks[0].nsizes, 2);
-	cr_assert_eq(p.checks[0].sizes[1], 8972);
-	cr_assert_float_eq(p.checks[0].expect[0].limit, 1.5e9, 1);
-	cr_assert_float_eq(p.checks[0].expect[1].limit, 0.5, 1e-9, "percent");
-	cr_assert_eq(p.checks[0].expect[1].line, 11);
-	cr_assert_eq(p.checks[1].lat.iters, 1000);
-	cr_assert_float_eq(p.checks[1].expect[0].limit, 25000, 1e-6, "ns");
-	cr_assert_eq(p.checks[1].expect[1].kind, IX_EXPECT_REGRESSION);
-	cr_assert_float_eq(p.checks[1].expect[1].limit, 0.10, 1e-9);
-	cr_assert_eq(p.checks[2].mesh.tests, IX_MESH_LAT);
-	cr_assert_eq(p.checks[3].incast.mode, IX_INCAST_READ);
-	cr_assert_eq(p.checks[3].incast.nsweep, 3);
-	cr_assert_eq(p.checks[3].sweep[2], 4);
-	cr_assert_eq(p.checks[3].incast.read.sru, 16384);
-	ix_plan_free(&p);
-}
-
-Test(plan, fabric_counter_expectations)
-{
-	static const char *const keys[][2] = {
-		{ "max_pfc_pauses", "pfc_pauses" },
-		{ "max_cnp", "cnp" },
-		{ "max_ecn_marked", "ecn_marked" },
-		{ "max_fabric_drops", "fabric_drops" },
-		{ "max_fabric_retransmissions", "fabric_retransmissions" },
-		{ "max_fabric_errors", "fabric_errors" },
-	};
-	static const char *const probes[] = { "bw", "lat", "mesh", "incast" };
-	char text[256];
-	struct ix_plan p;
-
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		for (size_t k = 0; k < sizeof(probes) / sizeof(probes[0]); k++) {
-			snprintf(text, sizeof(text), "[c]\nprobe = %s\n%s = %zu\n", probes[k],
-				 keys[i][0], i);
-			good(text, &p);
-			cr_assert_str_eq(p.checks[0].expect[0].figure, keys[i][1]);
-			cr_assert_eq(p.checks[0].expect[0].kind, IX_EXPECT_MAX);
-			cr_assert_float_eq(p.checks[0].expect[0].limit, (double)i, 1e-9);
-			ix_plan_free(&p);
-		}
-	refused("[c]\nprobe = bw\nmax_pfc_pauses = lots\n", "bad value for max_pfc_pauses");
-	refused("[c]\nprobe = mesh\nmax_cnp = -1\n", "bad value for max_cnp");
-}
-
-Test(plan, line_relative_bandwidth)
-{
-	struct ix_plan p;
-
-	good("[a]\nprobe = bw\nmin_bw = 90%line\n", &p);
-	cr_assert(p.checks[0].expect[0].line_relative);
-	cr_assert_float_eq(p.checks[0].expect[0].limit, 0.9, 1e-9);
-	ix_plan_free(&p);
 }
 
 Test(plan, errors_name_file_and_line)
@@ -362,4 +275,70 @@ Test(plan, a_mesh_check_never_passes_a_dead_pair)
 	refused("[m]\nprobe = mesh\nmin_pair_bw = 90%line\n",
 		"t.ini:3: 'min_pair_bw' takes a rate");
 	refused("[b]\nprobe = bw\nmin_pair_bw = 1Gbit\n", "does not apply to a bw check");
+}
+
+/* inih goes on after a section header without ']'; the error is that
+ * line's, not the next key's. */
+Test(plan, unclosed_section_at_its_line)
+{
+	refused("[plan\nname = x\n[a]\nprobe = bw\n", "t.ini:1: '[' without ']'");
+	refused("[a]\nprobe = bw\n\n  [b\nprobe = lat\n", "t.ini:4: '[' without ']'");
+}
+
+/* rdma, gpu and topo results judged: the figures of their result kinds. */
+Test(plan, judges_rdma_gpu_and_topo_results)
+{
+	json_t *out, *res;
+
+	res = json_pack("[{s:s,s:{s:f}}]", "kind", "rdma_bw", "rdma", "bits_per_second", 3e9);
+	cr_expect_str_eq(judged("[b]\nprobe = bw\npath = rdma\nmin_bw = 1Gbit\n", res, &out),
+			 "PASS");
+	cr_expect_float_eq(json_number_value(json_object_get(json_array_get(out, 0), "measured")),
+			   3e9, 1);
+	json_decref(out);
+	cr_expect_str_eq(judged("[b]\nprobe = bw\npath = rdma\nmin_bw = 100Gbit\n", res, &out),
+			 "FAIL");
+	json_decref(out);
+	json_decref(res);
+	res = json_pack("[{s:s,s:{s:f}}]", "kind", "rdma_lat", "stats", "p99_ns", 4000.0);
+	cr_expect_str_eq(judged("[l]\nprobe = lat\npath = rdma\nmax_p99 = 3us\n", res, &out),
+			 "FAIL");
+	json_decref(out);
+	json_decref(res);
+	res = json_pack("[{s:s,s:[{s:s,s:s}]}]", "kind", "topo", "findings", "kind", "aer",
+			"message", "0000:01:00.0: 3 correctable AER errors");
+	cr_expect_str_eq(judged("[t]\nprobe = topo\n", res, &out), "FAIL");
+	cr_expect_str_eq(json_string_value(json_array_get(
+				 json_object_get(json_array_get(out, 0), "findings"), 0)),
+			 "0000:01:00.0: 3 correctable AER errors", "the finding's sentence");
+	json_decref(out);
+	cr_expect_str_eq(judged("[t]\nprobe = topo\nmax_findings = 1\n", res, &out), "PASS");
+	json_decref(out);
+	json_decref(res);
+}
+
+/* The default plan runs the paths this machine has: its rdma, gpu and
+ * topo checks say what they require, so a machine without is a SKIP. */
+Test(plan, default_plan_requires_what_it_runs)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+	bool rdma = false, gpu = false, topo = false;
+
+	cr_assert_eq(ix_plan_load(NULL, &p, &err), 0, "%s", err.msg);
+	for (uint32_t i = 0; i < p.nchecks; i++) {
+		const struct ix_check *c = &p.checks[i];
+
+		if (!strcmp(c->bw.path, "rdma")) {
+			rdma = true;
+			cr_expect_eq(c->needs, IX_NEED_RDMA, "[%s]", c->name);
+		}
+		if (c->probe == IX_CHECK_GPU) {
+			gpu = true;
+			cr_expect_eq(c->needs, IX_NEED_GPU, "[%s]", c->name);
+		}
+		topo |= c->probe == IX_CHECK_TOPO;
+	}
+	cr_expect(rdma && gpu && topo);
+	ix_plan_free(&p);
 }

@@ -195,3 +195,84 @@ Test(counters, class_sums_over_ends_nodes_and_steps)
 	json_decref(incast);
 	json_decref(none);
 }
+
+/* rdma_bw and rdma_lat results: perftest's average bandwidth, the latency
+ * statistics, and both ends' counters, as bw and lat results are read. */
+Test(rdma, bandwidth_latency_and_counters)
+{
+	json_t *bw = parse("[{\"kind\":\"rdma_bw\",\"rdma\":{\"bits_per_second\":4e9},"
+			   "\"counters\":{\"local\":{\"summary\":{\"cnp_sent\":2}},"
+			   "\"remote\":{\"summary\":{\"cnp_handled\":5}}}},"
+			   "{\"kind\":\"rdma_bw\",\"rdma\":{\"bits_per_second\":9e9}},"
+			   "{\"kind\":\"rdma_bw\",\"rdma\":null}]");
+	json_t *lat = parse("[{\"kind\":\"rdma_lat\",\"stats\":{\"p99_ns\":3000}},"
+			    "{\"kind\":\"rdma_lat\",\"stats\":{\"p99_ns\":5000}}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("bw", bw, "bits_per_second", &v));
+	cr_assert_float_eq(v, 4e9, 1, "the slowest size measured; null is not measured");
+	cr_assert(ix_figure_of("bw", bw, "cnp", &v));
+	cr_assert_float_eq(v, 7, 1e-9, "sent at one end, handled at the other");
+	ix_headline_of("bw", bw, &h);
+	cr_assert(!h.valid, "the last size measured nothing");
+	cr_assert(ix_figure_of("lat", lat, "p99_ns", &v));
+	cr_assert_float_eq(v, 5000, 1e-9);
+	ix_headline_of("lat", lat, &h);
+	cr_assert(h.valid && !h.higher_better);
+	cr_assert_float_eq(h.value, 3000, 1e-9);
+	json_decref(bw);
+	json_decref(lat);
+}
+
+/* gpu results: the cells measured ("ok") of the bandwidth tests, in bit/s
+ * or as a share of their reference, and of the latency tests. */
+Test(gpu, cells_by_metric_and_reference)
+{
+	json_t *r =
+		parse("[{\"kind\":\"gpu\",\"tests\":["
+		      "{\"metric\":\"bandwidth\",\"reference\":\"pcie_link\",\"matrix\":{"
+		      "\"value\":[[2e10,1e9]],\"percent_of_reference\":[[80,4]],"
+		      "\"state\":[[\"ok\",\"failed\"]]}},"
+		      "{\"metric\":\"bandwidth\",\"reference\":\"hbm\",\"matrix\":{"
+		      "\"value\":[[1e12]],\"percent_of_reference\":[[60]],\"state\":[[\"ok\"]]}},"
+		      "{\"metric\":\"latency\",\"reference\":null,\"matrix\":{"
+		      "\"value\":[[800,null],[1200,900]],\"percent_of_reference\":[[null,null],"
+		      "[null,null]],\"state\":[[\"ok\",\"none\"],[\"ok\",\"ok\"]]}}]}]");
+	json_t *skipped = parse("[{\"kind\":\"gpu\",\"tests\":[{\"metric\":\"bandwidth\","
+				"\"reference\":\"pcie_link\",\"matrix\":{\"value\":[[null]],"
+				"\"percent_of_reference\":[[null]],\"state\":[[\"pending\"]]}}]}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("gpu", r, "bits_per_second", &v));
+	cr_assert_float_eq(v, 1.6e11, 1, "2e10 B/s in bit/s; the failed cell does not count");
+	cr_assert(ix_figure_of("gpu", r, "percent_of_link", &v));
+	cr_assert_float_eq(v, 80, 1e-9);
+	cr_assert(ix_figure_of("gpu", r, "percent_of_hbm", &v));
+	cr_assert_float_eq(v, 60, 1e-9);
+	cr_assert(ix_figure_of("gpu", r, "latency_ns", &v));
+	cr_assert_float_eq(v, 1200, 1e-9, "the slowest chase");
+	ix_headline_of("gpu", r, &h);
+	cr_assert(h.valid && h.higher_better);
+	cr_assert_float_eq(h.value, 1.6e11, 1);
+	cr_assert(!ix_figure_of("gpu", skipped, "bits_per_second", &v), "nothing measured");
+	cr_assert(!ix_figure_of("gpu", skipped, "percent_of_hbm", &v));
+	json_decref(r);
+	json_decref(skipped);
+}
+
+Test(topo, findings_counted)
+{
+	json_t *r = parse("[{\"kind\":\"topo\",\"findings\":[{\"message\":\"a\"},"
+			  "{\"message\":\"b\"}]}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("topo", r, "findings", &v));
+	cr_assert_float_eq(v, 2, 1e-9);
+	ix_headline_of("topo", r, &h);
+	cr_assert(h.valid && !h.higher_better);
+	cr_assert_float_eq(h.value, 2, 1e-9);
+	json_decref(r);
+}

@@ -484,3 +484,49 @@ Test(html, mesh_1024_hosts, .timeout = 120)
 	free(html);
 	json_decref(doc);
 }
+
+/* A SKIP says why and is no error; rdma results get their table; a topo
+ * check lists each finding under its expectation. */
+Test(html, skip_rdma_and_topo_checks)
+{
+	json_t *doc = load_run(), *run = json_array_get(json_object_get(doc, "results"), 0);
+	json_t *checks = json_object_get(run, "checks");
+	char *html;
+
+	json_array_append_new(checks,
+			      json_pack("{s:s,s:s,s:s,s:[],s:s,s:n,s:s,s:[],s:{s:s,s:n,s:s},s:[]}",
+					"name", "gpu-pcie", "probe", "gpu", "path", "gpu", "hosts",
+					"verdict", "SKIP", "error", "reason",
+					"requires gpu: no GPU backend available", "expectations",
+					"headline", "name", "-", "value", "unit", "", "results"));
+	json_array_append_new(
+		checks,
+		json_pack("{s:s,s:s,s:s,s:[s],s:s,s:n,s:[],s:{s:s,s:f,s:s},"
+			  "s:[{s:s,s:{s:i,s:s,s:i},s:{s:f,s:f,s:f},s:i,s:{s:s,s:s},s:b}]}",
+			  "name", "rdma-bw", "probe", "bw", "path", "rdma", "hosts",
+			  "10.0.0.2:5301", "verdict", "INFO", "error", "expectations", "headline",
+			  "name", "goodput", "value", 9.5e10, "unit", "bit/s", "results", "kind",
+			  "rdma_bw", "params", "msg_size", 65536, "op", "write", "qps", 4, "rdma",
+			  "bits_per_second", 9.5e10, "peak_bits_per_second", 9.7e10, "message_rate",
+			  1.8e5, "path_mtu", 4096, "local", "device", "mlx5_0", "gid_reason",
+			  "RoCE v2 GID 3 holds 10.0.0.1", "complete", 1));
+	json_array_append_new(
+		checks, json_pack("{s:s,s:s,s:s,s:[],s:s,s:n,s:[{s:s,s:s,s:s,s:f,s:f,s:s,s:b,s:i,"
+				  "s:[s]}],s:{s:s,s:f,s:s},s:[]}",
+				  "name", "topology", "probe", "topo", "path", "sysfs", "hosts",
+				  "verdict", "FAIL", "error", "expectations", "key", "max_findings",
+				  "text", "0 (default)", "figure", "findings", "limit", 0.0,
+				  "measured", 1.0, "unit", "", "pass", 0, "line", 9, "findings",
+				  "0000:01:00.0 trained at Gen4 x8", "headline", "name", "findings",
+				  "value", 1.0, "unit", "", "results"));
+	html = render(doc, NULL, 0);
+	cr_expect_not_null(strstr(html, "<span class=\"badge info\">SKIP</span>"));
+	cr_expect_not_null(strstr(html, "requires gpu: no GPU backend available"));
+	cr_expect_not_null(strstr(html, "<th>Messages/s</th>"), "the rdma table");
+	cr_expect_not_null(strstr(html, "mlx5_0"));
+	cr_expect_not_null(strstr(html, "RoCE v2 GID 3 holds 10.0.0.1"));
+	cr_expect_not_null(strstr(html, "0000:01:00.0 trained at Gen4 x8"), "the finding");
+	assert_self_contained(html);
+	free(html);
+	json_decref(doc);
+}

@@ -389,3 +389,27 @@ Test(chat, a_mesh_with_bad_pairs_says_fail)
 	json_decref(msg);
 	ix_post_msg_free(&m);
 }
+
+/* A check skipped for want of a device is neither a pass nor a failure:
+ * no ixperf_check_pass series, as for a check that expects nothing. */
+Test(prom, skipped_check_has_no_pass_series)
+{
+	struct ix_post_opts o = { .url = "http://127.0.0.1:9091", .format = IX_POST_PUSHGATEWAY };
+	struct ix_err err = { 0 };
+	struct ix_post_msg m;
+	json_t *doc = load("post-run.json");
+	size_t n;
+	struct sample *s;
+
+	json_object_set_new(check_of(doc, 0), "verdict", json_string("SKIP"));
+	cr_assert_eq(ix_post_payload(&o, doc, NULL, 0, &m, &err), 0, "%s", err.msg);
+	s = parse_body(m.body, &n);
+	for (size_t i = 0; i < n; i++)
+		cr_expect(strcmp(s[i].name, "ixperf_check_pass") != 0 ||
+				  strcmp(label(&s[i], "check"), "tcp-bw") != 0,
+			  "a pass series for the skipped check");
+	cr_expect_eq(value(s, n, "ixperf_check_pass", L("check", "tcp-lat")), 0);
+	free(s);
+	ix_post_msg_free(&m);
+	json_decref(doc);
+}

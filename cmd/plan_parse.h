@@ -1,0 +1,42 @@
+/*
+ * The state of a plan file's parse, shared by cmd/plan.c (the file, its
+ * sections, the defaults) and cmd/plan_keys.c (the keys of a check); no
+ * other file includes it.
+ */
+#ifndef IX_PLAN_PARSE_H
+#define IX_PLAN_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "probes/core/err.h"
+
+struct ix_plan;
+struct ix_check;
+
+struct ix_plan_parse {
+	struct ix_plan *plan;
+	const char *file;
+	int line;
+	struct ix_err *err;
+	bool failed;
+	const char *text; /* string input */
+	size_t off;
+	FILE *f;
+};
+
+/* An error at the current line, "FILE:LINE: ..." in ps->err; the parse
+ * stops. Returns 0, inih's "stop". */
+int ix_plan_bad(struct ix_plan_parse *ps, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Key k = v of check c: 1 taken, 0 refused (ix_plan_bad said why), -1 not
+ * a key of checks. */
+int ix_plan_check_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v);
+
+/* A mesh check fails on a bad pair unless it says how many it allows
+ * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
+ * a pass. Adds max_bad_pairs = 0 at the section's line; -1 when it cannot. */
+int ix_plan_implicit_bad_pairs(struct ix_plan_parse *ps, struct ix_check *c);
+
+#endif

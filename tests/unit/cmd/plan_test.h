@@ -1,0 +1,29 @@
+/* Helpers of the plan tests (test_plan.c, test_plan_keys.c): a plan text
+ * that parses, one refused with a message. */
+#ifndef IX_TEST_PLAN_H
+#define IX_TEST_PLAN_H
+
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "cmd/plan.h"
+
+static inline void good(const char *text, struct ix_plan *p)
+{
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_parse_string(text, "t.ini", p, &err), 0, "%s", err.msg);
+}
+
+static inline void refused(const char *text, const char *part)
+{
+	struct ix_plan p;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_plan_parse_string(text, "t.ini", &p, &err), -1, "accepted: %s", text);
+	cr_assert_eq(err.code, IX_EXIT_USAGE, "%s", err.msg);
+	cr_assert_not_null(strstr(err.msg, part), "'%s' lacks '%s'", err.msg, part);
+}
+
+#endif
