@@ -97,9 +97,8 @@ static const char default_plan[] = "[plan]\n"
 
 const char *ix_check_probe_name(enum ix_check_probe p)
 {
-	static const char *const n[IX_CHECK_PROBES] = {
-		"bw", "lat", "mesh", "incast", "gpu", "topo"
-	};
+	static const char *const n[IX_CHECK_PROBES] = { "bw",  "lat",  "mesh",     "incast",
+							"gpu", "topo", "inventory" };
 	return n[p];
 }
 
@@ -244,25 +243,34 @@ static void rdma_defaults(struct ix_check *c)
 }
 
 /* gpu and topo checks run on this machine: no agents, no path. */
+/* An expectation of 0 the check did not name: none is expected. */
+static void expect_none(struct ix_check *c, const char *key, const char *figure)
+{
+	struct ix_expect *e;
+
+	for (uint32_t k = 0; k < c->nexpect; k++)
+		if (!strcmp(c->expect[k].key, key))
+			return;
+	if (c->nexpect >= IX_PLAN_MAX_EXPECT)
+		return;
+	e = &c->expect[c->nexpect++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->key, sizeof(e->key), "%s", key);
+	snprintf(e->text, sizeof(e->text), "0 (default)");
+	e->kind = IX_EXPECT_MAX;
+	e->figure = figure;
+	e->unit = "";
+	e->line = c->line;
+}
+
 static void host_check_defaults(struct ix_check *c)
 {
 	c->bw.path = c->lat.path = c->probe == IX_CHECK_GPU ? "gpu" : "sysfs";
-	if (c->probe == IX_CHECK_TOPO) {
-		for (uint32_t k = 0; k < c->nexpect; k++)
-			if (!strcmp(c->expect[k].key, "max_findings"))
-				return;
-		/* No max_findings: none is expected. */
-		if (c->nexpect < IX_PLAN_MAX_EXPECT) {
-			struct ix_expect *e = &c->expect[c->nexpect++];
-
-			memset(e, 0, sizeof(*e));
-			snprintf(e->key, sizeof(e->key), "max_findings");
-			snprintf(e->text, sizeof(e->text), "0 (default)");
-			e->kind = IX_EXPECT_MAX;
-			e->figure = "findings";
-			e->unit = "";
-			e->line = c->line;
-		}
+	if (c->probe == IX_CHECK_TOPO || c->probe == IX_CHECK_INVENTORY)
+		expect_none(c, "max_findings", "findings");
+	if (c->probe == IX_CHECK_INVENTORY) {
+		c->bw.path = c->lat.path = "agents";
+		expect_none(c, "max_odd_nodes", "odd_nodes");
 	}
 }
 
@@ -281,7 +289,8 @@ static int finish(struct ix_plan_parse *ps)
 		if (!c->have_probe)
 			return ix_fail(ps->err, IX_EXIT_USAGE, "%s:%d: [%s] names no probe",
 				       ps->file, c->line, c->name);
-		if (c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO) {
+		if (c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO ||
+		    c->probe == IX_CHECK_INVENTORY) {
 			host_check_defaults(c);
 			continue;
 		}
@@ -501,17 +510,31 @@ uint32_t ix_check_incast_fit(const struct ix_check *c, size_t nhosts, uint32_t *
 }
 
 /* The sentences of a topo result's findings. */
-static json_t *findings_of(json_t *results)
+static json_t *findings_of(json_t *results, bool odd)
 {
-	json_t *out = json_array(), *f;
+	json_t *r = json_array_get(results, 0), *out = json_array(), *f;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_array_get(results, 0), "findings"), i, f)
+	json_array_foreach(json_object_get(r, odd ? "odd_ones_out" : "findings"), i, f)
 	{
 		const char *m = json_string_value(json_object_get(f, "message"));
+		const char *h = json_string_value(json_object_get(f, "host"));
+		const char *dev = json_string_value(json_object_get(f, "device"));
 
-		if (m)
-			json_array_append_new(out, json_string(m));
+		if (odd) /* "node07:5301: mlx5_0 fw 28.39.1002, where 3 of 4 nodes have ..." */
+			json_array_append_new(
+				out,
+				json_sprintf("%s: %s%s%s %s, where %d of %d nodes have %s",
+					     h ? h : "?", dev ? dev : "", dev && dev[0] ? " " : "",
+					     json_string_value(json_object_get(f, "field")) ?: "",
+					     json_string_value(json_object_get(f, "value")) ?: "",
+					     (int)json_integer_value(json_object_get(f, "agree")),
+					     (int)json_integer_value(json_object_get(f, "of")),
+					     json_string_value(json_object_get(f, "majority"))
+						     ?: ""));
+		else if (m) /* a fleet's findings name their node */
+			json_array_append_new(out,
+					      h ? json_sprintf("%s: %s", h, m) : json_string(m));
 	}
 	return out;
 }
@@ -577,7 +600,9 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 				      pass, "line", e->line);
 
 		if (have && !strcmp(e->figure, "findings")) /* each with its sentence */
-			json_object_set_new(o, "findings", findings_of(results));
+			json_object_set_new(o, "findings", findings_of(results, false));
+		if (have && !strcmp(e->figure, "odd_nodes"))
+			json_object_set_new(o, "findings", findings_of(results, true));
 		if (regressed) /* the nodes and pairs past the limit, by name */
 			json_object_set_new(o, "regressed", regressed);
 		json_array_append_new(out, o);

@@ -27,10 +27,11 @@ enum ix_check_probe {
 	IX_CHECK_LAT,
 	IX_CHECK_MESH,
 	IX_CHECK_INCAST,
-	IX_CHECK_GPU,  /* the GPU tests of ixperf gpu, on this machine */
-	IX_CHECK_TOPO, /* ixperf topo's reading and findings, of this machine */
+	IX_CHECK_GPU,       /* the GPU tests of ixperf gpu, on this machine */
+	IX_CHECK_TOPO,      /* ixperf topo's reading and findings, of this machine */
+	IX_CHECK_INVENTORY, /* every agent's inventory, the odd ones out and findings */
 };
-#define IX_CHECK_PROBES 6
+#define IX_CHECK_PROBES 7
 
 /* What a check needs of this machine (requires = rdma,gpu): a check whose
  * need is not met is a SKIP with its reason, never run, never a pass. */

@@ -22,9 +22,10 @@
 #define P_INCAST (1u << IX_CHECK_INCAST)
 #define P_GPU    (1u << IX_CHECK_GPU)
 #define P_TOPO   (1u << IX_CHECK_TOPO)
+#define P_INV    (1u << IX_CHECK_INVENTORY)
 #define P_PAIR   (P_BW | P_LAT)
 #define P_NET    (P_BW | P_LAT | P_MESH | P_INCAST)
-#define P_ALL    (P_NET | P_GPU | P_TOPO)
+#define P_ALL    (P_NET | P_GPU | P_TOPO | P_INV)
 
 /* Which path a key holds for only: socket paths (tcp, udp) or rdma. */
 enum key_path { ANY_PATH, SOCKET_ONLY, RDMA_ONLY };
@@ -123,7 +124,8 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "max_suspects", P_MESH, ANY_PATH, IX_EXPECT_MAX, "suspects", 'c' },
 		{ "max_stalled", P_INCAST, ANY_PATH, IX_EXPECT_MAX, "stalled_rounds", 'c' },
 		{ "min_jain", P_INCAST, ANY_PATH, IX_EXPECT_MIN, "jain", 'f' },
-		{ "max_findings", P_TOPO, ANY_PATH, IX_EXPECT_MAX, "findings", 'c' },
+		{ "max_findings", P_TOPO | P_INV, ANY_PATH, IX_EXPECT_MAX, "findings", 'c' },
+		{ "max_odd_nodes", P_INV, ANY_PATH, IX_EXPECT_MAX, "odd_nodes", 'c' },
 		{ "max_pfc_pauses", P_NET, ANY_PATH, IX_EXPECT_MAX, "pfc_pauses", 'c' },
 		{ "max_cnp", P_NET, ANY_PATH, IX_EXPECT_MAX, "cnp", 'c' },
 		{ "max_ecn_marked", P_NET, ANY_PATH, IX_EXPECT_MAX, "ecn_marked", 'c' },
@@ -148,7 +150,8 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		if (!c->have_probe)
 			return ix_plan_bad(ps, "'%s' before 'probe' in [%s]", key, c->name);
 		if (!(keys[i].probes & (1u << c->probe)))
-			return ix_plan_bad(ps, "'%s' does not apply to a %s check", key,
+			return ix_plan_bad(ps, "'%s' does not apply to %s %s check", key,
+					   c->probe == IX_CHECK_INVENTORY ? "an" : "a",
 					   ix_check_probe_name(c->probe));
 		if (c->nexpect >= IX_PLAN_MAX_EXPECT)
 			return ix_plan_bad(ps, "too many expectations in [%s]%s", c->name, "");
@@ -266,7 +269,8 @@ static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v
 {
 	static const enum ix_rdma_kind kinds[IX_CHECK_PROBES] = { IX_RDMA_BW,   IX_RDMA_LAT,
 								  IX_RDMA_MESH, IX_RDMA_INCAST,
-								  IX_RDMA_BW,   IX_RDMA_BW };
+								  IX_RDMA_BW,   IX_RDMA_BW,
+								  IX_RDMA_BW };
 
 	if (c->have_probe)
 		return ix_plan_bad(ps, "[%s] names its probe twice%s", c->name, "");
@@ -278,7 +282,8 @@ static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v
 			c->gpu = IX_PLAN_GPU_NONE;
 			return 1;
 		}
-	return ix_plan_bad(ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu or topo)", v);
+	return ix_plan_bad(ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu, topo or inventory)",
+			   v);
 }
 
 /* requires = rdma,gpu */
@@ -413,8 +418,8 @@ static const struct {
 	enum key_path path;
 } settings[] = {
 	{ "path", P_NET, ANY_PATH },
-	{ "hosts", P_NET, ANY_PATH },
-	{ "host", P_NET, ANY_PATH },
+	{ "hosts", P_NET | P_INV, ANY_PATH },
+	{ "host", P_NET | P_INV, ANY_PATH },
 	{ "requires", P_ALL, ANY_PATH },
 	{ "time", P_NET, ANY_PATH },
 	{ "warmup", P_NET, ANY_PATH },
@@ -479,7 +484,8 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		return ix_plan_bad(ps, "[%s] must name its probe first (probe = ...), not '%s'",
 				   c->name, k);
 	if (!(settings[i].probes & (1u << c->probe)))
-		return ix_plan_bad(ps, "'%s' does not apply to a %s check", k,
+		return ix_plan_bad(ps, "'%s' does not apply to %s %s check", k,
+				   c->probe == IX_CHECK_INVENTORY ? "an" : "a",
 				   ix_check_probe_name(c->probe));
 	path_key(ps, c, settings[i].path, k);
 	if (!strcmp(k, "iters") && c->probe == IX_CHECK_BW)

@@ -16,6 +16,7 @@
 #include "cmd/plan.h"
 #include "cmd/run_local.h"
 #include "probes/cluster/coord.h"
+#include "probes/cluster/fleet.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
 #include "probes/core/clock.h"
@@ -368,6 +369,19 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 	return rc;
 }
 
+/* inventory: every agent of the check's hosts (over the job's sessions
+ * when launched), the odd ones out and every node's findings. */
+static int run_inventory(const struct target *t, json_t *results, struct ix_err *err)
+{
+	struct ix_fleet_result f;
+
+	if (ix_fleet_collect(t->co, t->hl, t->token, IX_FLEET_TIMEOUT_S, &f, err) < 0)
+		return -1;
+	json_array_append_new(results, ix_json_fleet(&f));
+	ix_fleet_free(&f);
+	return 0;
+}
+
 static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *baseline)
 {
 	const char *probe = ix_check_probe_name(c->probe), *verdict, *judged;
@@ -402,6 +416,8 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	else if (rc == 0 && (c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT))
 		rc = !strcmp(c->bw.path, "rdma") ? run_rdma_pair(&t, c, results, &err)
 						 : run_pair(&t, c, results, &err);
+	else if (rc == 0 && c->probe == IX_CHECK_INVENTORY)
+		rc = run_inventory(&t, results, &err);
 	else if (rc == 0)
 		rc = run_multi(&t, c, results, &err);
 	/* The expectations are judged over what was measured even when the

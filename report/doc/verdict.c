@@ -232,6 +232,17 @@ static bool topo_figure(json_t *results, const char *fig, double *out)
 	return !strcmp(fig, "findings") && json_is_array(findings);
 }
 
+/* inventory: the nodes named odd ones out, and every node's findings. */
+static bool fleet_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *f = json_array_get(results, 0);
+	json_t *v = json_object_get(f, !strcmp(fig, "odd_nodes")  ? "odd_nodes"
+				       : !strcmp(fig, "findings") ? "findings_total"
+								  : "");
+
+	return num(v, out) && json_integer_value(json_object_get(f, "answered")) > 0;
+}
+
 const char *const ix_counter_figure_names[IX_COUNTER_FIGURES] = {
 	"pfc_pauses",    "cnp", "ecn_marked", "fabric_drops", "fabric_retransmissions",
 	"fabric_errors",
@@ -342,6 +353,8 @@ bool ix_figure_of(const char *probe, json_t *results, const char *figure, double
 		return gpu_figure(results, figure, value);
 	if (!strcmp(probe, "topo"))
 		return topo_figure(results, figure, value);
+	if (!strcmp(probe, "inventory"))
+		return fleet_figure(results, figure, value);
 	return false;
 }
 
@@ -386,6 +399,11 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
 		h->unit = "";
 		h->higher_better = false;
 		h->valid = topo_figure(results, "findings", &h->value);
+	} else if (!strcmp(probe, "inventory")) {
+		h->name = "odd nodes";
+		h->unit = "";
+		h->higher_better = false;
+		h->valid = fleet_figure(results, "odd_nodes", &h->value);
 	} else {
 		h->name = "goodput at the largest fan-in";
 		h->valid = incast_figure(results, "bits_per_second", &h->value);

@@ -132,6 +132,40 @@ check "the run's HTML report names them" bash -c \
 	"grep -qF '<td>$(h $FW)</td><td>ibp1s0</td><td>fw</td>' '$J'/run/*.html &&
 	 grep -qF '<td>$(h $SLOW)</td><td>warning</td><td>pcie_downtrained</td>' '$J'/run/*.html"
 
+# An acceptance plan that judges them: probe = inventory over the agents
+# (max_odd_nodes and max_findings default to 0) fails, naming each odd
+# one out and the finding with its node, in the summary, JSON and HTML.
+cat >"$J/health.ini" <<INI
+[plan]
+name = health
+hosts = $hosts
+token_file = $TOK
+
+[health]
+probe = inventory
+
+[health-lenient]
+probe = inventory
+max_odd_nodes = 2
+max_findings = 1
+INI
+ip netns exec "ixf$$-h1" "$IXPERF" run --output-dir "$J/health" "$J/health.ini" \
+	>"$J/health.txt" 2>"$J/health.err"
+rc=$?
+sed 's/^/# /' "$J/health.txt"
+check "a plan's inventory check fails on the odd ones out (exit 4)" test "$rc" = 4
+hdoc=$(ls "$J"/health/ixperf-run-*.json | head -n 1)
+check "it names both odd nodes and host $SLOW's finding, each with its node" jq_true "$hdoc" \
+	"[.results[0].checks[0].expectations[] | {(.key): .findings}] | add as \$e
+	 | (\$e.max_odd_nodes | length == 2) and (\$e.max_odd_nodes | map(test(\"^198\\\\.18\\\\.0\\\\.($FW|$SLOW):\")) | all)
+	 and (\$e.max_findings | length >= 1) and (\$e.max_findings[0] | startswith(\"$(h $SLOW): \"))"
+check "the check allowing them passes" jq_true "$hdoc" '.results[0].checks[1].verdict == "PASS"'
+check "the summary lists them under the failed expectations" bash -c \
+	"grep -q 'FAIL max_odd_nodes = 0 (default): 2' '$J/health.txt' &&
+	 grep -qF 'finding: $(h $FW): ibp1s0 fw $fw_odd, where 3 of 4 nodes have' '$J/health.txt'"
+schema_check "$hdoc"
+check "the HTML report names the odd firmware" grep -qF "$(h $FW)" "$J"/health/*.html
+
 # --- Hostile clients. -----------------------------------------------------------
 # An agent with the token answers nothing before authentication; one
 # without it refuses requests that name anything or are too large, and

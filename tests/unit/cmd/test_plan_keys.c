@@ -231,3 +231,24 @@ Test(plan_keys, gpu_and_topo_checks)
 	refused("[b]\nprobe = bw\nsysfs = /x\n", "t.ini:3: 'sysfs' does not apply to a bw");
 	refused("[t]\nprobe = topo\nprobe = gpu\n", "t.ini:3: [t] names its probe twice");
 }
+
+/* Health from every node: both expectations at 0 unless named. */
+Test(plan_keys, inventory_checks)
+{
+	struct ix_plan p;
+
+	good("[plan]\nhosts = n[1-4]\n[i]\nprobe = inventory\n[j]\nprobe = inventory\n"
+	     "hosts = a,b\nmax_odd_nodes = 1\n",
+	     &p);
+	cr_assert_eq(p.checks[0].nexpect, 2);
+	cr_expect_str_eq(p.checks[0].expect[0].key, "max_findings");
+	cr_expect_str_eq(p.checks[0].expect[1].key, "max_odd_nodes");
+	cr_expect_str_eq(p.checks[0].expect[1].figure, "odd_nodes");
+	cr_expect_float_eq(p.checks[0].expect[1].limit, 0, 1e-9);
+	cr_expect_str_eq(p.checks[1].hosts, "a,b");
+	cr_expect_float_eq(p.checks[1].expect[0].limit, 1, 1e-9);
+	cr_expect_str_eq(p.checks[1].bw.path, "agents");
+	ix_plan_free(&p);
+	refused("[i]\nprobe = inventory\nmin_bw = 1G\n", "'min_bw' does not apply to an inventory");
+	refused("[t]\nprobe = topo\nmax_odd_nodes = 0\n", "'max_odd_nodes' does not apply");
+}

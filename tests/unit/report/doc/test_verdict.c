@@ -276,3 +276,23 @@ Test(topo, findings_counted)
 	cr_assert_float_eq(h.value, 2, 1e-9);
 	json_decref(r);
 }
+
+/* inventory: the fleet's odd nodes and findings; nothing answered, nothing measured. */
+Test(inventory, fleet_figures)
+{
+	json_t *r = parse("[{\"kind\":\"fleet\",\"answered\":4,\"odd_nodes\":2,"
+			  "\"findings_total\":1}]");
+	json_t *none = parse("[{\"kind\":\"fleet\",\"answered\":0,\"odd_nodes\":0,"
+			     "\"findings_total\":0}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("inventory", r, "odd_nodes", &v) && v == 2);
+	cr_assert(ix_figure_of("inventory", r, "findings", &v) && v == 1);
+	cr_assert_not(ix_figure_of("inventory", none, "odd_nodes", &v), "no agent answered");
+	ix_headline_of("inventory", r, &h);
+	cr_assert(h.valid && h.value == 2 && !h.higher_better);
+	cr_assert_str_eq(h.name, "odd nodes");
+	json_decref(r);
+	json_decref(none);
+}
