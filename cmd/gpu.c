@@ -246,21 +246,22 @@ static int gpu_run(const struct gpu_opts *o, struct ix_gpu_params *p, bool inven
 		free(r);
 		return IX_EXIT_FAIL;
 	}
+	/* With -J, every failure still writes a document saying why. */
 	if (ix_gpu_open(c, o->backend, o->lib, &err) < 0) {
 		free(c);
 		free(r);
-		return ix_report_error(name, &err);
+		return ix_report_error_json(name, o->json, o->output, env, &err);
 	}
 	if (inventory_of(c, p, &ch, r, &err) < 0 || ix_sink_open(&sink, o->output, &err) < 0) {
-		rc = ix_report_error(name, &err);
+		rc = ix_report_error_json(name, o->json, o->output, env, &err);
 		goto out;
 	}
 	if (!inventory && ix_gpu_bench_run(c, p, r, &err) < 0) {
-		rc = ix_report_error(name, &err);
-		if (sink.path) { /* nothing to write */
+		if (sink.path) { /* nothing written to it */
 			fclose(sink.f);
 			free(sink.buf);
 		}
+		rc = ix_report_error_json(name, o->json, o->output, env, &err);
 		goto out;
 	}
 	if (o->json)

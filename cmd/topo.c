@@ -71,7 +71,7 @@ int cmd_topo(int argc, char **argv, const struct ix_env *env)
 	if (ix_topo_read(o.sysfs ? o.sysfs : "", &t, &err) < 0) {
 		if (err.code == IX_EXIT_UNAVAILABLE)
 			err.code = IX_EXIT_FAIL;
-		return ix_report_error("topo", &err);
+		return ix_report_error_json("topo", o.json, o.output, env, &err);
 	}
 	if (ix_sink_open(&sink, o.output, &err) < 0) {
 		ix_topo_free(&t);

@@ -49,8 +49,9 @@ check "no backend opens: exit 3, the reason of each backend on one line" \
 check "no backend: rocm's reason too" grep -qF "; rocm: $G/no-such-lib.so" "$G/none.err"
 check "no backend: one line on stderr, nothing on stdout" one_line none
 run nonejson gpu --json --lib "$G/no-such-lib.so"
-check "no backend with --json: exit 3, nothing on stdout, the reason on stderr" \
-	bash -c "[ $RC = 3 ] && [ ! -s '$G/nonejson.out' ] && grep -q 'no GPU backend' '$G/nonejson.err'"
+check "no backend with --json: exit 3, a document saying why on stdout, the reason on stderr" \
+	bash -c "[ $RC = 3 ] && jq -e '.complete == false and .results == [] and (.error | test(\"no GPU backend\"))' '$G/nonejson.out' >/dev/null && grep -q 'no GPU backend' '$G/nonejson.err'"
+schema_check "$G/nonejson.out"
 run noneinv gpu inventory --lib "$G/no-such-lib.so"
 check "no backend: inventory exits 3 as well" expect noneinv 3 "no GPU backend available"
 

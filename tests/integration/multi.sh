@@ -102,6 +102,18 @@ check "thresholds every step holds: exit 0, judged, nothing failed" test "$?" = 
 "$IXPERF" incast --mode read --min-jain 0.9 "$HOSTS" >/dev/null 2>"$J/jain.err"
 check "a fairness threshold on synchronised reads is refused (exit 2)" \
 	bash -c "test $? = 2 && grep -q 'min-jain applies to stream mode only' '$J/jain.err'"
+# -J on a failure: still one document, marked incomplete with its error,
+# that the schema accepts (a port nobody listens on: the last agent's + 1).
+dead=127.0.0.1:$((${HOSTS##*:} + 1))
+for cmd in "bw -t 0.2 -p ${dead##*:} 127.0.0.1" "lat -n 5 -p ${dead##*:} 127.0.0.1" \
+	"mesh --test lat -n 5 $dead,${HOSTS%%,*}" "run $J/no-such-plan.ini"; do
+	name=${cmd%% *}
+	# shellcheck disable=SC2086
+	"$IXPERF" $cmd -J >"$J/fail-$name.json" 2>/dev/null
+	check "$name -J on a failure writes a document saying so" jq_true "$J/fail-$name.json" \
+		'.complete == false and (.error | type) == "string"'
+	schema_check "$J/fail-$name.json"
+done
 "$IXPERF" incast --mode read --path udp "$HOSTS" >/dev/null 2>"$J/readudp.err"
 check "synchronised reads over UDP are refused (exit 2)" test "$?" = 2
 "$IXPERF" incast --sweep 1,9 "$HOSTS" >/dev/null 2>"$J/sweep.err"
