@@ -12,7 +12,9 @@
  * module gets its unit test at its own path under tests/unit/ (probes/X/Y.c:
  * tests/unit/probes/X/test_Y.c) and a row in Makefile.am's UNIT_TESTS.
  * tests/cli/run.sh checks that every listed command answers --help and
- * has a man page.
+ * has a man page, and that every file of cmd/ (common.c and main.c aside)
+ * is one with its page man/ixperf-NAME.[157]: what is not a command goes
+ * in probes/ or report/.
  */
 #ifndef IX_CMD_H
 #define IX_CMD_H

@@ -15,9 +15,7 @@
 #include "probes/cluster/fleet.h"
 #include "probes/ctl/auth.h"
 #include "probes/ctl/client.h"
-#include "probes/gpu/bench.h"
 #include "probes/net/net.h"
-#include "probes/net/transport.h"
 #include "report/fmt/output.h"
 #include "report/json/json.h"
 
@@ -306,16 +304,6 @@ int ix_token_from_opt(const char *path, struct ix_token *t, struct ix_err *err)
 	return 0;
 }
 
-size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap)
-{
-	size_t n = 0;
-
-	for (uint64_t s = 1; s <= max && n < cap; s *= 2)
-		if (s >= min)
-			sizes[n++] = s;
-	return n;
-}
-
 void ix_sink_put_json(struct ix_sink *s, json_t *doc)
 {
 	json_dumpf(doc, s->f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -342,39 +330,6 @@ int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_l
 		rc = ix_fail(err, IX_EXIT_FAIL, "cannot write the JSON document");
 	json_decref(doc);
 	return rc;
-}
-
-int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err)
-{
-	static const char *const elsewhere[] = { "pcie", "gpu", NULL };
-	static const char *const where[] = { "ixperf bw --path pcie or ixperf gpu", "ixperf gpu" };
-
-	/* The coordinator of mesh and incast needs no device itself: its
-	 * agents run the tests on theirs (probes/rdma/session.c) and say when they
-	 * cannot. */
-	static const struct ix_transport rdma = { .name = "rdma",
-						  .desc = "RDMA (RC) on the agents' devices",
-						  .caps = IX_CAP_RDMA,
-						  .default_msg_size = 65536,
-						  .min_msg_size = 1,
-						  .max_msg_size = 1ull << 31,
-						  .min_lat_size = 1 };
-
-	*tp = ix_transport_find(name ? name : "tcp");
-	if (*tp)
-		return 0;
-	if (strcmp(name, "rdma") == 0) {
-		*tp = &rdma;
-		return 0;
-	}
-	/* The GPU paths take no server: bw reaches pcie before its options,
-	 * and the GPU tests are ixperf gpu's. */
-	for (size_t i = 0; elsewhere[i]; i++)
-		if (strcmp(name, elsewhere[i]) == 0)
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "--path %s is not a network path: use %s", name, where[i]);
-	return ix_fail(err, IX_EXIT_USAGE, "invalid value for --path: '%s' (tcp, udp or rdma)",
-		       name);
 }
 
 int ix_report_error(const char *cmd, const struct ix_err *err)
@@ -589,99 +544,4 @@ json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coo
 	ix_fleet_free(&r);
 	ix_hostlist_free(&all);
 	return out;
-}
-
-/* ---- ixperf gpu's lists (gpu, and the gpu checks of plans) ---- */
-
-/* Whether test t is in group g; -1 when g is not a group. */
-static int in_group(const struct ix_gpu_test *t, const char *g)
-{
-	bool lat = t->kind == IX_GPU_T_LAT_HOST || t->kind == IX_GPU_T_LAT_PEER;
-
-	if (strcmp(g, "all") == 0)
-		return 1;
-	if (strcmp(g, "bandwidth") == 0)
-		return !lat;
-	if (strcmp(g, "latency") == 0)
-		return lat;
-	if (strcmp(g, "pcie") == 0)
-		return t->kind == IX_GPU_T_HOST;
-	return -1;
-}
-
-/* A comma list of test names and groups into sel. */
-int ix_gpu_select_tests(const char *list, bool *sel, struct ix_err *err)
-{
-	const struct ix_gpu_test *t;
-	size_t n = ix_gpu_tests(&t);
-	const char *p = list;
-
-	memset(sel, 0, IX_GPU_MAX_TESTS * sizeof(*sel));
-	for (;;) {
-		const char *end = strchr(p, ',');
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char name[64];
-		int k;
-
-		if (len == 0 || len >= sizeof(name))
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "invalid value for --test: '%s' is not a list of tests",
-				       list);
-		memcpy(name, p, len);
-		name[len] = '\0';
-		if (in_group(&t[0], name) >= 0) {
-			for (size_t i = 0; i < n; i++)
-				sel[i] |= in_group(&t[i], name) == 1;
-		} else if ((k = ix_gpu_test_find(name)) >= 0) {
-			sel[k] = true;
-		} else {
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "invalid value for --test: unknown test '%s' ('ixperf gpu "
-				       "list' shows them)",
-				       name);
-		}
-		if (!end)
-			return 0;
-		p = end + 1;
-	}
-}
-
-static int dev_num(const char **s, unsigned *v)
-{
-	unsigned x = 0;
-
-	if (!isdigit((unsigned char)**s))
-		return -1;
-	for (; isdigit((unsigned char)**s); (*s)++)
-		if ((x = x * 10 + (unsigned)(**s - '0')) >= IX_GPU_MAX_DEVICES)
-			return -1;
-	*v = x;
-	return 0;
-}
-
-/* "0,2,4-7" into a mask of device indexes. */
-int ix_gpu_parse_list(const char *list, uint64_t *mask, struct ix_err *err)
-{
-	const char *s = list;
-
-	*mask = 0;
-	while (*s) {
-		unsigned a, b;
-
-		if (dev_num(&s, &a) < 0)
-			break;
-		b = a;
-		if (*s == '-' && (s++, dev_num(&s, &b) < 0 || b < a))
-			break;
-		for (unsigned k = a; k <= b; k++)
-			*mask |= 1ull << k;
-		if (!*s)
-			return 0;
-		if (*s++ != ',' || !*s)
-			break;
-	}
-	return ix_fail(err, IX_EXIT_USAGE,
-		       "invalid value for --gpus: '%s' is not a list of GPU indexes 0-%d, such "
-		       "as 0,2-3",
-		       list, IX_GPU_MAX_DEVICES - 1);
 }

@@ -189,10 +189,6 @@ int ix_rdma_run_sizes(struct ix_client *cl, const struct ix_rdma_params *params,
 /* IXPERF_RDMA_TIMEOUT, where set: the seconds (0.1 to 3600) an RDMA
  * test's end waits without any completion (ix_rdma_set_stall_timeout_ns). */
 int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err);
-/* ixperf gpu's --test and --gpus lists (into sel[IX_GPU_MAX_TESTS], a
- * mask of GPU indexes); IX_EXIT_USAGE naming the option. */
-int ix_gpu_select_tests(const char *list, bool *sel, struct ix_err *err);
-int ix_gpu_parse_list(const char *list, uint64_t *mask, struct ix_err *err);
 /* A GPU index (0 to 63) of option name. */
 int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err);
 /* The first --path rdma option set, or NULL (for other paths' checks). */
@@ -288,8 +284,6 @@ int ix_coord_capture_check(const struct ix_coord_capture *c, struct ix_err *err)
  * the hosts; *cap stays NULL without --capture. */
 int ix_coord_capture_begin(const struct ix_coord_capture *c, const struct ix_hostlist *hosts,
 			   struct ix_capture **cap, struct ix_err *err);
-/* Powers of two from 1 to max that are >= min, at most cap of them. */
-size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 /* Write a JSON document to the sink (reference stolen). */
 void ix_sink_put_json(struct ix_sink *s, json_t *doc);
 /* The same with lazy values (ix_json_write): written now on stdout, at
@@ -297,12 +291,6 @@ void ix_sink_put_json(struct ix_sink *s, json_t *doc);
  * -1 with err when stdout cannot take it. */
 int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_lazy *lazy, size_t n,
 			  struct ix_err *err);
-
-/* The transport named by --path (NULL = tcp); "rdma" is a descriptor with
- * IX_CAP_RDMA and no socket functions (mesh and incast hand it to their
- * agents). "pcie" and "gpu" are usage errors naming the commands that
- * measure them, as is any other name. */
-int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err);
 
 /* Print "ixperf CMD: message" on stderr and return the error's exit code. */
 int ix_report_error(const char *cmd, const struct ix_err *err);

@@ -13,14 +13,14 @@
 
 #include "cmd/cmd.h"
 #include "cmd/launch.h"
-#include "cmd/plan.h"
-#include "cmd/run_local.h"
+#include "probes/agent/local.h"
 #include "probes/cluster/coord.h"
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/client.h"
+#include "probes/gpu/gpu.h"
 #include "probes/host/inventory.h"
 #include "probes/host/topo_check.h"
 #include "probes/net/net.h"
@@ -30,6 +30,7 @@
 #include "report/fmt/output.h"
 #include "report/json/json.h"
 #include "report/json/read.h"
+#include "report/plan/plan.h"
 #include "report/post/post.h"
 #include "report/text/text.h"
 
@@ -382,6 +383,68 @@ static int run_inventory(const struct target *t, json_t *results, struct ix_err 
 	return 0;
 }
 
+/* gpu and topo: this machine, no agent. Its result appended to results
+ * (the gpu one also when a test failed); -1 with err. */
+static int run_here(const struct ix_check *c, json_t *results, struct ix_err *err)
+{
+	if (c->probe == IX_CHECK_GPU) {
+		struct ix_gpu_req q = { .tests = c->gpu_tests[0] ? c->gpu_tests : NULL,
+					.gpus = c->gpus[0] ? c->gpus : NULL,
+					.backend = c->gpu_backend[0] ? c->gpu_backend : NULL,
+					.lib = c->gpu_lib[0] ? c->gpu_lib : NULL,
+					.size = c->gpu_size,
+					.iterations = c->gpu_iterations,
+					.samples = c->gpu_samples };
+		json_t *r;
+		int rc = ix_gpu_check_run(&q, &r, err);
+
+		if (r)
+			json_array_append_new(results, r);
+		return rc;
+	} else {
+		struct ix_topo t;
+
+		if (ix_topo_read(c->sysfs, &t, err) < 0)
+			return -1;
+		json_array_append_new(results, ix_json_topo(&t));
+		ix_topo_free(&t);
+		return 0;
+	}
+}
+
+/* Whether this machine has what the check requires; why not into why
+ * (NULL, 0: not said). */
+static bool machine_has(const struct ix_check *c, char *why, size_t len)
+{
+	struct ix_err err = { 0 };
+
+	if (c->needs & IX_NEED_RDMA) {
+		char devs[1][64];
+		size_t n = 0;
+
+		if (ix_verbs_devices(devs, 1, &n, &err) < 0 || !n) {
+			snprintf(why, len, "requires rdma: %.400s",
+				 err.msg[0] ? err.msg : "no RDMA device on this machine");
+			return false;
+		}
+	}
+	if (c->needs & IX_NEED_GPU) {
+		struct ix_gpu_ctx *g = calloc(1, sizeof(*g));
+		bool ok = g && ix_gpu_open(g, c->gpu_backend[0] ? c->gpu_backend : NULL,
+					   c->gpu_lib[0] ? c->gpu_lib : NULL, &err) == 0;
+
+		if (ok)
+			ix_gpu_close(g);
+		free(g);
+		if (!ok) {
+			snprintf(why, len, "requires gpu: %.400s",
+				 err.msg[0] ? err.msg : "no memory");
+			return false;
+		}
+	}
+	return true;
+}
+
 static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *baseline)
 {
 	const char *probe = ix_check_probe_name(c->probe), *verdict, *judged;
@@ -393,7 +456,7 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	bool here = c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO;
 	int rc;
 
-	if (c->needs && !ix_machine_has(c, why, sizeof(why))) {
+	if (c->needs && !machine_has(c, why, sizeof(why))) {
 		/* Not run: never a pass, and said why. */
 		json_decref(results);
 		json_decref(exps);
@@ -412,7 +475,7 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 		json_array_append_new(hosts, json_string(b));
 	}
 	if (rc == 0 && here)
-		rc = ix_run_here(c, results, &err);
+		rc = run_here(c, results, &err);
 	else if (rc == 0 && (c->probe == IX_CHECK_BW || c->probe == IX_CHECK_LAT))
 		rc = !strcmp(c->bw.path, "rdma") ? run_rdma_pair(&t, c, results, &err)
 						 : run_pair(&t, c, results, &err);
@@ -635,7 +698,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 
 		for (uint32_t i = 0; i < plan.nchecks; i++)
 			rdma |= local_rdma(&plan, &plan.checks[i]) &&
-				(!plan.checks[i].needs || ix_machine_has(&plan.checks[i], NULL, 0));
+				(!plan.checks[i].needs || machine_has(&plan.checks[i], NULL, 0));
 		if (ix_local_agents_start(&la, ix_plan_local_agents(&plan, IX_MAX_LOCAL_AGENTS),
 					  rdma, &err) < 0)
 			goto fail;

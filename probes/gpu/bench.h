@@ -157,6 +157,10 @@ struct ix_gpu_result {
 size_t ix_gpu_tests(const struct ix_gpu_test **v);
 /* Index of a test by exact name, or -1. */
 int ix_gpu_test_find(const char *name);
+/* ixperf gpu's --test and --gpus lists (into sel[IX_GPU_MAX_TESTS], a
+ * mask of GPU indexes); IX_EXIT_USAGE naming the option. */
+int ix_gpu_select_tests(const char *list, bool *sel, struct ix_err *err);
+int ix_gpu_parse_list(const char *list, uint64_t *mask, struct ix_err *err);
 /* Every test selected, nvbandwidth's defaults, no IPC starter. */
 void ix_gpu_params_default(struct ix_gpu_params *p);
 

@@ -1,7 +1,9 @@
 /* Names and derived figures of the GPU tests, for every renderer. */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "probes/gpu/bench.h"
 
@@ -100,4 +102,99 @@ bool ix_gpu_cell_percent(const struct ix_gpu_meas *m, const struct ix_gpu_cell *
 bool ix_gpu_test_is_latency(const struct ix_gpu_test *t)
 {
 	return t->kind == IX_GPU_T_LAT_HOST || t->kind == IX_GPU_T_LAT_PEER;
+}
+
+/* ---- ixperf gpu's lists (gpu, and the gpu checks of plans) ---- */
+
+/* Whether test t is in group g; -1 when g is not a group. */
+static int in_group(const struct ix_gpu_test *t, const char *g)
+{
+	bool lat = t->kind == IX_GPU_T_LAT_HOST || t->kind == IX_GPU_T_LAT_PEER;
+
+	if (strcmp(g, "all") == 0)
+		return 1;
+	if (strcmp(g, "bandwidth") == 0)
+		return !lat;
+	if (strcmp(g, "latency") == 0)
+		return lat;
+	if (strcmp(g, "pcie") == 0)
+		return t->kind == IX_GPU_T_HOST;
+	return -1;
+}
+
+/* A comma list of test names and groups into sel. */
+int ix_gpu_select_tests(const char *list, bool *sel, struct ix_err *err)
+{
+	const struct ix_gpu_test *t;
+	size_t n = ix_gpu_tests(&t);
+	const char *p = list;
+
+	memset(sel, 0, IX_GPU_MAX_TESTS * sizeof(*sel));
+	for (;;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		char name[64];
+		int k;
+
+		if (len == 0 || len >= sizeof(name))
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "invalid value for --test: '%s' is not a list of tests",
+				       list);
+		memcpy(name, p, len);
+		name[len] = '\0';
+		if (in_group(&t[0], name) >= 0) {
+			for (size_t i = 0; i < n; i++)
+				sel[i] |= in_group(&t[i], name) == 1;
+		} else if ((k = ix_gpu_test_find(name)) >= 0) {
+			sel[k] = true;
+		} else {
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "invalid value for --test: unknown test '%s' ('ixperf gpu "
+				       "list' shows them)",
+				       name);
+		}
+		if (!end)
+			return 0;
+		p = end + 1;
+	}
+}
+
+static int dev_num(const char **s, unsigned *v)
+{
+	unsigned x = 0;
+
+	if (!isdigit((unsigned char)**s))
+		return -1;
+	for (; isdigit((unsigned char)**s); (*s)++)
+		if ((x = x * 10 + (unsigned)(**s - '0')) >= IX_GPU_MAX_DEVICES)
+			return -1;
+	*v = x;
+	return 0;
+}
+
+/* "0,2,4-7" into a mask of device indexes. */
+int ix_gpu_parse_list(const char *list, uint64_t *mask, struct ix_err *err)
+{
+	const char *s = list;
+
+	*mask = 0;
+	while (*s) {
+		unsigned a, b;
+
+		if (dev_num(&s, &a) < 0)
+			break;
+		b = a;
+		if (*s == '-' && (s++, dev_num(&s, &b) < 0 || b < a))
+			break;
+		for (unsigned k = a; k <= b; k++)
+			*mask |= 1ull << k;
+		if (!*s)
+			return 0;
+		if (*s++ != ',' || !*s)
+			break;
+	}
+	return ix_fail(err, IX_EXIT_USAGE,
+		       "invalid value for --gpus: '%s' is not a list of GPU indexes 0-%d, such "
+		       "as 0,2-3",
+		       list, IX_GPU_MAX_DEVICES - 1);
 }

@@ -127,6 +127,11 @@ extern const struct ix_transport ix_tcp_transport;
 extern const struct ix_transport ix_udp_transport;
 
 const struct ix_transport *ix_transport_find(const char *name);
+/* The transport named by --path (NULL = tcp); "rdma" is a descriptor with
+ * IX_CAP_RDMA and no socket functions (mesh and incast hand it to their
+ * agents). "pcie" and "gpu" are usage errors naming the commands that
+ * measure them, as is any other name. */
+int ix_path_lookup(const char *name, const struct ix_transport **tp, struct ix_err *err);
 
 /* Helpers for data loops (engine.c). */
 void ix_stream_init(struct ix_stream *s, uint32_t id, enum ix_dir dir, bool sending);

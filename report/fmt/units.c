@@ -296,3 +296,13 @@ void ix_fmt_ns(double ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.3f s", ns / 1e9);
 }
+
+size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap)
+{
+	size_t n = 0;
+
+	for (uint64_t s = 1; s <= max && n < cap; s *= 2)
+		if (s >= min)
+			sizes[n++] = s;
+	return n;
+}

@@ -17,6 +17,9 @@ int ix_parse_rate(const char *s, uint64_t *out, struct ix_err *err);
 int ix_parse_seconds(const char *s, double *out, struct ix_err *err);
 /* Plain decimal integer within [lo, hi]. */
 int ix_parse_uint(const char *s, uint64_t lo, uint64_t hi, uint64_t *out, struct ix_err *err);
+/* A size sweep: powers of two from 1 to max that are >= min, at most cap
+ * of them, into sizes; how many. */
+size_t ix_size_sweep(uint64_t min, uint64_t max, uint64_t *sizes, size_t cap);
 
 enum ix_units {
 	IX_UNITS_BITS = 0, /* auto SI prefix, bit/s (default for networks) */

@@ -69,13 +69,12 @@ for cmd in $("$IXPERF" --list-cmds); do
 done
 check "ixperf.1 exists" test -f "${top_srcdir:-.}/man/ixperf.1"
 # Every file in cmd/ but the shared ones has a page: a command's section 1,
-# or a section 5/7 page for what several commands share (plan, rdma). A
-# file NAME_PART.c is a part of NAME (plan_keys.c of plan) and its page.
+# or a section 5/7 page for what several commands share (rdma, launch).
 for f in "${top_srcdir:-.}"/cmd/*.c; do
 	name=$(basename "$f" .c)
 	case $name in common | main) continue ;; esac
 	check "cmd/$name.c has a man page" \
-		bash -c "ls '${top_srcdir:-.}'/man/ixperf-${name%%_*}.[157] >/dev/null 2>&1"
+		bash -c "ls '${top_srcdir:-.}'/man/ixperf-$name.[157] >/dev/null 2>&1"
 done
 
 ix_done

@@ -1,8 +1,6 @@
 /*
- * Plans for 'ixperf run' (cmd/plan.h): INI text parsed as a plan file is,
- * the settings checked and the defaults filled.
- *
- * IX_FUZZ_EXTRA: cmd/plan.c cmd/plan_keys.c
+ * Plans for 'ixperf run' (report/plan/plan.h): INI text parsed as a plan
+ * file is, the settings checked and the defaults filled.
  */
 #include "config.h"
 
@@ -10,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/plan.h"
+#include "report/plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -15,9 +15,7 @@
 
 #include "cmd/common.h"
 #include "probes/ctl/client.h"
-#include "probes/gpu/bench.h"
 #include "probes/net/net.h"
-#include "probes/net/transport.h"
 #include "report/fmt/output.h"
 
 /* ---- option table ------------------------------------------------------- */
@@ -368,31 +366,6 @@ Test(opts, client_rows)
 	cr_assert_not_null(strstr(err.msg, "-p/--port"), "%s", err.msg);
 }
 
-/* ---- --path names ------------------------------------------------------ */
-
-Test(path, lookup)
-{
-	const struct ix_transport *tp = NULL;
-	struct ix_err err = { 0 };
-
-	cr_assert_eq(ix_path_lookup("udp", &tp, &err), 0);
-	cr_assert_eq(tp, &ix_udp_transport);
-	cr_assert_eq(ix_path_lookup(NULL, &tp, &err), 0, "no --path: the default");
-	cr_assert_eq(tp, &ix_tcp_transport);
-	/* rdma: a descriptor for mesh and incast, whose agents run it. */
-	cr_assert_eq(ix_path_lookup("rdma", &tp, &err), 0);
-	cr_assert_str_eq(tp->name, "rdma");
-	cr_assert(tp->caps & IX_CAP_RDMA);
-	cr_assert_null(tp->send, "no socket data path");
-	cr_assert_eq(ix_path_lookup("pcie", &tp, &err), -1);
-	cr_assert_eq(err.code, IX_EXIT_USAGE);
-	cr_assert_not_null(strstr(err.msg, "use ixperf bw --path pcie or ixperf gpu"), "%s",
-			   err.msg);
-	cr_assert_eq(ix_path_lookup("carrier-pigeon", &tp, &err), -1);
-	cr_assert_eq(err.code, IX_EXIT_USAGE);
-	cr_assert_not_null(strstr(err.msg, "carrier-pigeon"));
-}
-
 /* ---- report errors ------------------------------------------------------ */
 
 Test(report, error_line_and_code, .init = cr_redirect_stderr)
@@ -674,19 +647,6 @@ Test(sink, output_atomic_onto_a_directory_fails_cleanly)
 
 /* ---- helpers shared by the client commands -------------------------------- */
 
-Test(sweep, powers_of_two_within_bounds)
-{
-	uint64_t sizes[64];
-	size_t n = ix_size_sweep(8, 100, sizes, 64);
-
-	cr_assert_eq(n, 4);
-	cr_assert_eq(sizes[0], 8);
-	cr_assert_eq(sizes[3], 64);
-	cr_assert_eq(ix_size_sweep(1, 1, sizes, 64), 1);
-	cr_assert_eq(ix_size_sweep(1, UINT64_MAX / 2, sizes, 5), 5, "capped by the array");
-	cr_assert_eq(ix_size_sweep(200, 100, sizes, 64), 0);
-}
-
 Test(client_opts, defaults_and_overrides)
 {
 	struct ix_client_opts o = { 0 };
@@ -738,35 +698,4 @@ Test(common, rdma_timeout_from_the_environment)
 			cr_assert_eq(err.code, IX_EXIT_USAGE);
 		}
 	}
-}
-
-/* ixperf gpu's --test and --gpus lists, which plans take too. */
-Test(gpu_lists, tests_groups_and_indexes)
-{
-	bool sel[IX_GPU_MAX_TESTS], all[IX_GPU_MAX_TESTS];
-	struct ix_err err = { 0 };
-	uint64_t mask;
-	size_t n = 0, k = 0;
-	int t = ix_gpu_test_find("device_local_copy");
-
-	cr_assert_geq(t, 0);
-	cr_assert_eq(ix_gpu_select_tests("pcie,device_local_copy", sel, &err), 0, "%s", err.msg);
-	cr_assert_eq(ix_gpu_select_tests("all", all, &err), 0, "%s", err.msg);
-	for (size_t i = 0; i < IX_GPU_MAX_TESTS; i++) {
-		n += sel[i];
-		k += all[i];
-	}
-	cr_expect(sel[t], "a test by name");
-	cr_expect_gt(n, 1, "a group and a name");
-	cr_expect_lt(n, k, "not every test");
-	cr_expect_eq(ix_gpu_select_tests("pcie,warp", sel, &err), -1);
-	cr_expect_eq(err.code, IX_EXIT_USAGE);
-	cr_expect_not_null(strstr(err.msg, "unknown test 'warp'"), "%s", err.msg);
-	cr_expect_eq(ix_gpu_select_tests("pcie,", sel, &err), -1, "an empty name");
-	cr_assert_eq(ix_gpu_parse_list("0,2-3", &mask, &err), 0, "%s", err.msg);
-	cr_expect_eq(mask, 0xdull);
-	cr_expect_eq(ix_gpu_parse_list("3-1", &mask, &err), -1);
-	cr_expect_eq(ix_gpu_parse_list("0,", &mask, &err), -1);
-	cr_expect_eq(ix_gpu_parse_list("64", &mask, &err), -1);
-	cr_expect_not_null(strstr(err.msg, "--gpus"), "%s", err.msg);
 }

@@ -1,4 +1,4 @@
-/* Unit tests for probes/gpu/bench.c and report/json/gpu.c over the simulated
+/* Unit tests for probes/gpu/bench.c, names.c and report/json/gpu.c over the simulated
  * backend of fake.c: the inventory joined with a sysfs tree built
  * here, matrix shapes and labels, the unit arithmetic, "% of reference",
  * medians, shared links, skip reasons, failures that keep what was
@@ -763,4 +763,35 @@ Test(gpu_bench, inventory_document)
 	cr_assert(json_is_true(json_object_get(r, "complete")));
 	schema_check(doc);
 	json_decref(doc);
+}
+
+/* ixperf gpu's --test and --gpus lists, which plans take too. */
+Test(gpu_lists, tests_groups_and_indexes)
+{
+	bool sel[IX_GPU_MAX_TESTS], all[IX_GPU_MAX_TESTS];
+	struct ix_err err = { 0 };
+	uint64_t mask;
+	size_t n = 0, k = 0;
+	int t = ix_gpu_test_find("device_local_copy");
+
+	cr_assert_geq(t, 0);
+	cr_assert_eq(ix_gpu_select_tests("pcie,device_local_copy", sel, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_gpu_select_tests("all", all, &err), 0, "%s", err.msg);
+	for (size_t i = 0; i < IX_GPU_MAX_TESTS; i++) {
+		n += sel[i];
+		k += all[i];
+	}
+	cr_expect(sel[t], "a test by name");
+	cr_expect_gt(n, 1, "a group and a name");
+	cr_expect_lt(n, k, "not every test");
+	cr_expect_eq(ix_gpu_select_tests("pcie,warp", sel, &err), -1);
+	cr_expect_eq(err.code, IX_EXIT_USAGE);
+	cr_expect_not_null(strstr(err.msg, "unknown test 'warp'"), "%s", err.msg);
+	cr_expect_eq(ix_gpu_select_tests("pcie,", sel, &err), -1, "an empty name");
+	cr_assert_eq(ix_gpu_parse_list("0,2-3", &mask, &err), 0, "%s", err.msg);
+	cr_expect_eq(mask, 0xdull);
+	cr_expect_eq(ix_gpu_parse_list("3-1", &mask, &err), -1);
+	cr_expect_eq(ix_gpu_parse_list("0,", &mask, &err), -1);
+	cr_expect_eq(ix_gpu_parse_list("64", &mask, &err), -1);
+	cr_expect_not_null(strstr(err.msg, "--gpus"), "%s", err.msg);
 }

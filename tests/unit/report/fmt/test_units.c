@@ -1,5 +1,5 @@
 /* Unit tests for report/fmt/units.c: strict parsing of sizes, rates, durations
- * and integers; unit choices and formatting. */
+ * and integers; unit choices and formatting; size sweeps. */
 #include "config.h"
 
 #include <math.h>
@@ -418,4 +418,18 @@ Test(fmt, truncates_to_buffer)
 	ix_fmt_rate(1e9, NULL, buf, sizeof(buf));
 	cr_assert_eq(strlen(buf), 5);
 	cr_assert_str_eq(buf, "1.00 ");
+}
+
+/* The sizes of a sweep (bw -a, lat -a, a plan's sizes = up to N). */
+Test(sweep, powers_of_two_within_bounds)
+{
+	uint64_t sizes[64];
+	size_t n = ix_size_sweep(8, 100, sizes, 64);
+
+	cr_assert_eq(n, 4);
+	cr_assert_eq(sizes[0], 8);
+	cr_assert_eq(sizes[3], 64);
+	cr_assert_eq(ix_size_sweep(1, 1, sizes, 64), 1);
+	cr_assert_eq(ix_size_sweep(1, UINT64_MAX / 2, sizes, 5), 5, "capped by the array");
+	cr_assert_eq(ix_size_sweep(200, 100, sizes, 64), 0);
 }

@@ -1,19 +1,18 @@
 /* The keys of a check in a plan file (ixperf-plan(5)): which probes and
  * paths each applies to, their values parsed with range checks into the
- * check. The file, its sections and the defaults are cmd/plan.c's. */
+ * check. The file, its sections and the defaults are plan.c's. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd/common.h"
-#include "cmd/plan.h"
-#include "cmd/plan_parse.h"
 #include "probes/gpu/bench.h"
 #include "probes/net/transport.h"
 #include "probes/rdma/setup.h"
 #include "report/fmt/units.h"
+#include "report/plan/parse.h"
+#include "report/plan/plan.h"
 
 /* Which probes a key applies to: a bit per enum ix_check_probe. */
 #define P_BW     (1u << IX_CHECK_BW)

@@ -1,18 +1,14 @@
 /*
- * What ixperf run does on its own machine (cmd/run_local.c): the agents it
- * starts when a check names no hosts, and the checks that need no agent
- * (probe gpu and topo) or need something of this machine (requires).
+ * Agents on this machine, each its own process: what ixperf run starts
+ * when a check names no hosts, and stops at its end.
  */
-#ifndef IX_RUN_LOCAL_H
-#define IX_RUN_LOCAL_H
+#ifndef IX_AGENT_LOCAL_H
+#define IX_AGENT_LOCAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include <jansson.h>
-
-#include "cmd/plan.h"
 #include "probes/core/err.h"
 
 #define IX_MAX_LOCAL_AGENTS 17 /* on loopback, and one more for RDMA */
@@ -32,13 +28,5 @@ struct ix_local_agents {
  * has one. Stop them with ix_local_agents_stop, also after a failure. */
 int ix_local_agents_start(struct ix_local_agents *la, uint32_t n, bool rdma, struct ix_err *err);
 void ix_local_agents_stop(struct ix_local_agents *la);
-
-/* A gpu or topo check on this machine: its result appended to results
- * (the gpu one also when a test failed); -1 with err. */
-int ix_run_here(const struct ix_check *c, json_t *results, struct ix_err *err);
-
-/* Whether this machine has what check c requires; why not into why
- * (NULL, 0: not said). */
-bool ix_machine_has(const struct ix_check *c, char *why, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * The state of a plan file's parse, shared by cmd/plan.c (the file, its
- * sections, the defaults) and cmd/plan_keys.c (the keys of a check); no
+ * The state of a plan file's parse, shared by plan.c (the file, its
+ * sections, the defaults) and keys.c (the keys of a check); no
  * other file includes it.
  */
 #ifndef IX_PLAN_PARSE_H

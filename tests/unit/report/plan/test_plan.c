@@ -1,12 +1,12 @@
-/* Unit tests for cmd/plan.c: plan files, their defaults and their errors. */
+/* Unit tests for report/plan/plan.c: plan files, their defaults and their errors. */
 #include "config.h"
 
 #include <string.h>
 
 #include <criterion/criterion.h>
 
-#include "cmd/plan.h"
-#include "tests/unit/cmd/plan_test.h"
+#include "report/plan/plan.h"
+#include "tests/unit/report/plan/plan_test.h"
 
 Test(plan, default_plan_parses)
 {

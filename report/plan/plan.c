@@ -9,14 +9,13 @@
 
 #include <ini.h>
 
-#include "cmd/common.h"
-#include "cmd/plan.h"
-#include "cmd/plan_parse.h"
 #include "probes/host/inventory.h"
 #include "probes/net/transport.h"
 #include "probes/rdma/setup.h"
 #include "report/doc/compare.h"
 #include "report/doc/verdict.h"
+#include "report/plan/parse.h"
+#include "report/plan/plan.h"
 
 /* The embedded default: a local acceptance run on loopback against agents
  * that 'ixperf run' starts itself (hosts left empty); RDMA towards one on

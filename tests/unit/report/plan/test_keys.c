@@ -1,4 +1,4 @@
-/* Unit tests for cmd/plan_keys.c: the keys of a check, the probes and paths
+/* Unit tests for report/plan/keys.c: the keys of a check, the probes and paths
  * each applies to, their values and their errors. */
 #include "config.h"
 
@@ -6,8 +6,8 @@
 
 #include <criterion/criterion.h>
 
-#include "cmd/plan.h"
-#include "tests/unit/cmd/plan_test.h"
+#include "report/plan/plan.h"
+#include "tests/unit/report/plan/plan_test.h"
 
 Test(plan_keys, settings_and_expectations)
 {

@@ -1,4 +1,4 @@
-/* Helpers of the plan tests (test_plan.c, test_plan_keys.c): a plan text
+/* Helpers of the plan tests (test_plan.c, test_keys.c): a plan text
  * that parses, one refused with a message. */
 #ifndef IX_TEST_PLAN_H
 #define IX_TEST_PLAN_H
@@ -7,7 +7,7 @@
 
 #include <criterion/criterion.h>
 
-#include "cmd/plan.h"
+#include "report/plan/plan.h"
 
 static inline void good(const char *text, struct ix_plan *p)
 {

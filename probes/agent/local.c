@@ -1,5 +1,4 @@
-/* What ixperf run does on its own machine: the agents it starts, and the
- * checks of this machine (gpu, topo, requires). See cmd/run_local.h. */
+/* Agents on this machine, each a child process (see local.h). */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -14,15 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/cmd.h"
-#include "cmd/run_local.h"
 #include "probes/agent/agent.h"
+#include "probes/agent/local.h"
 #include "probes/core/clock.h"
-#include "probes/gpu/gpu.h"
-#include "probes/host/topo_check.h"
 #include "probes/rdma/setup.h"
 #include "probes/rdma/verbs.h"
-#include "report/json/json.h"
 
 static atomic_int child_stop;
 static struct ix_agent *child_agent; /* once open, for the handler */
@@ -161,64 +156,4 @@ int ix_local_agents_start(struct ix_local_agents *la, uint32_t n, bool rdma, str
 		snprintf(la->rdma_host, sizeof(la->rdma_host), "%s:%u", addr, la->port[la->n - 1]);
 	}
 	return 0;
-}
-
-/* gpu and topo: this machine, no agent. */
-int ix_run_here(const struct ix_check *c, json_t *results, struct ix_err *err)
-{
-	if (c->probe == IX_CHECK_GPU) {
-		struct ix_gpu_req q = { .tests = c->gpu_tests[0] ? c->gpu_tests : NULL,
-					.gpus = c->gpus[0] ? c->gpus : NULL,
-					.backend = c->gpu_backend[0] ? c->gpu_backend : NULL,
-					.lib = c->gpu_lib[0] ? c->gpu_lib : NULL,
-					.size = c->gpu_size,
-					.iterations = c->gpu_iterations,
-					.samples = c->gpu_samples };
-		json_t *r;
-		int rc = ix_gpu_check_run(&q, &r, err);
-
-		if (r)
-			json_array_append_new(results, r);
-		return rc;
-	} else {
-		struct ix_topo t;
-
-		if (ix_topo_read(c->sysfs, &t, err) < 0)
-			return -1;
-		json_array_append_new(results, ix_json_topo(&t));
-		ix_topo_free(&t);
-		return 0;
-	}
-}
-
-/* Whether this machine has what the check requires; why not, if not. */
-bool ix_machine_has(const struct ix_check *c, char *why, size_t len)
-{
-	struct ix_err err = { 0 };
-
-	if (c->needs & IX_NEED_RDMA) {
-		char devs[1][64];
-		size_t n = 0;
-
-		if (ix_verbs_devices(devs, 1, &n, &err) < 0 || !n) {
-			snprintf(why, len, "requires rdma: %.400s",
-				 err.msg[0] ? err.msg : "no RDMA device on this machine");
-			return false;
-		}
-	}
-	if (c->needs & IX_NEED_GPU) {
-		struct ix_gpu_ctx *g = calloc(1, sizeof(*g));
-		bool ok = g && ix_gpu_open(g, c->gpu_backend[0] ? c->gpu_backend : NULL,
-					   c->gpu_lib[0] ? c->gpu_lib : NULL, &err) == 0;
-
-		if (ok)
-			ix_gpu_close(g);
-		free(g);
-		if (!ok) {
-			snprintf(why, len, "requires gpu: %.400s",
-				 err.msg[0] ? err.msg : "no memory");
-			return false;
-		}
-	}
-	return true;
 }
