@@ -1,6 +1,6 @@
 /* The agent's answer to INVENTORY (probes/agent/session.h): the request
- * names nothing, the agent reads its own node below its --sysfs root and
- * answers in one frame. Read-only, and at most MAX_INVENTORIES at once. */
+ * names nothing, the agent reads its own node below its --sysfs root, adds
+ * the addresses of its network namespace and answers in one frame. Read-only, and at most MAX_INVENTORIES at once. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include "probes/agent/session.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/invwire.h"
+#include "probes/host/ifaddr.h"
 #include "probes/host/nodeinv.h"
 #include "probes/net/proto.h"
 
@@ -38,6 +39,9 @@ int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	} else {
 		ix_node_inv_read(a->cfg.sysfs ? a->cfg.sysfs : "", inv);
+		/* The addresses are this network namespace's, whatever the root. */
+		inv->naddrs = (uint32_t)ix_ifaddr_list(a->cfg.sysfs ? a->cfg.sysfs : "", inv->addrs,
+						       IX_IFADDR_MAX);
 		reply = ix_inv_reply(inv);
 		rc = reply ? ix_frame_send(fd, IX_MSG_INVENTORY_REPLY, reply,
 					   ix_now_ns() + 5 * IX_NSEC_PER_SEC, err)

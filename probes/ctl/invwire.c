@@ -1,8 +1,10 @@
 /* Inventory request and reply bodies (probes/ctl/invwire.h). */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "probes/ctl/invwire.h"
 
@@ -56,7 +58,8 @@ static json_t *pcie_json(const struct ix_inv_pcie *p)
 
 json_t *ix_inv_reply(const struct ix_node_inv *inv)
 {
-	json_t *nics = json_array(), *gpus = json_array(), *finds = json_array();
+	json_t *nics = json_array(), *gpus = json_array(), *finds = json_array(),
+	       *addrs = json_array();
 
 	for (uint32_t i = 0; i < inv->nnics; i++) {
 		const struct ix_inv_nic *n = &inv->nics[i];
@@ -85,10 +88,19 @@ json_t *ix_inv_reply(const struct ix_node_inv *inv)
 						       "severity", f->error ? "error" : "warning",
 						       "device", f->device, "message", f->message));
 	}
-	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:i,s:b}", "hostname", inv->hostname,
+	for (uint32_t i = 0; i < inv->naddrs && i < IX_IFADDR_MAX; i++) {
+		const struct ix_ifaddr *a = &inv->addrs[i];
+
+		json_array_append_new(addrs,
+				      json_pack("{s:s,s:s,s:s,s:i,s:s,s:s}", "iface", a->iface,
+						"family", a->family == AF_INET6 ? "inet6" : "inet",
+						"addr", a->addr, "prefix", (int)a->prefix, "rdma",
+						a->rdma, "leaf", a->leaf));
+	}
+	return json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:i,s:b,s:o}", "hostname", inv->hostname,
 			 "kernel", inv->kernel, "verbs", inv->verbs, "gpu_driver", inv->gpu_driver,
 			 "nics", nics, "gpus", gpus, "findings", finds, "findings_total",
-			 (int)inv->findings_total, "truncated", inv->truncated);
+			 (int)inv->findings_total, "truncated", inv->truncated, "addrs", addrs);
 }
 
 /* ---- the reply, decoded ---------------------------------------------- */
@@ -249,6 +261,41 @@ static int parse_finding(json_t *o, uint32_t i, struct ix_inv_finding *f, struct
 	return 0;
 }
 
+static int parse_addr(json_t *o, uint32_t i, struct ix_ifaddr *a, struct ix_err *err)
+{
+	unsigned char bytes[sizeof(struct in6_addr)];
+	char where[32], family[8];
+	bool known;
+	long x;
+
+	memset(a, 0, sizeof(*a));
+	if (element(o, "addrs", i, where, sizeof(where), err) < 0)
+		return -1;
+	if (get_str(o, where, "iface", a->iface, sizeof(a->iface), err) < 0 ||
+	    get_str(o, where, "family", family, sizeof(family), err) < 0 ||
+	    get_str(o, where, "addr", a->addr, sizeof(a->addr), err) < 0 ||
+	    get_str(o, where, "rdma", a->rdma, sizeof(a->rdma), err) < 0 ||
+	    get_str(o, where, "leaf", a->leaf, sizeof(a->leaf), err) < 0)
+		return -1;
+	if (!a->iface[0])
+		return ix_fail(err, IX_EXIT_FAIL, "inventory reply: %siface is empty", where);
+	if (strcmp(family, "inet") == 0)
+		a->family = AF_INET;
+	else if (strcmp(family, "inet6") == 0)
+		a->family = AF_INET6;
+	else
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "inventory reply: %sfamily is neither inet nor inet6", where);
+	if (inet_pton(a->family, a->addr, bytes) != 1)
+		return ix_fail(err, IX_EXIT_FAIL, "inventory reply: %saddr is not an %s address",
+			       where, family);
+	if (get_int(o, where, "prefix", 0, a->family == AF_INET ? 32 : 128, false, &known, &x,
+		    err) < 0)
+		return -1;
+	a->prefix = (uint8_t)x;
+	return 0;
+}
+
 /* An array member of at most max elements. */
 static json_t *get_array(json_t *j, const char *k, size_t max, struct ix_err *err)
 {
@@ -267,7 +314,7 @@ static json_t *get_array(json_t *j, const char *k, size_t max, struct ix_err *er
 
 int ix_inv_reply_parse(json_t *j, struct ix_node_inv *inv, struct ix_err *err)
 {
-	json_t *nics, *gpus, *finds, *v;
+	json_t *nics, *gpus, *finds, *addrs = NULL, *v;
 	bool known;
 	size_t i;
 	long x;
@@ -309,5 +356,14 @@ int ix_inv_reply_parse(json_t *j, struct ix_node_inv *inv, struct ix_err *err)
 	if (!json_is_boolean(json_object_get(j, "truncated")))
 		return ix_fail(err, IX_EXIT_FAIL, "inventory reply: truncated is not a boolean");
 	inv->truncated = json_is_true(json_object_get(j, "truncated"));
+	/* Agents before the addresses send none. */
+	if (json_object_get(j, "addrs") && !(addrs = get_array(j, "addrs", IX_IFADDR_MAX, err)))
+		return -1;
+	json_array_foreach(addrs, i, v)
+	{
+		if (parse_addr(v, (uint32_t)i, &inv->addrs[i], err) < 0)
+			return -1;
+		inv->naddrs++;
+	}
 	return 0;
 }

@@ -1,8 +1,10 @@
 /* What one node is made of, as an agent answers an inventory request:
  * kernel, libibverbs, NICs (model, firmware, driver, PCIe link as trained,
- * NUMA node, MTU), GPUs and the topology findings of ixperf topo. Read
- * from sysfs and procfs under a root only ("" for the live system), in
- * bounded amounts: the whole answer fits one control frame. */
+ * NUMA node, MTU), GPUs, the topology findings of ixperf topo and the
+ * interface addresses with their RDMA devices and leaf switches. Read
+ * from sysfs and procfs under a root only ("" for the live system), the
+ * addresses aside (the agent's network namespace), in bounded amounts:
+ * the whole answer fits one control frame. */
 #ifndef IX_NODEINV_H
 #define IX_NODEINV_H
 
@@ -10,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/host/ifaddr.h"
 #include "probes/host/pci.h"
 
 #define IX_INV_MAX_NICS     32
@@ -66,6 +69,10 @@ struct ix_node_inv {
 	uint32_t nfindings;
 	uint32_t findings_total; /* before the cut at IX_INV_MAX_FINDINGS */
 	bool truncated;          /* more NICs or GPUs than fit */
+	/* The agent's interface addresses (ix_ifaddr_list), filled by the
+	 * agent's answer: ix_node_inv_read leaves none. */
+	struct ix_ifaddr addrs[IX_IFADDR_MAX];
+	uint32_t naddrs;
 };
 
 /* Read the node under root. Never fails: what cannot be read stays "" or

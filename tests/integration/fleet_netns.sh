@@ -3,8 +3,10 @@
 # its own sysfs tree (--sysfs, tests/topo/mkfixture.py's "downtrained"
 # host with its first NIC's link set right on every host but host 3).
 # Host 2's NIC runs other firmware, host 3's NIC is trained below its
-# slot. mesh and incast gather every agent's inventory and name exactly
-# those two as odd ones out, and host 3's finding, in text, JSON (schema
+# slot, host 1 has a soft-RoCE device over its veth. mesh and incast
+# gather every agent's inventory, with its veth address and the RDMA
+# device over it, and name exactly those two as odd ones out, and host
+# 3's finding, in text, JSON (schema
 # checked) and HTML. Then hostile clients: a request without the token,
 # a malformed, an oversized and a too-large one each get an ERROR, and
 # the agent keeps answering others.
@@ -41,6 +43,14 @@ fw_all=$(cat "$J/fx1/sys/class/infiniband/mlx5_0/fw_ver")
 fw_odd="${fw_all%.*}.$((${fw_all##*.} + 1))"
 echo "$fw_odd" >"$J/fx$FW/sys/class/infiniband/mlx5_0/fw_ver"
 slow_bdf=$(basename "$(readlink -f "$J/fx$SLOW/sys/class/net/ibp1s0/device")")
+# Host 1 has a soft-RoCE device over its veth: its address names it.
+rxe=$J/fx1/sys/devices/virtual/infiniband/rxe0
+mkdir -p "$rxe/ports/1/gid_attrs/ndevs"
+echo eth0 >"$rxe/ports/1/gid_attrs/ndevs/0"
+echo Ethernet >"$rxe/ports/1/link_layer"
+echo "4: ACTIVE" >"$rxe/ports/1/state"
+echo "5: LinkUp" >"$rxe/ports/1/phys_state"
+ln -s ../../devices/virtual/infiniband/rxe0 "$J/fx1/sys/class/infiniband/rxe0"
 
 hosts=
 for ((i = 1; i <= N; i++)); do
@@ -71,6 +81,17 @@ check "host $SLOW's downtrained link is its one topology finding" jq_true "$J/me
 	 .[0].kind == \"pcie_downtrained\" and .[0].device == \"$slow_bdf\""
 check "each node's kernel and NICs come from its own tree" jq_true "$J/mesh.json" \
 	"[.results[0].fleet.nodes[].inventory | .kernel == \"6.1.0-fleet\" and (.nics | length == 2)] | all"
+check "each node lists its veth address 198.18.0.i/24 on eth0, no loopback or link-local" \
+	jq_true "$J/mesh.json" \
+	"[.results[0].fleet.nodes[] | (.host | split(\":\")[0]) as \$ip | .inventory.addrs as \$a
+	  | ([\$a[] | select(.iface == \"eth0\" and .family == \"inet\" and .addr == \$ip
+	     and .prefix == 24)] | length == 1)
+	    and ([\$a[] | select(.iface == \"lo\" or (.addr | startswith(\"fe80:\")))] | length == 0)]
+	 | all"
+check "host 1's address names the soft-RoCE device of its tree, the others' none" \
+	jq_true "$J/mesh.json" \
+	"[.results[0].fleet.nodes[].inventory.addrs[] | select(.iface == \"eth0\" and .family == \"inet\")
+	  | .rdma] == [\"rxe0\", \"\", \"\", \"\"]"
 check "only hosts $FW and $SLOW are marked odd" jq_true "$J/mesh.json" \
 	"[.results[0].fleet.nodes[].odd] == [range(1; $((N + 1))) | (. == $FW or . == $SLOW)]"
 schema_check "$J/mesh.json"

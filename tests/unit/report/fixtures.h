@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <criterion/criterion.h>
 
@@ -184,6 +185,14 @@ static inline void fleet(struct ix_fleet_result *r, bool failed)
 		c->pcie = (struct ix_inv_pcie){
 			true, i == 2 ? 4 : 5, i == 2 ? 8 : 16, 5, 16, i == 2
 		};
+		/* Its NIC on the rail 10.1.0.0/24, behind leaf-r1. */
+		inv->naddrs = 1;
+		snprintf(inv->addrs[0].iface, sizeof(inv->addrs[0].iface), "ibp1s0");
+		inv->addrs[0].family = AF_INET;
+		snprintf(inv->addrs[0].addr, sizeof(inv->addrs[0].addr), "10.1.0.%u", i + 1);
+		inv->addrs[0].prefix = 24;
+		snprintf(inv->addrs[0].rdma, sizeof(inv->addrs[0].rdma), "mlx5_0");
+		snprintf(inv->addrs[0].leaf, sizeof(inv->addrs[0].leaf), "leaf-r1");
 	}
 	r->nodes[2].inv.nfindings = r->nodes[2].inv.findings_total = 1;
 	snprintf(r->nodes[2].inv.findings[0].kind, sizeof(r->nodes[2].inv.findings[0].kind),

@@ -1,6 +1,7 @@
 /* Unit tests for probes/agent/inventory.c: an INVENTORY answered over a
- * socket pair from the agent's --sysfs root, a request that names
- * something refused, and the cap on inventories read at once. */
+ * socket pair from the agent's --sysfs root with this namespace's
+ * addresses, a request that names something refused, and the cap on
+ * inventories read at once. */
 #include "config.h"
 
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include "probes/agent/session.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/invwire.h"
+#include "probes/host/ifaddr.h"
 #include "probes/net/proto.h"
 #include "tests/unit/common.h"
 
@@ -64,6 +66,12 @@ Test(agent_inventory, answers_from_its_root, .init = setup, .fini = teardown)
 	cr_assert_eq(ix_inv_reply_parse(body, &inv, &err), 0, "%s", err.msg);
 	cr_expect_str_eq(inv.kernel, "6.1.0-agent");
 	cr_expect_eq(inv.nnics, 0, "a root without a PCI bus has no NICs");
+	/* The addresses are the live ones of this network namespace. */
+	struct ix_ifaddr live[IX_IFADDR_MAX];
+
+	cr_expect_eq(inv.naddrs, ix_ifaddr_list("", live, IX_IFADDR_MAX));
+	for (uint32_t i = 0; i < inv.naddrs; i++)
+		cr_expect_str_eq(inv.addrs[i].addr, live[i].addr);
 	cr_expect_eq(agent.inventories, 0, "its claim is released");
 	json_decref(body);
 }

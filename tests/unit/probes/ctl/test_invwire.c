@@ -4,11 +4,14 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include <criterion/criterion.h>
 
 #include "probes/ctl/invwire.h"
+#include "probes/net/proto.h"
 
 Test(invwire, the_request_it_sends_is_accepted)
 {
@@ -85,6 +88,17 @@ static void sample(struct ix_node_inv *inv)
 	snprintf(inv->findings[0].device, sizeof(inv->findings[0].device), "0000:01:00.0");
 	snprintf(inv->findings[0].message, sizeof(inv->findings[0].message), "trained low.");
 	inv->truncated = true;
+	inv->naddrs = 2;
+	snprintf(inv->addrs[0].iface, sizeof(inv->addrs[0].iface), "ibp1s0");
+	inv->addrs[0].family = AF_INET;
+	snprintf(inv->addrs[0].addr, sizeof(inv->addrs[0].addr), "10.1.0.7");
+	inv->addrs[0].prefix = 24;
+	snprintf(inv->addrs[0].rdma, sizeof(inv->addrs[0].rdma), "mlx5_0");
+	snprintf(inv->addrs[0].leaf, sizeof(inv->addrs[0].leaf), "leaf-r1-a");
+	snprintf(inv->addrs[1].iface, sizeof(inv->addrs[1].iface), "eth0");
+	inv->addrs[1].family = AF_INET6;
+	snprintf(inv->addrs[1].addr, sizeof(inv->addrs[1].addr), "fd00:1::7");
+	inv->addrs[1].prefix = 128;
 }
 
 Test(invwire, reply_round_trip)
@@ -102,6 +116,29 @@ Test(invwire, reply_round_trip)
 	cr_expect(b.nics[0].pcie.downtrained);
 	cr_expect_not(b.nics[1].mtu_known);
 	cr_expect_eq(b.nics[1].numa_node, -1);
+	cr_expect_eq(b.naddrs, 2);
+	cr_expect_eq(b.addrs[1].family, AF_INET6);
+	cr_expect_str_eq(b.addrs[0].leaf, "leaf-r1-a");
+}
+
+Test(invwire, addrs_on_the_wire)
+{
+	struct ix_node_inv inv, out;
+	struct ix_err err = { 0 };
+	json_t *j, *a;
+
+	sample(&inv);
+	j = ix_inv_reply(&inv);
+	a = json_array_get(json_object_get(j, "addrs"), 1);
+	cr_expect_str_eq(json_string_value(json_object_get(a, "family")), "inet6");
+	cr_expect_str_eq(json_string_value(json_object_get(a, "addr")), "fd00:1::7");
+	cr_expect_eq(json_integer_value(json_object_get(a, "prefix")), 128);
+	cr_expect_str_eq(json_string_value(json_object_get(a, "rdma")), "");
+	/* An agent from before the addresses answers without them. */
+	json_object_del(j, "addrs");
+	cr_expect_eq(ix_inv_reply_parse(j, &out, &err), 0, "%s", err.msg);
+	cr_expect_eq(out.naddrs, 0);
+	json_decref(j);
 }
 
 /* The sample's reply with one member replaced (JSON text). */
@@ -116,6 +153,9 @@ static void expect_refused(const char *pointer_key, const char *value, const cha
 	j = ix_inv_reply(&inv);
 	if (strncmp(pointer_key, "nics.", 5) == 0)
 		json_object_set_new(json_array_get(json_object_get(j, "nics"), 0), pointer_key + 5,
+				    v);
+	else if (strncmp(pointer_key, "addrs.", 6) == 0)
+		json_object_set_new(json_array_get(json_object_get(j, "addrs"), 0), pointer_key + 6,
 				    v);
 	else
 		json_object_set_new(j, pointer_key, v);
@@ -148,4 +188,78 @@ Test(invwire, hostile_replies_are_refused)
 	expect_refused("nics.name", "\"\"", "nics[0].name is empty");
 	expect_refused("findings_total", "0", "findings_total");
 	expect_refused("truncated", "null", "truncated is not a boolean");
+	expect_refused("addrs", "{}", "addrs is not an array");
+	expect_refused("addrs.family", "\"ipx\"", "addrs[0].family is neither inet nor inet6");
+	expect_refused("addrs.family", "\"inet6\"", "addrs[0].addr is not an inet6 address");
+	expect_refused("addrs.addr", "\"10.1.0.300\"", "addrs[0].addr is not an inet address");
+	expect_refused("addrs.addr", "\"fd00::7\"", "addrs[0].addr is not an inet address");
+	expect_refused("addrs.prefix", "33", "addrs[0].prefix is not an integer from 0 to 32");
+	expect_refused("addrs.prefix", "-1", "addrs[0].prefix");
+	expect_refused("addrs.iface", "\"\"", "addrs[0].iface is empty");
+	expect_refused("addrs.leaf", "\"a\\u0007b\"", "addrs[0].leaf holds a control character");
+	used = (size_t)snprintf(many, sizeof(many), "[");
+	for (int i = 0; i <= IX_IFADDR_MAX; i++)
+		used += (size_t)snprintf(many + used, sizeof(many) - used, "%s{}", i ? "," : "");
+	snprintf(many + used, sizeof(many) - used, "]");
+	expect_refused("addrs", many, "more than 32 addrs");
+}
+
+Test(invwire, an_inet6_prefix_runs_to_128)
+{
+	struct ix_node_inv inv, out;
+	struct ix_err err = { 0 };
+	json_t *j;
+
+	sample(&inv);
+	j = ix_inv_reply(&inv);
+	json_object_set_new(json_array_get(json_object_get(j, "addrs"), 1), "prefix",
+			    json_integer(129));
+	cr_expect_eq(ix_inv_reply_parse(j, &out, &err), -1);
+	cr_expect_neq(strstr(err.msg, "addrs[1].prefix is not an integer from 0 to 128"), NULL,
+		      "%s", err.msg);
+	json_decref(j);
+}
+
+/* An inventory full to every limit, its strings as long as they may be,
+ * still fits one control frame. */
+Test(invwire, a_full_reply_fits_a_frame)
+{
+	struct ix_node_inv *inv = calloc(1, sizeof(*inv));
+	json_t *j;
+	size_t size;
+
+	cr_assert_not_null(inv);
+#define FILL(s) memset((s), 'x', sizeof(s) - 1)
+	FILL(inv->hostname), FILL(inv->kernel), FILL(inv->verbs), FILL(inv->gpu_driver);
+	inv->nnics = IX_INV_MAX_NICS;
+	for (uint32_t i = 0; i < inv->nnics; i++) {
+		FILL(inv->nics[i].name), FILL(inv->nics[i].rdma), FILL(inv->nics[i].bdf);
+		FILL(inv->nics[i].model), FILL(inv->nics[i].fw), FILL(inv->nics[i].driver);
+		FILL(inv->nics[i].driver_version);
+	}
+	inv->ngpus = IX_INV_MAX_GPUS;
+	for (uint32_t i = 0; i < inv->ngpus; i++) {
+		FILL(inv->gpus[i].bdf), FILL(inv->gpus[i].model), FILL(inv->gpus[i].driver);
+	}
+	inv->nfindings = inv->findings_total = IX_INV_MAX_FINDINGS;
+	for (uint32_t i = 0; i < inv->nfindings; i++) {
+		FILL(inv->findings[i].kind), FILL(inv->findings[i].device);
+		FILL(inv->findings[i].message);
+	}
+	inv->naddrs = IX_IFADDR_MAX;
+	for (uint32_t i = 0; i < inv->naddrs; i++) {
+		inv->addrs[i].family = AF_INET6;
+		snprintf(inv->addrs[i].addr, sizeof(inv->addrs[i].addr),
+			 "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255");
+		inv->addrs[i].prefix = 128;
+		FILL(inv->addrs[i].iface), FILL(inv->addrs[i].rdma), FILL(inv->addrs[i].leaf);
+	}
+#undef FILL
+	j = ix_inv_reply(inv);
+	cr_assert_not_null(j);
+	size = json_dumpb(j, NULL, 0, JSON_COMPACT);
+	cr_log_info("a full inventory reply: %zu bytes", size);
+	cr_expect_leq(size, IX_FRAME_MAX, "%zu bytes", size);
+	json_decref(j);
+	free(inv);
 }

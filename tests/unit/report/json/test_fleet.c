@@ -13,7 +13,7 @@ Test(json_fleet, odd_ones_and_findings_name_their_node)
 	struct ix_fleet_result r;
 	struct ix_node_inv back;
 	struct ix_err err = { 0 };
-	json_t *j, *odd, *nodes;
+	json_t *j, *odd, *nodes, *a;
 
 	fleet(&r, false);
 	j = ix_json_fleet(&r);
@@ -40,6 +40,16 @@ Test(json_fleet, odd_ones_and_findings_name_their_node)
 	cr_expect(json_is_false(json_object_get(json_array_get(nodes, 0), "odd")));
 	cr_expect(json_is_true(json_object_get(json_array_get(nodes, 1), "odd")));
 	cr_expect(json_is_null(json_object_get(json_array_get(nodes, 0), "error")));
+	/* Each node's addresses, with the RDMA device and leaf behind them. */
+	a = json_array_get(
+		json_object_get(json_object_get(json_array_get(nodes, 1), "inventory"), "addrs"),
+		0);
+	cr_expect_str_eq(json_string_value(json_object_get(a, "iface")), "ibp1s0");
+	cr_expect_str_eq(json_string_value(json_object_get(a, "family")), "inet");
+	cr_expect_str_eq(json_string_value(json_object_get(a, "addr")), "10.1.0.2");
+	cr_expect_eq(json_integer_value(json_object_get(a, "prefix")), 24);
+	cr_expect_str_eq(json_string_value(json_object_get(a, "rdma")), "mlx5_0");
+	cr_expect_str_eq(json_string_value(json_object_get(a, "leaf")), "leaf-r1");
 	/* Each node's inventory reads back as what was gathered (n3's finding
 	 * holds a control character, which the reply parser refuses). */
 	cr_assert_eq(ix_inv_reply_parse(json_object_get(json_array_get(nodes, 1), "inventory"),
