@@ -152,8 +152,9 @@ struct ix_rdma_cli {
 	  "rdma: cap the path MTU: 256, 512, 1024, 2048 or 4096", 256, 4096 },            \
 	{ 0, "numa", IX_OPT_STRING, offsetof(type, m.numa), "NODE",                     \
 	  "rdma: buffers and CPUs on NODE, 'device' (default: the NIC's node) or 'none'", 0, 0 }, \
-	{ 0, "gpu", IX_OPT_STRING, offsetof(type, m.gpu), "N",                          \
-	  "rdma: buffers in GPU N's memory (GPUDirect RDMA through a dmabuf)", 0, 0 }
+	{ 0, "gpu", IX_OPT_STRING, offsetof(type, m.gpu), "N|auto",                     \
+	  "rdma: buffers in GPU N's memory (GPUDirect RDMA through a dmabuf); auto: the GPU " \
+	  "nearest the NIC, host memory where there is none", 0, 0 }
 /* clang-format on */
 
 /* What main sets up once, from the command table row's flags (cmd/cmd.h). */
@@ -179,7 +180,7 @@ struct ix_rdma_result;
 struct ix_rdma_how {
 	const char *dev; /* NULL: the one on the route to the agent */
 	unsigned port;   /* 0: its first ACTIVE one */
-	int gpu;         /* -1: host memory */
+	int gpu;         /* -1: host memory; IX_RDMA_GPU_AUTO: the nearest */
 	void (*each)(void *arg, size_t i, const struct ix_rdma_result *r);
 	void *arg;
 };
@@ -189,7 +190,7 @@ int ix_rdma_run_sizes(struct ix_client *cl, const struct ix_rdma_params *params,
 /* IXPERF_RDMA_TIMEOUT, where set: the seconds (0.1 to 3600) an RDMA
  * test's end waits without any completion (ix_rdma_set_stall_timeout_ns). */
 int ix_env_rdma_timeout(const char *value, int64_t *ns, struct ix_err *err);
-/* A GPU index (0 to 63) of option name. */
+/* A GPU index (0 to 63) of option name, or auto (IX_RDMA_GPU_AUTO). */
 int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err *err);
 /* The first --path rdma option set, or NULL (for other paths' checks). */
 const char *ix_rdma_cli_used(const struct ix_rdma_cli *o);

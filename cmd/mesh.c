@@ -12,6 +12,7 @@
 #include "probes/capture/capture.h"
 #include "probes/cluster/coord.h"
 #include "probes/cluster/mesh.h"
+#include "probes/cluster/rails.h"
 #include "probes/cluster/schedule.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/auth.h"
@@ -44,6 +45,8 @@ struct mesh_opts {
 	const char *state;
 	const char *op;
 	uint64_t qps;
+	const char *gpu;
+	const char *rails;
 	struct ix_coord_capture cap;
 };
 
@@ -57,6 +60,10 @@ static const struct ix_option mesh_options[] = {
 	  "rdma: write (default), read, send or write_imm", 0, 0 },
 	{ 0, "qps", IX_OPT_UINT, offsetof(struct mesh_opts, qps), "N",
 	  "rdma: queue pairs per pair for bandwidth (default 1)", 1, 256 },
+	{ 0, "gpu", IX_OPT_STRING, offsetof(struct mesh_opts, gpu), "auto|N",
+	  "rdma: the initiating end's buffers in the GPU nearest its NIC (auto), or GPU N "
+	  "(GPUDirect RDMA; host memory on a node with none, said)",
+	  0, 0 },
 	{ 't', "time", IX_OPT_SECONDS, offsetof(struct mesh_opts, time_s), "SECONDS",
 	  "measured time per pair and test (default 2 for bw, 1 for lat)", 0.01, 3600 },
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(struct mesh_opts, warmup_s), "SECONDS",
@@ -86,6 +93,10 @@ static const struct ix_option mesh_options[] = {
 	  "a pair is bad with its p50 latency above TIME whatever the baseline", 1e-9, 3600 },
 	{ 0, "no-retest", IX_OPT_FLAG, offsetof(struct mesh_opts, no_retest), NULL,
 	  "do not measure bad pairs a second time", 0, 0 },
+	{ 0, "rails", IX_OPT_STRING, offsetof(struct mesh_opts, rails), "auto|LIST",
+	  "pair NIC i of each node only with NIC i of the others, every rail at once: rails "
+	  "found by subnet in the agents' inventories (auto), or named (subnets or interfaces)",
+	  0, 0 },
 	{ 0, "live", IX_OPT_FLAG, offsetof(struct mesh_opts, live), NULL,
 	  "draw the matrix as a live heatmap on the terminal while it is measured", 0, 0 },
 	{ 0, "state", IX_OPT_STRING, offsetof(struct mesh_opts, state), "FILE",
@@ -104,11 +115,15 @@ const struct ix_cmd_spec ix_mesh_spec = {
 		  "most one pair per round, N-1 rounds (N for odd N).\n"
 		  "--live: arrows move the cursor, b/l bandwidth or latency, +/- zoom, p pause,\n"
 		  "q stop (what was measured is kept and reported, marked incomplete).\n"
-		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs found.\n"
+		  "--rails: HOSTS name each node once (any address of its agent); each rail is\n"
+		  "a mesh of its own over the nodes' addresses on it, and a rail far below the\n"
+		  "others is named as the rail.\n"
+		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs or rails.\n"
 		  "Examples:\n"
 		  "  ixperf mesh --token-file ~/.ixperf-token 'node[01-32]'\n"
 		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n"
-		  "  ixperf mesh --live --state /tmp/mesh.json 'node[01-64]'\n",
+		  "  ixperf mesh --live --state /tmp/mesh.json 'node[01-64]'\n"
+		  "  ixperf mesh --rails auto --path rdma 'gpu[01-32]'\n",
 };
 
 /* --live and --state: the mesh runs in a worker thread with the same
@@ -398,6 +413,15 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 			       "invalid value for -s/--size: %llu is outside [%llu, %llu] for %s",
 			       (unsigned long long)o->size, (unsigned long long)tp->min_msg_size,
 			       (unsigned long long)tp->max_msg_size, tp->name);
+	if (o->gpu) {
+		int g;
+
+		if (strcmp(tp->name, "rdma") != 0)
+			return ix_fail(err, IX_EXIT_USAGE, "--gpu is for --path rdma");
+		if (ix_parse_gpu_index(o->gpu, "--gpu", &g, err) < 0)
+			return -1;
+		snprintf(p->gpu, sizeof(p->gpu), "%s", o->gpu);
+	}
 	if (o->lat_size && o->lat_size < tp->min_lat_size)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "invalid value for --lat-size: below %llu for %s",
@@ -425,6 +449,45 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 	return 0;
 }
 
+/* --rails: every agent's inventory first (the rails are found in it),
+ * then a mesh per rail, every rail at once. The exit status, or -1 with
+ * err when nothing was measured. */
+static int run_rails(struct ix_coord_cmd *c, const struct ix_rail_spec *spec,
+		     const struct ix_mesh_params *p, const struct ix_env *env, bool json,
+		     struct ix_err *err)
+{
+	struct ix_rails_mesh m;
+	int rc = -1;
+
+	if (ix_rails_mesh(&c->co, &c->hosts, spec, p, &m, err) < 0)
+		goto out;
+	if (json) {
+		json_t *res = ix_json_rails(&m.result);
+
+		json_object_set_new(json_array_get(res, json_array_size(res) - 1), "fleet",
+				    ix_json_fleet(&m.fleet));
+		ix_sink_put_json(&c->sink,
+				 ix_json_document("mesh", env->argc, env->argv, res,
+						  m.result.complete
+							  ? NULL
+							  : "some pairs were not measured"));
+	} else {
+		ix_text_rails(c->sink.f, &m.result, &c->units);
+		ix_text_fleet(c->sink.f, &m.fleet);
+	}
+	if (ix_coord_cmd_commit(c, err) < 0)
+		goto out;
+	rc = !m.result.complete   ? IX_EXIT_FAIL
+	     : m.result.bad_rails ? IX_EXIT_THRESHOLD
+				  : IX_EXIT_OK;
+	for (uint32_t k = 0; rc == IX_EXIT_OK && k < m.rails.n; k++)
+		if (m.result.mesh[k].findings.bad_pairs)
+			rc = IX_EXIT_THRESHOLD;
+out:
+	ix_rails_mesh_free(&m);
+	return rc;
+}
+
 int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 {
 	struct mesh_opts o = { .warmup_s = -1 };
@@ -435,6 +498,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct live_opts lo;
 	struct ix_err err = { 0 }, cerr = { 0 }, ferr = { 0 };
 	struct ix_capture *cap = NULL;
+	struct ix_rail_spec rails = { 0 };
 	bool help;
 	int pos, rc;
 
@@ -448,6 +512,11 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	if (pos + 1 < argc)
 		ix_fail(&err, IX_EXIT_USAGE, "one HOSTS argument (a comma list); unexpected '%s'",
 			argv[pos + 1]);
+	if (!err.code && o.rails && (o.live || o.state || o.cap.iface))
+		ix_fail(&err, IX_EXIT_USAGE,
+			"--rails runs a mesh per rail: --live, --state and --capture take one");
+	if (!err.code && o.rails && ix_rail_spec_parse(o.rails, &rails, &err) < 0)
+		ix_fail_prefix(&err, "--rails");
 	if (err.code || check(&o, &p, &err) < 0 || ix_coord_capture_check(&o.cap, &err) < 0 ||
 	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
@@ -456,6 +525,13 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	if (c.hosts.n < 2) {
 		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
 		goto fail;
+	}
+	if (o.rails) {
+		if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
+		    (rc = run_rails(&c, &rails, &p, env, o.k.json, &err)) < 0)
+			goto fail;
+		ix_coord_cmd_free(&c);
+		return rc;
 	}
 	lo = (struct live_opts){ o.live, o.state, env->argc, env->argv };
 	if (live_check(&lo, &err) < 0 || ix_coord_capture_begin(&o.cap, &c.hosts, &cap, &err) < 0 ||

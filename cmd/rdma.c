@@ -127,6 +127,10 @@ int ix_parse_gpu_index(const char *s, const char *name, int *out, struct ix_err 
 {
 	long v;
 
+	if (strcmp(s, "auto") == 0) {
+		*out = IX_RDMA_GPU_AUTO;
+		return 0;
+	}
 	if (num_opt(s, name, 0, 63, &v, err) < 0)
 		return -1;
 	*out = (int)v;

@@ -18,6 +18,7 @@
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
+#include "probes/cluster/rails.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/client.h"
 #include "probes/gpu/gpu.h"
@@ -305,6 +306,25 @@ static int run_rdma_pair(const struct target *t, const struct ix_check *c, json_
 }
 
 /* mesh and incast: the coordinator over the check's hosts. */
+/* mesh with rails: each rail's mesh and the rails side by side. */
+static int run_rails(struct ix_coord *co, const struct ix_hostlist *hl, const struct ix_check *c,
+		     const struct ix_mesh_params *p, json_t *results, struct ix_err *err)
+{
+	struct ix_rails_mesh m;
+	int rc = ix_rails_mesh(co, hl, &c->rails, p, &m, err);
+
+	if (rc == 0) {
+		json_t *a = ix_json_rails(&m.result);
+
+		json_array_extend(results, a);
+		json_decref(a);
+		if (!m.result.complete)
+			rc = ix_fail(err, IX_EXIT_FAIL, "some rails' pairs were not measured");
+	}
+	ix_rails_mesh_free(&m);
+	return rc;
+}
+
 static int run_multi(const struct target *t, const struct ix_check *c, json_t *results,
 		     struct ix_err *err)
 {
@@ -324,6 +344,10 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 			p.rules.bw_fraction = 0.7;
 		if (!p.rules.lat_factor)
 			p.rules.lat_factor = 2.0;
+		if (c->rails.n || c->rails.discover) {
+			rc = run_rails(co, t->hl, c, &p, results, err);
+			goto done;
+		}
 		rc = ix_mesh_run(co, &p, t->hl, &r, NULL, err);
 		if (rc == 0) {
 			json_array_append_new(results, ix_json_mesh(&r));
@@ -365,6 +389,7 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 			ix_incast_result_free(&r);
 		}
 	}
+done:
 	if (co == &own)
 		ix_coord_close(co);
 	return rc;
@@ -412,37 +437,12 @@ static int run_here(const struct ix_check *c, json_t *results, struct ix_err *er
 	}
 }
 
-/* Whether this machine has what the check requires; why not into why
- * (NULL, 0: not said). */
+/* Whether this machine has what the check requires; why not into why. */
 static bool machine_has(const struct ix_check *c, char *why, size_t len)
 {
-	struct ix_err err = { 0 };
-
-	if (c->needs & IX_NEED_RDMA) {
-		char devs[1][64];
-		size_t n = 0;
-
-		if (ix_verbs_devices(devs, 1, &n, &err) < 0 || !n) {
-			snprintf(why, len, "requires rdma: %.400s",
-				 err.msg[0] ? err.msg : "no RDMA device on this machine");
-			return false;
-		}
-	}
-	if (c->needs & IX_NEED_GPU) {
-		struct ix_gpu_ctx *g = calloc(1, sizeof(*g));
-		bool ok = g && ix_gpu_open(g, c->gpu_backend[0] ? c->gpu_backend : NULL,
-					   c->gpu_lib[0] ? c->gpu_lib : NULL, &err) == 0;
-
-		if (ok)
-			ix_gpu_close(g);
-		free(g);
-		if (!ok) {
-			snprintf(why, len, "requires gpu: %.400s",
-				 err.msg[0] ? err.msg : "no memory");
-			return false;
-		}
-	}
-	return true;
+	return ix_local_has(c->needs & IX_NEED_RDMA, c->needs & IX_NEED_GPU,
+			    c->gpu_backend[0] ? c->gpu_backend : NULL,
+			    c->gpu_lib[0] ? c->gpu_lib : NULL, why, len);
 }
 
 static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *baseline)

@@ -71,8 +71,10 @@ static const struct ix_option server_options[] = {
 	  0, 0 },
 	{ 0, "rdma-dev", IX_OPT_STRING, offsetof(struct server_opts, rdma_dev), "DEV",
 	  "RDMA device for --path rdma tests (default: the one on the client's route)", 0, 0 },
-	{ 0, "rdma-gpu", IX_OPT_STRING, offsetof(struct server_opts, rdma_gpu), "N",
-	  "buffers of --path rdma tests in GPU N's memory (GPUDirect RDMA)", 0, 0 },
+	{ 0, "rdma-gpu", IX_OPT_STRING, offsetof(struct server_opts, rdma_gpu), "N|auto",
+	  "buffers of --path rdma tests in GPU N's memory (GPUDirect RDMA); auto: the GPU "
+	  "nearest the NIC each test uses",
+	  0, 0 },
 	{ 0, "sysfs", IX_OPT_STRING, offsetof(struct server_opts, sysfs), "ROOT",
 	  "read the links tests leave by (line rate, the NIC's PCIe link) from ROOT/sys instead "
 	  "of /sys (a saved tree, test fixtures)",

@@ -16,6 +16,7 @@
 #include "probes/agent/agent.h"
 #include "probes/agent/local.h"
 #include "probes/core/clock.h"
+#include "probes/gpu/gpu.h"
 #include "probes/rdma/setup.h"
 #include "probes/rdma/verbs.h"
 
@@ -156,4 +157,34 @@ int ix_local_agents_start(struct ix_local_agents *la, uint32_t n, bool rdma, str
 		snprintf(la->rdma_host, sizeof(la->rdma_host), "%s:%u", addr, la->port[la->n - 1]);
 	}
 	return 0;
+}
+
+bool ix_local_has(bool rdma, bool gpu, const char *backend, const char *lib, char *why, size_t len)
+{
+	struct ix_err err = { 0 };
+
+	if (rdma) {
+		char devs[1][64];
+		size_t n = 0;
+
+		if (ix_verbs_devices(devs, 1, &n, &err) < 0 || !n) {
+			snprintf(why, len, "requires rdma: %.400s",
+				 err.msg[0] ? err.msg : "no RDMA device on this machine");
+			return false;
+		}
+	}
+	if (gpu) {
+		struct ix_gpu_ctx *g = calloc(1, sizeof(*g));
+		bool ok = g && ix_gpu_open(g, backend, lib, &err) == 0;
+
+		if (ok)
+			ix_gpu_close(g);
+		free(g);
+		if (!ok) {
+			snprintf(why, len, "requires gpu: %.400s",
+				 err.msg[0] ? err.msg : "no memory");
+			return false;
+		}
+	}
+	return true;
 }

@@ -6,6 +6,7 @@
 #define IX_AGENT_LOCAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -28,5 +29,10 @@ struct ix_local_agents {
  * has one. Stop them with ix_local_agents_stop, also after a failure. */
 int ix_local_agents_start(struct ix_local_agents *la, uint32_t n, bool rdma, struct ix_err *err);
 void ix_local_agents_stop(struct ix_local_agents *la);
+
+/* Whether this machine has an RDMA device (rdma) and a GPU that backend
+ * and lib (NULL: the defaults) open (gpu); why not into why (ixperf run's
+ * "requires"). */
+bool ix_local_has(bool rdma, bool gpu, const char *backend, const char *lib, char *why, size_t len);
 
 #endif

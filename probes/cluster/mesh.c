@@ -24,6 +24,7 @@ void ix_mesh_result_free(struct ix_mesh_result *r)
 	free(r->failures);
 	free(r->nodes);
 	free(r->links);
+	free(r->buffers);
 	for (uint32_t i = 0; i < r->ncounters; i++) {
 		ix_ctr_set_free(&r->counters[i].at_a);
 		ix_ctr_set_free(&r->counters[i].at_b);
@@ -257,6 +258,14 @@ static void keep_links(struct ix_mesh_result *r, uint32_t a, uint32_t b, json_t 
 		r->links[a] = at_a;
 	if (at_b.iface[0])
 		r->links[b] = at_b;
+	if (r->buffers) {
+		char local[160], remote[160];
+
+		ix_runner_parse_buffers(report, local, remote, sizeof(local));
+		/* the initiator's: where --gpu put them */
+		if (local[0])
+			snprintf(r->buffers[a], sizeof(r->buffers[a]), "%s", local);
+	}
 }
 
 /* Run one test over a batch of disjoint pairs (a initiates towards b). */
@@ -272,7 +281,10 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 					  .ntargets = 1,
 					  .bw = &p->bw,
 					  .lat = &p->lat,
-					  .rdma = &p->rdma };
+					  .rdma = &p->rdma,
+					  .gpu = p->gpu[0] ? p->gpu : NULL,
+					  .source = p->from_host_addr ? r->hosts->v[pairs[i].a].name
+								      : NULL };
 		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
 
 		if (r->node_error[pairs[i].a] || r->node_error[pairs[i].b]) {
@@ -422,6 +434,8 @@ static int summarize_nodes(struct ix_mesh_result *r)
 		nd->lat_p50_ns = ix_median(v, nl);
 		if (r->links)
 			nd->link = r->links[x];
+		if (r->buffers)
+			snprintf(nd->buffer, sizeof(nd->buffer), "%s", r->buffers[x]);
 	}
 	for (uint32_t i = 0; i < r->ncounters; i++) {
 		struct ix_ctr_sum s;
@@ -471,7 +485,9 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	r->node_error = calloc(n ? n : 1, sizeof(*r->node_error));
 	r->failures = calloc(IX_MESH_MAX_FAILURES, sizeof(*r->failures));
 	r->links = calloc(n ? n : 1, sizeof(*r->links));
-	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures || !r->links) {
+	r->buffers = calloc(n ? n : 1, sizeof(*r->buffers));
+	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures || !r->links ||
+	    !r->buffers) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory for a %u-host mesh", n);
 		goto out;
 	}

@@ -25,6 +25,12 @@ struct ix_mesh_params {
 	struct ix_lat_params lat;
 	struct ix_mesh_rules rules;
 	struct ix_rdma_params rdma; /* path "rdma": op, QPs, TC, SL */
+	/* Each test leaves from its initiator's address as the host list
+	 * names it (a rail's: numeric), not by route. */
+	bool from_host_addr;
+	/* path "rdma": the GPU of the buffers at the end that initiates,
+	 * "auto" (the one nearest its NIC) or an index; "": host memory. */
+	char gpu[8];
 };
 
 #define IX_MESH_MAX_FAILURES 1024 /* pair failures kept with their reason */
@@ -58,6 +64,10 @@ struct ix_mesh_node {
 	/* The link its tests left by, as its agent reported it (the NIC's
 	 * line rate and PCIe link): iface "" when not known. */
 	struct ix_link_limit link;
+	/* path "rdma": where its buffers were in the tests it initiated (where
+	 * --gpu puts them), as its agent said ("host memory", "GPU 3 (...)
+	 * memory through a dmabuf, nearest mlx5_2 (PIX)"); "" when not known. */
+	char buffer[160];
 };
 
 struct ix_mesh_result {
@@ -71,6 +81,7 @@ struct ix_mesh_result {
 	struct ix_mesh_findings findings;
 	struct ix_mesh_node *nodes;        /* n entries */
 	struct ix_link_limit *links;       /* n entries, filled during the run */
+	char (*buffers)[160];              /* n entries: each node's RDMA buffers, "" */
 	struct ix_mesh_counters *counters; /* tests where counters moved */
 	uint32_t ncounters, cap_counters;
 	uint64_t counters_read;  /* tests whose counters both ends read */

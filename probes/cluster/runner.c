@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,10 @@ json_t *ix_runner_request(const struct ix_run_job *job)
 					      (int)(job->rdma->qps ? job->rdma->qps : 1),
 					      "traffic_class", job->rdma->traffic_class,
 					      "service_level", job->rdma->service_level));
+	if (job->source)
+		json_object_set_new(run, "source", json_string(job->source));
+	if (job->gpu && json_object_get(run, "rdma"))
+		json_object_set_new(json_object_get(run, "rdma"), "gpu", json_string(job->gpu));
 	return run;
 }
 
@@ -53,6 +58,22 @@ const char *ix_runner_describe(json_t *run)
 	       : strcmp(k, "lat") == 0  ? "latency test towards a peer"
 	       : strcmp(k, "read") == 0 ? "synchronised reads from the senders"
 					: "(unknown kind)";
+}
+
+/* The address to send from, when the request names one: numeric only
+ * (an agent resolves no name a coordinator sends), and one of the agent's
+ * own (bind refuses any other: EADDRNOTAVAIL). */
+static int check_source(json_t *run, struct ix_err *err)
+{
+	json_t *s = json_object_get(run, "source");
+	struct in6_addr a;
+
+	if (!s)
+		return 0;
+	if (!json_is_string(s) || (inet_pton(AF_INET, json_string_value(s), &a) != 1 &&
+				   inet_pton(AF_INET6, json_string_value(s), &a) != 1))
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: 'source' must be a numeric address");
+	return 0;
 }
 
 /* Targets from the request: host names and ports, checked. */
@@ -156,12 +177,14 @@ static void local_link(const struct ix_runner_ctx *ctx, int fd, struct ix_link_l
 }
 
 /* The job's client towards t, held to the agent's stop and limit. */
-static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct ix_host *t,
-				   int64_t start)
+static struct ix_client job_client(const struct ix_runner_ctx *ctx, json_t *run,
+				   const struct ix_host *t, int64_t start)
 {
+	const char *source = json_string_value(json_object_get(run, "source"));
+
 	return (struct ix_client){ .host = t->name,
 				   .port = t->port,
-				   .bind_addr = ctx->bind_addr,
+				   .bind_addr = source ? source : ctx->bind_addr,
 				   .token = ctx->token,
 				   .fd = -1,
 				   .stop = ctx->stop,
@@ -172,7 +195,7 @@ static struct ix_client job_client(const struct ix_runner_ctx *ctx, const struct
 static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
 {
-	struct ix_client c = job_client(ctx, t, start);
+	struct ix_client c = job_client(ctx, run, t, start);
 	struct ix_link_limit link;
 	struct ix_bw_params bp;
 	struct ix_lat_params lp;
@@ -272,25 +295,45 @@ static int rdma_params(const struct ix_runner_ctx *ctx, json_t *run, bool bw,
 	return 0;
 }
 
+/* The GPU of an rdma job's buffers: "rdma.gpu" absent is host memory
+ * (-1), "auto" the GPU nearest the NIC, else an index 0 to 63. */
+static int rdma_gpu(json_t *run, int *gpu, struct ix_err *err)
+{
+	const char *g = json_string_value(json_object_get(json_object_get(run, "rdma"), "gpu"));
+	char *end;
+	long v;
+
+	*gpu = -1;
+	if (!json_object_get(json_object_get(run, "rdma"), "gpu"))
+		return 0;
+	if (g && strcmp(g, "auto") == 0)
+		return (*gpu = IX_RDMA_GPU_AUTO), 0;
+	v = g ? strtol(g, &end, 10) : -1;
+	if (!g || !*g || *end || v < 0 || v > 63)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: 'rdma.gpu' must be \"auto\" or 0 to 63");
+	*gpu = (int)v;
+	return 0;
+}
+
 /* An RDMA bw or lat test towards one peer, reported like a socket one. */
 static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
 {
-	struct ix_client c = job_client(ctx, t, start);
+	struct ix_client c = job_client(ctx, run, t, start);
 	struct ix_rdma_params p;
 	struct ix_rdma_result r;
 	struct ix_rdma_summary s;
 	struct ix_rdma_dev dev;
-	int rc;
+	int rc, gpu;
 
-	if (rdma_params(ctx, run, bw, &p, err) < 0)
+	if (rdma_params(ctx, run, bw, &p, err) < 0 || rdma_gpu(run, &gpu, err) < 0)
 		return REFUSED;
 	if (n != 1)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
 	sleep_until(ctx, start);
 	ix_rdma_result_init(&r, &p);
 	rc = ix_client_connect(&c, terr);
-	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, -1, terr)) == 0) {
+	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, gpu, terr)) == 0) {
 		ix_rdma_result_free(&r);
 		rc = ix_rdma_client_run(&c, &dev, ctx->rdma_dev, 0, &p, &r, terr);
 		ix_rdma_hw_dev_free(&dev);
@@ -311,6 +354,10 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		json_object_set_new(rep, "lat", report_lat(&lr));
 	}
 	json_object_set_new(rep, "counters", report_counters(&r.ctr_local, &r.ctr_remote));
+	/* Where each end's buffers were: host memory, or which GPU and why. */
+	json_object_set_new(
+		rep, "buffers",
+		json_pack("{s:s,s:s}", "local", r.local.buffer, "remote", r.remote.buffer));
 	ix_rdma_result_free(&r);
 	return rc;
 }
@@ -358,7 +405,8 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 	if (!tg)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), NULL;
 	rep = json_object();
-	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0)
+	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0 ||
+	    check_source(run, err) < 0)
 		rc = REFUSED;
 	else if ((strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0) &&
 		 json_object_get(run, "rdma"))
@@ -461,4 +509,14 @@ int ix_runner_parse_report(json_t *rep, struct ix_run_figures *f)
 	if (json_is_object(read) && ix_wire_parse_read_figures(read, &f->read) < 0)
 		return -1;
 	return 0;
+}
+
+void ix_runner_parse_buffers(json_t *report, char *local, char *remote, size_t len)
+{
+	json_t *b = json_object_get(report, "buffers");
+	const char *l = json_string_value(json_object_get(b, "local"));
+	const char *r = json_string_value(json_object_get(b, "remote"));
+
+	snprintf(local, len, "%s", l ? l : "");
+	snprintf(remote, len, "%s", r ? r : "");
 }

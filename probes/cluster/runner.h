@@ -6,13 +6,15 @@
  *
  *   RUN    { kind: "bw" | "lat" | "read", targets: [{host, port}, ...],
  *            bw | lat | block: <parameters as in TEST>, delay_us,
- *            rdma: {op, qps, traffic_class, service_level} with path "rdma" }
+ *            rdma: {op, qps, traffic_class, service_level, gpu} with path "rdma",
+ *            source: a numeric address of the agent's to send from (rails) }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
  *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures>,
  *            counters: {local, remote} (probes/core/counters.h, bw and lat),
  *            link: {local, remote} (probes/core/link.h: the links the test
- *            left both ends by; bw and read) }
+ *            left both ends by; bw and read),
+ *            buffers: {local, remote} (rdma: where each end's buffers were) }
  */
 #ifndef IX_RUNNER_H
 #define IX_RUNNER_H
@@ -44,7 +46,18 @@ struct ix_run_job {
 	/* bw and lat on path "rdma": the operation, QPs, traffic class and
 	 * service level (the rest comes from bw or lat). */
 	const struct ix_rdma_params *rdma;
+	/* The numeric address of the agent's own the tests leave from (its
+	 * NIC on a rail); NULL: the agent's --bind, else by route. */
+	const char *source;
+	/* rdma: the GPU of the job's buffers, "auto" (the one nearest the
+	 * NIC) or an index; NULL: host memory. */
+	const char *gpu;
 };
+
+/* Coordinator: where each end's RDMA buffers were, as the REPORT says
+ * ("host memory", "GPU 3 (...) memory through a dmabuf, nearest mlx5_2
+ * (PIX)"); "" where it has none. */
+void ix_runner_parse_buffers(json_t *report, char *local, char *remote, size_t len);
 
 /* What a coordinator gets back. */
 struct ix_run_figures {

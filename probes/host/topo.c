@@ -229,6 +229,31 @@ int ix_topo_numa(const struct ix_topo *t, int pci)
 	return -1;
 }
 
+int ix_topo_nearest_gpu(const struct ix_topo *t, const char *dev, enum ix_path *path)
+{
+	int nic = -1, best = -1;
+
+	for (size_t i = 0; i < t->pci.n && nic < 0; i++) {
+		const struct ix_pci_dev *d = &t->pci.v[i];
+
+		for (size_t k = 0; k < d->nrdma && nic < 0; k++)
+			if (strcmp(d->rdma[k], dev) == 0)
+				nic = (int)i;
+		for (size_t k = 0; k < d->nnetdevs && nic < 0; k++)
+			if (strcmp(d->netdevs[k], dev) == 0)
+				nic = (int)i;
+	}
+	for (size_t g = 0; nic >= 0 && g < t->ngpus; g++) {
+		enum ix_path p = ix_topo_path(t, nic, t->path_dev[g]);
+
+		if (best < 0 || p < *path) {
+			best = t->path_dev[g];
+			*path = p;
+		}
+	}
+	return best;
+}
+
 /* The switch a hop on the way up crosses, or -1. */
 static int hop_switch(const struct ix_pci *p, int i)
 {

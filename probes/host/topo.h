@@ -104,6 +104,11 @@ void ix_topo_free(struct ix_topo *t);
 enum ix_path ix_topo_path(const struct ix_topo *t, int a, int b);
 const char *ix_path_name(enum ix_path p);
 const char *ix_finding_name(enum ix_finding_kind k);
+/* The GPU nearest the PCI function that carries dev (an RDMA device or a
+ * network interface): the nearest path class, then the first in PCI
+ * order. Its PCI index and *path, or -1 (dev is no PCI function here, or
+ * there is no GPU). */
+int ix_topo_nearest_gpu(const struct ix_topo *t, const char *dev, enum ix_path *path);
 /* The NUMA node of a PCI function, or -1. */
 int ix_topo_numa(const struct ix_topo *t, int pci);
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "probes/gpu/gpu.h"
@@ -18,6 +19,7 @@
 #include "probes/host/inventory.h"
 #include "probes/host/links.h"
 #include "probes/host/sysfs.h"
+#include "probes/host/topo.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
 
@@ -38,6 +40,8 @@ struct hw_dev {
 	struct ix_gpu_buf gbuf;
 	bool gpu_open, gbuf_alloc;
 	int dmabuf_fd;
+	/* gpu auto: what was found ("nearest mlx5_2 (PIX)", "no GPU here") */
+	char gpu_auto[64];
 };
 
 static double port_rate(const char *root, const struct ix_verbs_port *p)
@@ -196,9 +200,48 @@ static int gpu_buffer(struct hw_dev *h, const struct ix_rdma_params *p,
 	o->dmabuf = true;
 	o->dmabuf_fd = h->dmabuf_fd;
 	o->dmabuf_addr = h->gbuf.dev;
-	snprintf(info->buffer, sizeof(info->buffer), "GPU %d (%.60s) memory through a dmabuf",
-		 h->gpu, h->gctx.dev[h->gpu].name);
+	snprintf(info->buffer, sizeof(info->buffer), "GPU %d (%.40s) memory through a dmabuf%s%s",
+		 h->gpu, h->gctx.dev[h->gpu].name, h->gpu_auto[0] ? ", " : "", h->gpu_auto);
 	return 0;
+}
+
+/* gpu auto: the GPU nearest the chosen device by PCIe path, as the GPU
+ * backend numbers it; host memory where there is none (said). */
+static void gpu_auto(struct hw_dev *h)
+{
+	struct ix_topo t;
+	struct ix_err err = { 0 };
+	enum ix_path path = IX_PATH_SYS;
+	int pci = -1;
+
+	h->gpu = -1;
+	snprintf(h->gpu_auto, sizeof(h->gpu_auto), "gpu auto: the PCI bus cannot be read");
+	if (ix_topo_scan(h->root, &t, &err) < 0)
+		return;
+	pci = ix_topo_nearest_gpu(&t, h->port.dev, &path);
+	if (pci < 0 && h->gid.netdev[0]) /* soft-RoCE: the NIC under it */
+		pci = ix_topo_nearest_gpu(&t, h->gid.netdev, &path);
+	if (pci < 0) {
+		snprintf(h->gpu_auto, sizeof(h->gpu_auto), "gpu auto: %s",
+			 t.ngpus ? "no GPU near "
+				   "the device"
+				 : "no GPU here");
+	} else if (ix_gpu_open(&h->gctx, NULL, NULL, &err) < 0) {
+		snprintf(h->gpu_auto, sizeof(h->gpu_auto), "gpu auto: GPU %.16s does not open",
+			 t.pci.v[pci].bdf);
+	} else {
+		for (int i = 0; i < h->gctx.ndevices && h->gpu < 0; i++)
+			if (strcasecmp(h->gctx.dev[i].pci_bus_id, t.pci.v[pci].bdf) == 0)
+				h->gpu = i;
+		snprintf(h->gpu_auto, sizeof(h->gpu_auto),
+			 h->gpu < 0 ? "gpu auto: %.16s is no "
+				      "GPU of %.16s"
+				    : "nearest %.16s (%s)",
+			 h->gpu < 0 ? t.pci.v[pci].bdf : h->port.dev,
+			 h->gpu < 0 ? h->gctx.info.name : ix_path_name(path));
+		ix_gpu_close(&h->gctx);
+	}
+	ix_topo_free(&t);
 }
 
 static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_port_info *info,
@@ -217,7 +260,10 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 	struct ix_verbs_local l;
 
 	h->p = *p;
-	snprintf(info->buffer, sizeof(info->buffer), "host memory");
+	if (h->gpu == IX_RDMA_GPU_AUTO)
+		gpu_auto(h);
+	snprintf(info->buffer, sizeof(info->buffer), "host memory%s%s%s",
+		 h->gpu_auto[0] ? " (" : "", h->gpu_auto, h->gpu_auto[0] ? ")" : "");
 	if (place(h, p, info, err) < 0 || (h->gpu >= 0 && gpu_buffer(h, p, info, &o, err) < 0) ||
 	    ix_verbs_open(&h->v, &o, &l, err) < 0)
 		return -1;

@@ -52,7 +52,7 @@ struct ix_rdma_port_info {
 	struct ix_rdma_gid gid;          /* the GID used and why */
 	int numa_node;                   /* the device's node, -1: unknown */
 	char placement[256];             /* where buffers and the polling thread went */
-	char buffer[96];                 /* "host memory", or the GPU's */
+	char buffer[160];                /* "host memory", or the GPU's */
 	char netdev[IX_RDMA_IFNAME_MAX]; /* RoCE: the GID's netdev */
 	/* Its ceiling: the port's rate, the NIC's PCIe link and, with GPU
 	 * buffers, the GPU's (iface "" when not known). */
@@ -97,8 +97,11 @@ struct ix_rdma_dev {
 
 /* The hardware device (probes/rdma/dev.c); root prefixes /sys paths ("" or
  * NULL: the live system); gpu >= 0 puts the buffer in that GPU's memory
- * (GPUDirect RDMA through a dmabuf of the GPU backend, gpu.h). Release
- * with ix_rdma_hw_dev_free. */
+ * (GPUDirect RDMA through a dmabuf of the GPU backend, gpu.h), gpu
+ * IX_RDMA_GPU_AUTO in the GPU nearest the device it uses (by PCIe path,
+ * ixperf topo's), host memory where there is none (the buffer's text says
+ * which and why). Release with ix_rdma_hw_dev_free. */
+#define IX_RDMA_GPU_AUTO (-2)
 int ix_rdma_hw_dev_new(struct ix_rdma_dev *d, const char *root, int gpu, struct ix_err *err);
 void ix_rdma_hw_dev_free(struct ix_rdma_dev *d);
 

@@ -560,6 +560,42 @@ static void run_figures(struct figs *l, json_t *run)
 	}
 }
 
+/* A rail mesh's own figures are the check's with its rail: "mesh rail
+ * 10.1.0.0/24". */
+static const char *rail_name(json_t *mesh)
+{
+	return json_string_value(json_object_get(json_object_get(mesh, "rail"), "name"));
+}
+
+static const char *rail_check(const char *check, const char *rail, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s rail %s", check, rail);
+	return buf;
+}
+
+/* The rails side by side: how many are bad, each one's median, and each
+ * node's all-rail throughput. */
+static void rails_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *v = json_object_get(r, "bad_rails"), *count, *x;
+	char name[192];
+	size_t i;
+
+	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+	add_count(l, check, "bad_rails", count, 0, "");
+	json_decref(count);
+	json_array_foreach(json_object_get(r, "nodes"), i, x)
+	{
+		const char *h = json_string_value(json_object_get(x, "host"));
+
+		if (!h)
+			continue;
+		snprintf(name, sizeof(name), "node %s all_rails send", h);
+		add_detail(l, check, name, json_object_get(x, "bw_out_bps"), IX_HIGHER_BETTER,
+			   "bit/s");
+	}
+}
+
 static size_t count_kind(json_t *results, const char *kind)
 {
 	size_t i, n = 0;
@@ -579,7 +615,7 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 	{
 		const char *kind = kind_of(r);
 		bool bw = kind && strcmp(kind, "bw") == 0, lat = kind && strcmp(kind, "lat") == 0;
-		char q[48] = "";
+		char q[48] = "", rc[256];
 
 		if ((bw && bw_sweep) || (lat && lat_sweep)) {
 			json_t *sz = json_object_get(json_object_get(r, "params"), "msg_size");
@@ -600,8 +636,12 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 			counter_figures(l, check, r, q);
 		if (kind && strcmp(kind, "topo") == 0)
 			topo_figures(l, check, r);
+		else if (kind && strcmp(kind, "mesh") == 0 && rail_name(r))
+			mesh_figures(l, rail_check(check, rail_name(r), rc, sizeof(rc)), r);
 		else if (kind && strcmp(kind, "mesh") == 0)
 			mesh_figures(l, check, r);
+		else if (kind && strcmp(kind, "rails") == 0)
+			rails_figures(l, check, r);
 		else if (kind && strcmp(kind, "incast") == 0)
 			incast_figures(l, check, r);
 		else if (kind && strcmp(kind, "gpu") == 0)

@@ -47,6 +47,13 @@ struct fold {
 	bool want_min;
 };
 
+static const char *str(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+
+	return s ? s : "";
+}
+
 static void fold(struct fold *f, double v)
 {
 	if (!f->any || (f->want_min ? v < f->v : v > f->v))
@@ -102,51 +109,62 @@ static bool lat_figure(json_t *results, const char *fig, double *out)
 	return f.any;
 }
 
+/* One mesh's figure: the slowest (or largest) over its matrix. */
+static bool matrix_fold(json_t *m, const char *which, struct fold *f)
+{
+	json_t *row, *cell;
+	size_t a, b;
+
+	json_array_foreach(json_object_get(json_object_get(m, "matrix"), which), a, row)
+		json_array_foreach(row, b, cell)
+	{
+		double v;
+		if (num(cell, &v))
+			fold(f, v);
+	}
+	return f->any;
+}
+
+/* Over every mesh of the results (one, or each rail's): the slowest
+ * median, the sum of the counts, the slowest pair; bad_rails from the
+ * rails result. */
 static bool mesh_figure(json_t *results, const char *fig, double *out)
 {
-	json_t *m = json_array_get(results, 0);
+	struct fold f = { .want_min =
+				  !strcmp(fig, "bits_per_second") || !strcmp(fig, "min_pair_bps") };
+	bool count = !strcmp(fig, "bad_pairs") || !strcmp(fig, "suspects");
+	json_t *m;
+	size_t i;
+	double sum = 0, v;
 
-	if (!strcmp(fig, "bits_per_second"))
-		return num(json_object_get(m, "median_bw_bps"), out);
-	if (!strcmp(fig, "bad_pairs")) {
-		*out = (double)json_array_size(json_object_get(m, "bad_pairs"));
-		return json_is_array(json_object_get(m, "bad_pairs"));
-	}
-	if (!strcmp(fig, "min_pair_bps")) { /* the slowest pair, one measured at 0 included */
-		struct fold f = { .want_min = true };
-		json_t *row, *cell;
-		size_t a, b;
-
-		json_array_foreach(json_object_get(json_object_get(m, "matrix"), "bw_bps"), a, row)
-			json_array_foreach(row, b, cell)
+	if (!strcmp(fig, "bad_rails")) {
+		json_array_foreach(results, i, m)
 		{
-			double v;
-			if (num(cell, &v))
-				fold(&f, v);
-		}
-		*out = f.v;
-		return f.any;
-	}
-	if (!strcmp(fig, "suspects")) {
-		*out = (double)json_array_size(json_object_get(m, "suspects"));
-		return json_is_array(json_object_get(m, "suspects"));
-	}
-	if (!strcmp(fig, "p50_ns")) { /* the slowest pair */
-		struct fold f = { 0 };
-		json_t *row, *cell;
-		size_t a, b;
+			json_t *bad = json_object_get(m, "bad_rails");
 
-		json_array_foreach(json_object_get(json_object_get(m, "matrix"), "lat_p50_ns"), a,
-				   row) json_array_foreach(row, b, cell)
-		{
-			double v;
-			if (num(cell, &v))
-				fold(&f, v);
+			if (!strcmp(str(m, "kind"), "rails") && json_is_array(bad)) {
+				*out = (double)json_array_size(bad);
+				return true;
+			}
 		}
-		*out = f.v;
-		return f.any;
+		return false;
 	}
-	return false;
+	json_array_foreach(results, i, m)
+	{
+		if (json_object_get(m, "kind") && strcmp(str(m, "kind"), "mesh") != 0)
+			continue; /* the rails side by side */
+		if (!strcmp(fig, "bits_per_second") && num(json_object_get(m, "median_bw_bps"), &v))
+			fold(&f, v);
+		else if (count && json_is_array(json_object_get(m, fig))) {
+			sum += (double)json_array_size(json_object_get(m, fig));
+			f.any = true;
+		} else if (!strcmp(fig, "min_pair_bps")) /* a pair measured at 0 included */
+			matrix_fold(m, "bw_bps", &f);
+		else if (!strcmp(fig, "p50_ns")) /* the slowest pair */
+			matrix_fold(m, "lat_p50_ns", &f);
+	}
+	*out = count ? sum : f.v;
+	return f.any;
 }
 
 static bool incast_figure(json_t *results, const char *fig, double *out)

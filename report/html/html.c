@@ -125,6 +125,11 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		c->hosts = json_object_get(r, "hosts");
 		c->head_name = "median pair bandwidth";
 		c->has_head = ix_html_num(r, "median_bw_bps", &c->head);
+		if (ix_html_str(r, "rail.name"))
+			snprintf(c->label, sizeof(c->label), "rail %s",
+				 ix_html_str(r, "rail.name"));
+		if (json_is_true(json_object_get(json_object_get(r, "rail"), "bad")))
+			c->verdict = "FAIL";
 		if (!c->has_head && ix_html_num(r, "min_lat_ns", &c->head)) {
 			c->head_name = "min pair latency";
 			c->head_unit = "ns";
@@ -133,6 +138,11 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		if (strcmp(c->verdict, "ERROR") &&
 		    (json_array_size(json_object_get(r, "bad_pairs")) ||
 		     json_array_size(json_object_get(r, "suspects"))))
+			c->verdict = "FAIL";
+	} else if (kind && !strcmp(kind, "rails")) {
+		c->probe = "mesh"; /* drawn with the mesh's, as in a plan's check */
+		snprintf(c->label, sizeof(c->label), "rails");
+		if (strcmp(c->verdict, "ERROR") && json_array_size(json_object_get(r, "bad_rails")))
 			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "gpu")) {
 		c->path = ix_html_str(r, "backend.name");
@@ -456,6 +466,10 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 
 			if (!strcmp(p, "lat"))
 				ix_html_lat(f, r);
+			else if (!strcmp(p, "mesh") &&
+				 !strcmp(ix_html_str(r, "kind") ? ix_html_str(r, "kind") : "",
+					 "rails"))
+				ix_html_rails(f, r);
 			else if (!strcmp(p, "mesh"))
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))

@@ -88,6 +88,9 @@ bool ix_html_mesh(FILE *f, json_t *result, int id);
 void ix_html_fabric(FILE *f, json_t *result);
 /* The shared script that draws canvas heatmaps, once per page when used. */
 void ix_html_mesh_script(FILE *f);
+/* A "rails" result (rails.c): the rails side by side with their verdicts,
+ * and each node's all-rail throughput. */
+void ix_html_rails(FILE *f, json_t *result);
 /* Topology (topo.c): a run's findings, the server's tree, GPU/NIC paths
  * and device links. */
 void ix_html_topo(FILE *f, json_t *run);

@@ -12,6 +12,7 @@
 
 #include "probes/capture/talkers.h"
 #include "probes/cluster/fleet.h"
+#include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
@@ -71,6 +72,12 @@ json_t *ix_json_mesh(const struct ix_mesh_result *r);
  * lazy[1] write from r (ix_json_write): a mesh of thousands of hosts
  * without its O(n^2) figures in memory twice. r must outlive the writing. */
 json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy lazy[2]);
+
+/* ---- rails.c ---- */
+/* A rail mesh's results: each rail's mesh with its "rail" object, then a
+ * "rails" result (the rails side by side, their verdicts, each node's
+ * all-rail throughput). A new array. */
+json_t *ix_json_rails(const struct ix_rails_result *r);
 json_t *ix_json_incast(const struct ix_incast_result *r);
 
 /* ---- fleet.c ---- */

@@ -202,6 +202,8 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 			double share = ix_mesh_node_share(nd);
 
 			json_object_set_new(node, "link", ix_link_json(&nd->link));
+			if (nd->buffer[0])
+				json_object_set_new(node, "rdma_buffer", json_string(nd->buffer));
 			json_object_set_new(node, "percent_of_ceiling",
 					    share >= 0 ? json_real(share) : json_null());
 		}
@@ -254,6 +256,8 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 		num_or_null(r->findings.min_lat_ns), "lat_baseline_ns",
 		num_or_null(r->findings.lat_baseline_ns), "matrix", m, "nodes", nodes, "bad_pairs",
 		bad, "suspects", suspects, "failures", failures);
+	if (p->gpu[0]) /* path rdma: the GPU of the initiators' buffers */
+		json_object_set_new(json_object_get(o, "params"), "gpu", json_string(p->gpu));
 	{
 		json_t *rules = json_object_get(json_object_get(o, "params"), "rules");
 		json_t *pairs = json_object_get(o, "pairs");

@@ -121,6 +121,7 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "min_pair_bw", P_MESH, ANY_PATH, IX_EXPECT_MIN, "min_pair_bps", 'r' },
 		{ "max_pair_lat", P_MESH, ANY_PATH, IX_EXPECT_MAX, "p50_ns", 'd' },
 		{ "max_suspects", P_MESH, ANY_PATH, IX_EXPECT_MAX, "suspects", 'c' },
+		{ "max_bad_rails", P_MESH, ANY_PATH, IX_EXPECT_MAX, "bad_rails", 'c' },
 		{ "max_stalled", P_INCAST, ANY_PATH, IX_EXPECT_MAX, "stalled_rounds", 'c' },
 		{ "min_jain", P_INCAST, ANY_PATH, IX_EXPECT_MIN, "jain", 'f' },
 		{ "max_findings", P_TOPO | P_INV, ANY_PATH, IX_EXPECT_MAX, "findings", 'c' },
@@ -230,16 +231,33 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 	return -1; /* not an expectation */
 }
 
-int ix_plan_implicit_bad_pairs(struct ix_plan_parse *ps, struct ix_check *c)
+/* key = 0 at the section's line, said to be the default, unless the
+ * check names key. */
+static int implicit_zero(struct ix_plan_parse *ps, struct ix_check *c, const char *key)
 {
 	for (uint32_t i = 0; i < c->nexpect; i++)
-		if (!strcmp(c->expect[i].key, "max_bad_pairs"))
+		if (!strcmp(c->expect[i].key, key))
 			return 0;
 	ps->line = c->line; /* the file is read: the line is the expectation's */
-	if (add_expect(ps, c, "max_bad_pairs", "0") != 1)
+	if (add_expect(ps, c, key, "0") != 1)
 		return -1;
 	snprintf(c->expect[c->nexpect - 1].text, sizeof(c->expect[0].text), "0 (the default)");
 	return 0;
+}
+
+int ix_plan_implicit_bad_pairs(struct ix_plan_parse *ps, struct ix_check *c)
+{
+	bool rails = c->rails.n || c->rails.discover;
+
+	for (uint32_t i = 0; !rails && i < c->nexpect; i++)
+		if (!strcmp(c->expect[i].key, "max_bad_rails")) {
+			ps->line = c->expect[i].line;
+			ix_plan_bad(ps, "max_bad_rails needs rails (auto, or a list)");
+			return -1;
+		}
+	if (implicit_zero(ps, c, "max_bad_pairs") < 0)
+		return -1;
+	return rails ? implicit_zero(ps, c, "max_bad_rails") : 0;
 }
 
 static int sizes(struct ix_plan_parse *ps, struct ix_check *c, const char *key, const char *v)
@@ -331,6 +349,10 @@ static int set_rdma(struct ix_plan_parse *ps, struct ix_check *c, const char *k,
 	}
 	if (!strcmp(k, "ib_dev"))
 		return set_text(ps, k, v, c->ib_dev, sizeof(c->ib_dev));
+	if (!strcmp(k, "gpu") && !strcmp(v, "auto")) {
+		c->gpu = IX_PLAN_GPU_AUTO;
+		return 1;
+	}
 	if (!strcmp(k, "mtu")) {
 		if (ix_parse_uint(v, 256, 4096, &u, &perr) < 0 ||
 		    (c->rdma.mtu_cap = ix_rdma_mtu_from_bytes((uint32_t)u)) < 0)
@@ -440,6 +462,7 @@ static const struct {
 	{ "both_directions", P_MESH, ANY_PATH },
 	{ "retest", P_MESH, ANY_PATH },
 	{ "test", P_MESH, ANY_PATH },
+	{ "rails", P_MESH, ANY_PATH },
 	{ "mode", P_INCAST, ANY_PATH },
 	{ "senders", P_INCAST, ANY_PATH },
 	{ "bad_fraction", P_MESH, ANY_PATH },
@@ -453,7 +476,7 @@ static const struct {
 	{ "mtu", P_PAIR, RDMA_ONLY },
 	{ "ib_dev", P_PAIR, RDMA_ONLY },
 	{ "ib_port", P_PAIR, RDMA_ONLY },
-	{ "gpu", P_PAIR, RDMA_ONLY },
+	{ "gpu", P_PAIR | P_MESH, RDMA_ONLY },
 	{ "tests", P_GPU, ANY_PATH },
 	{ "gpus", P_GPU, ANY_PATH },
 	{ "backend", P_GPU, ANY_PATH },
@@ -607,6 +630,10 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 			       ? 1
 			       : ix_plan_bad(ps, "bad value '%s' for %s (bw, lat, both)", v, k);
 	}
+	if (!strcmp(k, "rails"))
+		return ix_rail_spec_parse(v, &c->rails, &perr) < 0
+			       ? ix_plan_bad(ps, "bad value for rails: %s", perr.msg)
+			       : 1;
 	if (!strcmp(k, "mode")) {
 		if (!strcmp(v, "stream") || !strcmp(v, "read")) {
 			c->incast.mode = v[0] == 'r' ? IX_INCAST_READ : IX_INCAST_STREAM;

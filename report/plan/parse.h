@@ -36,7 +36,9 @@ int ix_plan_check_key(struct ix_plan_parse *ps, struct ix_check *c, const char *
 
 /* A mesh check fails on a bad pair unless it says how many it allows
  * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
- * a pass. Adds max_bad_pairs = 0 at the section's line; -1 when it cannot. */
+ * a pass; with rails, on a bad rail too (max_bad_rails). Adds the limits
+ * at 0 at the section's line; -1 when it cannot, or when max_bad_rails is
+ * given without rails. */
 int ix_plan_implicit_bad_pairs(struct ix_plan_parse *ps, struct ix_check *c);
 
 #endif

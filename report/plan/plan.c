@@ -239,6 +239,11 @@ static void rdma_defaults(struct ix_check *c)
 	c->mesh.rdma = c->incast.rdma = *p;
 	c->mesh.rdma.kind = IX_RDMA_MESH;
 	c->incast.rdma.kind = IX_RDMA_INCAST;
+	/* gpu: the buffers of the end that initiates each pair */
+	if (c->gpu == IX_PLAN_GPU_AUTO)
+		snprintf(c->mesh.gpu, sizeof(c->mesh.gpu), "auto");
+	else if (c->gpu >= 0)
+		snprintf(c->mesh.gpu, sizeof(c->mesh.gpu), "%d", c->gpu & 63);
 }
 
 /* gpu and topo checks run on this machine: no agents, no path. */
@@ -538,6 +543,22 @@ static json_t *findings_of(json_t *results, bool odd)
 	return out;
 }
 
+/* Each bad rail of a rail mesh with why: "rail 1 (10.2.0.0/24): median
+ * 80.0 Mbit/s is 20% of the rails' 400.0 Mbit/s". */
+static json_t *bad_rails_of(json_t *results)
+{
+	json_t *r = json_array_get(results, json_array_size(results) - 1), *out = json_array(), *x;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "rails"), i,
+			   x) if (json_is_true(json_object_get(x, "bad")))
+		json_array_append_new(
+			out, json_sprintf("rail %zu (%s): %s", i,
+					  json_string_value(json_object_get(x, "name")) ?: "?",
+					  json_string_value(json_object_get(x, "reason")) ?: ""));
+	return out;
+}
+
 const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *baseline,
 			   const char *hosts, json_t *out, char *why, size_t whylen)
 {
@@ -602,6 +623,8 @@ const char *ix_check_judge(const struct ix_check *c, json_t *results, json_t *ba
 			json_object_set_new(o, "findings", findings_of(results, false));
 		if (have && !strcmp(e->figure, "odd_nodes"))
 			json_object_set_new(o, "findings", findings_of(results, true));
+		if (have && !strcmp(e->figure, "bad_rails"))
+			json_object_set_new(o, "findings", bad_rails_of(results));
 		if (regressed) /* the nodes and pairs past the limit, by name */
 			json_object_set_new(o, "regressed", regressed);
 		json_array_append_new(out, o);

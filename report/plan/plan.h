@@ -13,8 +13,10 @@
 #include <jansson.h>
 
 #include "probes/cluster/multi.h"
+#include "probes/cluster/rails.h"
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
+#include "probes/rdma/session.h"
 #include "probes/rdma/setup.h"
 
 #define IX_PLAN_MAX_CHECKS    256
@@ -40,7 +42,7 @@ enum ix_check_probe {
 
 /* The GPU of an RDMA test's buffers: none, or the one nearest the NIC. */
 #define IX_PLAN_GPU_NONE (-1)
-#define IX_PLAN_GPU_AUTO (-2)
+#define IX_PLAN_GPU_AUTO IX_RDMA_GPU_AUTO
 
 /* What a share-of limit of a GPU check is a share of. */
 enum ix_expect_ref {
@@ -80,6 +82,7 @@ struct ix_check {
 	uint64_t sizes[IX_PLAN_MAX_SIZES]; /* bw/lat message sizes */
 	uint32_t nsizes;
 	struct ix_mesh_params mesh;
+	struct ix_rail_spec rails; /* mesh: n 0 and !discover = no rails */
 	struct ix_incast_params incast;
 	uint32_t sweep[64];
 	unsigned needs; /* IX_NEED_* */

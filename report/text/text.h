@@ -13,6 +13,7 @@
 
 #include "probes/capture/talkers.h"
 #include "probes/cluster/fleet.h"
+#include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
@@ -62,6 +63,12 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r);
 /* The odd ones out ("ODD: host: ...") and topology findings ("FINDING:
  * host: ..."), then each node with its NICs and GPUs. */
 void ix_text_fleet(FILE *f, const struct ix_fleet_result *r);
+
+/* ---- rails.c: a mesh over rails ---- */
+/* Each rail's mesh under its name, the rails side by side with their
+ * verdicts, each node's all-rail throughput, the nodes missing from a
+ * rail and the bad rails named with why. */
+void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u);
 
 /* ---- multi.c: mesh and incast ---- */
 

@@ -251,7 +251,7 @@ hosts_script "$O/three.sh" three "1 2 3"
 cat >>"$O/three.sh" <<'EOF'
 j two-write bw --path rdma --op write -t 1 -w 0.3 10.77.0.2
 j two-send-lat lat --path rdma --op send -n 500 10.77.0.3
-j mesh mesh --path rdma --op write -t 1 -w 0.3 -n 200 --no-retest 10.77.0.1,10.77.0.2,10.77.0.3
+j mesh mesh --path rdma --op write --gpu auto -t 1 -w 0.3 -n 200 --no-retest 10.77.0.1,10.77.0.2,10.77.0.3
 j incast incast --path rdma --op write -t 1 -w 0.3 --sweep 1,2 10.77.0.1,10.77.0.2,10.77.0.3
 # A plan over RDMA, run by ixperf run from this host against the agents:
 # then the same plan asking a bandwidth no soft-RoCE carries.
@@ -315,6 +315,9 @@ schema_check "$O/mesh.json"
 jt mesh "$R.pairs.measured == 3 and $R.pairs.failed == 0"
 jt mesh "[$R.matrix.bw_bps[][] | select(. != null) | . > 0] | length == 3"
 jt mesh "[$R.matrix.lat_p50_ns[][] | select(. != null) | . > 0] | length == 3"
+# --gpu auto where there is no GPU: host memory, said by every node.
+jt mesh "$R.params.gpu == \"auto\" and ([$R.nodes[].rdma_buffer] | length == 3 and
+	 all(. == \"host memory (gpu auto: no GPU here)\"))"
 check "incast: exit 0" test "$(cat "$O/incast.rc")" = 0 || sed 's/^/# incast: /' "$O/incast.err" | head -20
 schema_check "$O/incast.json"
 jt incast "([$R.steps[] | .ok and .goodput_bps > 0] | all) and ($R.steps | length) == 2"

@@ -66,6 +66,41 @@ Test(run, refuses_malformed_requests)
 		"limit");
 }
 
+/* A rail's job leaves from the agent's own address on the rail: the
+ * request names it, numeric only; an address the agent does not hold
+ * fails the test (bind), it never sends from elsewhere. */
+Test(run, a_rail_job_leaves_from_its_source)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	struct ix_host h = { "127.0.0.1", 1, 0, "" };
+	struct ix_bw_params p = bw();
+	struct ix_run_job job = {
+		.kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p, .source = "192.0.2.7"
+	};
+	struct ix_err err = { 0 };
+	json_t *run = ix_runner_request(&job), *rep;
+
+	cr_assert_str_eq(json_string_value(json_object_get(run, "source")), "192.0.2.7");
+	rep = ix_runner_run(&ctx, run, &err);
+	cr_assert_not_null(rep, "%s", err.msg);
+	cr_assert(json_is_false(json_object_get(rep, "ok")));
+	cr_assert_not_null(strstr(json_string_value(json_object_get(rep, "error")),
+				  "cannot bind to '192.0.2.7'"),
+			   "%s", json_string_value(json_object_get(rep, "error")));
+	json_decref(rep);
+	json_decref(run);
+	job.source = NULL;
+	run = ix_runner_request(&job);
+	cr_assert_null(json_object_get(run, "source"), "none unless asked");
+	json_decref(run);
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"source\":\"node07\"}",
+		"'source' must be a numeric address");
+	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		"\"source\":7}",
+		"'source' must be a numeric address");
+}
+
 Test(run, unreachable_peer_is_a_failed_report)
 {
 	struct ix_runner_ctx ctx = { .limits = &limits };
@@ -224,6 +259,12 @@ Test(request, rdma_jobs_carry_the_operation_and_qps)
 	cr_assert_str_eq(json_string_value(json_object_get(r, "op")), "read");
 	cr_assert_eq(json_integer_value(json_object_get(r, "qps")), 4);
 	cr_assert_eq(json_integer_value(json_object_get(r, "traffic_class")), 106);
+	cr_assert_null(json_object_get(r, "gpu"), "host memory unless asked");
+	json_decref(run);
+	job.gpu = "auto";
+	run = ix_runner_request(&job);
+	cr_assert_str_eq(json_string_value(json_object_get(json_object_get(run, "rdma"), "gpu")),
+			 "auto");
 	json_decref(run);
 }
 
@@ -248,6 +289,16 @@ Test(run, refuses_malformed_rdma_jobs)
 		 "{\"host\":\"b\",\"port\":1}],%s,\"rdma\":{\"op\":\"write\",\"qps\":1}}",
 		 bwj);
 	refused(text, "one target");
+	for (int i = 0; i < 4; i++) {
+		static const char *const bad[] = { "\"all\"", "\"64\"", "\"-1\"", "3" };
+
+		snprintf(
+			text, sizeof(text),
+			"{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+			"%s,\"rdma\":{\"op\":\"write\",\"qps\":1,\"gpu\":%s}}",
+			bwj, bad[i]);
+		refused(text, "'rdma.gpu' must be \"auto\" or 0 to 63");
+	}
 	refused("{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
 		"\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":59,\"warmup\":2},"
 		"\"rdma\":{\"op\":\"write\",\"qps\":1}}",

@@ -238,6 +238,33 @@ Test(topo, paths_as_nvidia_smi_names_them)
 	cleanup();
 }
 
+/* The GPU nearest an RDMA device (gpu auto): below its own switch first;
+ * from the other socket the first GPU in PCI order; none for a device
+ * that is no PCI function here. */
+Test(topo, nearest_gpu_of_an_rdma_device)
+{
+	struct ix_topo t;
+	struct ix_err err = { 0 };
+	enum ix_path p = IX_PATH_SELF;
+	char dir[1024];
+
+	machine();
+	snprintf(dir, sizeof(dir),
+		 "%s/sys/devices/" USP0 "/0000:02:01.0/0000:04:00.0/infiniband/mlx5_0", root);
+	ix_test_mkdirs(dir);
+	snprintf(dir, sizeof(dir),
+		 "%s/sys/devices/pci0000:80/0000:80:01.0/0000:81:00.0/infiniband/mlx5_1", root);
+	ix_test_mkdirs(dir);
+	cr_assert_eq(ix_topo_scan(root, &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_topo_nearest_gpu(&t, "mlx5_0", &p), find(&t, "0000:03:00.0"));
+	cr_assert_eq(p, IX_PATH_PIX);
+	cr_assert_eq(ix_topo_nearest_gpu(&t, "mlx5_1", &p), find(&t, "0000:03:00.0"));
+	cr_assert_eq(p, IX_PATH_SYS);
+	cr_assert_eq(ix_topo_nearest_gpu(&t, "rxe0", &p), -1, "soft-RoCE is no PCI function");
+	ix_topo_free(&t);
+	cleanup();
+}
+
 Test(topo, findings_downtrained_and_numa)
 {
 	struct ix_topo t;

@@ -74,6 +74,27 @@ Test(mesh, counts_and_slowest_pair)
 	json_decref(r);
 }
 
+/* A rail mesh: every rail's mesh counts (the slowest median, the bad
+ * pairs of all), and the rails result says which rails are bad. */
+Test(mesh, over_every_rail)
+{
+	json_t *r = parse("[{\"kind\":\"mesh\",\"median_bw_bps\":8e9,\"bad_pairs\":[{}],"
+			  "\"matrix\":{\"bw_bps\":[[null,9e9],[7e9,null]]}},"
+			  "{\"kind\":\"mesh\",\"median_bw_bps\":2e9,\"bad_pairs\":[{},{}],"
+			  "\"matrix\":{\"bw_bps\":[[null,2e9],[1e9,null]]}},"
+			  "{\"kind\":\"rails\",\"bad_rails\":[\"10.2.0.0/24\"]}]");
+	json_t *one = parse("[{\"kind\":\"mesh\",\"bad_pairs\":[]}]");
+	double v;
+
+	cr_assert(ix_figure_of("mesh", r, "bits_per_second", &v) && v == 2e9, "the slowest rail");
+	cr_assert(ix_figure_of("mesh", r, "bad_pairs", &v) && v == 3, "summed");
+	cr_assert(ix_figure_of("mesh", r, "min_pair_bps", &v) && v == 1e9);
+	cr_assert(ix_figure_of("mesh", r, "bad_rails", &v) && v == 1);
+	cr_assert_not(ix_figure_of("mesh", one, "bad_rails", &v), "no rails: no such figure");
+	json_decref(r);
+	json_decref(one);
+}
+
 /* The slowest pair, one measured at 0 included (null: not measured). */
 Test(mesh, the_slowest_pair_counts_a_zero)
 {

@@ -252,3 +252,47 @@ Test(plan_keys, inventory_checks)
 	refused("[i]\nprobe = inventory\nmin_bw = 1G\n", "'min_bw' does not apply to an inventory");
 	refused("[t]\nprobe = topo\nmax_odd_nodes = 0\n", "'max_odd_nodes' does not apply");
 }
+
+Test(plan_keys, rails)
+{
+	struct ix_plan p;
+
+	good("[plan]\nhosts = n[1-4]\n[a]\nprobe = mesh\nrails = auto\n"
+	     "[b]\nprobe = mesh\nrails = 10.1.0.0/24,10.2.0.0/24\nmax_bad_rails = 1\n"
+	     "[c]\nprobe = mesh\n",
+	     &p);
+	cr_assert(p.checks[0].rails.discover);
+	/* with rails, a bad rail fails the check unless it says otherwise */
+	cr_assert_eq(p.checks[0].nexpect, 2);
+	cr_expect_str_eq(p.checks[0].expect[1].key, "max_bad_rails");
+	cr_expect_str_eq(p.checks[0].expect[1].text, "0 (the default)");
+	cr_expect_str_eq(p.checks[0].expect[1].figure, "bad_rails");
+	cr_assert_eq(p.checks[1].rails.n, 2);
+	cr_expect_str_eq(p.checks[1].rails.item[1], "10.2.0.0/24");
+	cr_expect_float_eq(p.checks[1].expect[0].limit, 1, 1e-9);
+	cr_assert_eq(p.checks[1].nexpect, 2); /* and max_bad_pairs = 0 */
+	cr_assert_eq(p.checks[2].nexpect, 1); /* no rails, no max_bad_rails */
+	ix_plan_free(&p);
+	refused("[m]\nprobe = mesh\nrails = 10.1.0.0/33\n",
+		"t.ini:3: bad value for rails: item 1: '10.1.0.0/33' is not a subnet");
+	refused("[m]\nprobe = mesh\nrails = eth0,10.1.0.0/24\n", "subnets and interface names");
+	refused("[m]\nprobe = mesh\nmax_bad_rails = 0\n",
+		"t.ini:3: max_bad_rails needs rails (auto, or a list)");
+	refused("[b]\nprobe = bw\nrails = auto\n", "'rails' does not apply");
+}
+
+Test(plan_keys, gpu_auto)
+{
+	struct ix_plan p;
+
+	good("[plan]\nhosts = n[1-4]\n[m]\nprobe = mesh\npath = rdma\ngpu = auto\n"
+	     "[b]\nprobe = bw\npath = rdma\ngpu = 3\n[c]\nprobe = mesh\npath = rdma\n",
+	     &p);
+	cr_assert_eq(p.checks[0].gpu, IX_PLAN_GPU_AUTO);
+	cr_expect_str_eq(p.checks[0].mesh.gpu, "auto");
+	cr_assert_eq(p.checks[1].gpu, 3);
+	cr_expect_str_eq(p.checks[2].mesh.gpu, "", "host memory unless asked");
+	ix_plan_free(&p);
+	refused("[m]\nprobe = mesh\ngpu = auto\n", "gpu");
+	refused("[m]\nprobe = mesh\npath = rdma\ngpu = nearest\n", "bad value for gpu");
+}
