@@ -84,6 +84,8 @@ struct input {
 	const char *time;    /* the document's, "" when absent */
 	struct multi *multi; /* text only: its mesh and incast results */
 	size_t nmulti;
+	struct ix_rails_saved *rails; /* text only: a rail mesh's rails (multi: its meshes) */
+	json_t *rails_res;            /* that result (borrowed from the document) */
 };
 
 static void clear_input(struct input *in)
@@ -96,6 +98,9 @@ static void clear_input(struct input *in)
 		ix_incast_saved_free(&in->multi[i].c);
 	}
 	free(in->multi);
+	if (in->rails)
+		ix_rails_saved_free(in->rails);
+	free(in->rails);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -150,6 +155,34 @@ static int add_multi(struct input *in, json_t *res, const char *check, struct ix
 	return 0;
 }
 
+/* A rail mesh's document: each rail's mesh, then the rails side by side
+ * (the last result); other documents of several results have none. */
+static int load_rails(struct input *in, json_t *results, struct ix_err *err)
+{
+	json_t *last = json_array_get(results, json_array_size(results) - 1), *res;
+	size_t i;
+
+	if (strcmp(str_or(last, "kind", ""), "rails") != 0)
+		return 0;
+	in->rails = calloc(1, sizeof(*in->rails));
+	in->multi = calloc(json_array_size(results), sizeof(*in->multi));
+	if (!in->rails || !in->multi)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (ix_json_read_rails(last, in->rails, err) < 0) {
+		free(in->rails);
+		in->rails = NULL;
+		return ix_fail_prefix(err, "%s: results[%zu]", in->path,
+				      json_array_size(results) - 1);
+	}
+	in->rails_res = last;
+	json_array_foreach(results, i, res)
+	{
+		if (res != last && add_multi(in, res, NULL, err) < 0)
+			return ix_fail_prefix(err, "%s: results[%zu]", in->path, i);
+	}
+	return 0;
+}
+
 /* The mesh and incast results of a document, read back into their
  * structs for the text renderer: a mesh or incast document's result (an
  * error naming the member when it does not read back), the results of a
@@ -160,6 +193,8 @@ static int load_multi(struct input *in, struct ix_err *err)
 	json_t *checks = json_object_get(json_array_get(results, 0), "checks");
 	size_t i, k, n = 0;
 
+	if (!ix_doc_is_run(in->doc) && json_array_size(results) > 1)
+		return load_rails(in, results, err);
 	if (!ix_doc_is_run(in->doc)) {
 		if (json_array_size(results) != 1)
 			return 0;
@@ -552,6 +587,16 @@ static void render_text(FILE *f, const struct input *in, size_t n, const struct 
 			}
 			if (trend)
 				text_trend(f, &in[i], hist, nh);
+		} else if (in[i].rails) {
+			const struct ix_rails_result *r = &in[i].rails->r;
+
+			ix_text_rails_head(f, r);
+			for (size_t k = 0; k < in[i].nmulti && k < r->rails->n; k++) {
+				ix_text_rail_title(f, r, (uint32_t)k);
+				text_multi(f, &in[i].multi[k], u);
+			}
+			ix_text_rails_summary(f, r, u);
+			text_fleet(f, in[i].rails_res);
 		} else if (in[i].nmulti) {
 			text_multi(f, &in[i].multi[0], u);
 		} else {

@@ -70,11 +70,12 @@ json_t *ix_json_rails(const struct ix_rails_result *r)
 						       (int)r->node[i].rails));
 	}
 	json_array_append_new(results,
-			      json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:o,s:f}", "kind", "rails",
-					"complete", r->complete, "by", r->rails->how, "rails",
-					rails, "bad_rails", bad, "ref_bw_bps",
+			      json_pack("{s:s,s:b,s:s,s:o,s:o,s:o,s:o,s:f,s:f,s:o,s:f}", "kind",
+					"rails", "complete", r->complete, "by", r->rails->how,
+					"rails", rails, "bad_rails", bad, "ref_bw_bps",
 					num_or_null(r->ref_bw_bps > 0, r->ref_bw_bps), "ref_lat_ns",
-					num_or_null(r->ref_lat_ns > 0, r->ref_lat_ns), "nodes",
-					nodes, "wall_s", r->wall_s));
+					num_or_null(r->ref_lat_ns > 0, r->ref_lat_ns),
+					"bw_fraction", r->rules.bw_fraction, "lat_factor",
+					r->rules.lat_factor, "nodes", nodes, "wall_s", r->wall_s));
 	return results;
 }

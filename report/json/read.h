@@ -14,6 +14,7 @@
 
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
+#include "probes/cluster/rails.h"
 #include "probes/core/err.h"
 #include "probes/core/wirefig.h"
 #include "probes/host/topo.h"
@@ -32,6 +33,20 @@ struct ix_mesh_saved {
 /* res: a "mesh" result object. On failure *out is empty (free it anyway). */
 int ix_json_read_mesh(json_t *res, struct ix_mesh_saved *out, struct ix_err *err);
 void ix_mesh_saved_free(struct ix_mesh_saved *s);
+
+/* A "rails" result read back (read_rails.c): the rails with their
+ * verdicts (each rail's hosts counted, not listed: its mesh, a result of
+ * its own, has them), each node's all-rail throughput; r.rails and
+ * r.nodes point at rails and nodes, r.mesh stays empty. */
+struct ix_rails_saved {
+	struct ix_rails rails;
+	struct ix_hostlist nodes;
+	struct ix_rails_result r;
+};
+
+/* res: a "rails" result object. On failure *out is empty. */
+int ix_json_read_rails(json_t *res, struct ix_rails_saved *out, struct ix_err *err);
+void ix_rails_saved_free(struct ix_rails_saved *s);
 
 /* An incast result read back. Its hosts are the receiver (index 0) and the
  * senders in the order the flows first name them. */

@@ -62,20 +62,24 @@ static void nodes_table(FILE *f, const struct ix_rails_result *r, const struct i
 		}
 }
 
-void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u)
+void ix_text_rails_head(FILE *f, const struct ix_rails_result *r)
 {
 	fprintf(f, "ixperf mesh --rails: %u rails by %s, %zu nodes, %.1f s\n", r->rails->n,
 		r->rails->how, r->nodes->n, r->wall_s);
-	for (uint32_t k = 0; k < r->rails->n; k++) {
-		const struct ix_rail *rl = &r->rails->rail[k];
+}
 
-		fprintf(f, "\n== Rail %u: %s%s%s%s ==\n", k, rl->name, rl->iface[0] ? " (" : "",
-			rl->iface, rl->iface[0] ? ")" : "");
-		if (r->error[k][0])
-			fprintf(f, "not run: %s\n", r->error[k]);
-		else if (r->mesh[k].cells)
-			ix_text_mesh(f, &r->mesh[k], u);
-	}
+void ix_text_rail_title(FILE *f, const struct ix_rails_result *r, uint32_t k)
+{
+	const struct ix_rail *rl = &r->rails->rail[k];
+
+	fprintf(f, "\n== Rail %u: %s%s%s%s ==\n", k, rl->name, rl->iface[0] ? " (" : "", rl->iface,
+		rl->iface[0] ? ")" : "");
+	if (r->error[k][0])
+		fprintf(f, "not run: %s\n", r->error[k]);
+}
+
+void ix_text_rails_summary(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u)
+{
 	rails_table(f, r, u);
 	nodes_table(f, r, u);
 	if (r->bad_rails) {
@@ -87,4 +91,15 @@ void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_uni
 	} else {
 		fprintf(f, "\nEvery rail is good.\n");
 	}
+}
+
+void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u)
+{
+	ix_text_rails_head(f, r);
+	for (uint32_t k = 0; k < r->rails->n; k++) {
+		ix_text_rail_title(f, r, k);
+		if (!r->error[k][0] && r->mesh[k].cells)
+			ix_text_mesh(f, &r->mesh[k], u);
+	}
+	ix_text_rails_summary(f, r, u);
 }

@@ -69,6 +69,12 @@ void ix_text_fleet(FILE *f, const struct ix_fleet_result *r);
  * verdicts, each node's all-rail throughput, the nodes missing from a
  * rail and the bad rails named with why. */
 void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u);
+/* Its parts, for a saved rail mesh whose meshes are rendered apart: the
+ * first line, a rail's title (and why it did not run), the tables. */
+void ix_text_rails_head(FILE *f, const struct ix_rails_result *r);
+void ix_text_rail_title(FILE *f, const struct ix_rails_result *r, uint32_t k);
+void ix_text_rails_summary(FILE *f, const struct ix_rails_result *r,
+			   const struct ix_unit_choice *u);
 
 /* ---- multi.c: mesh and incast ---- */
 

@@ -96,6 +96,12 @@ check "no byte went from one rail's subnet to the other's" test "$cross" = 0
 check "both rails carried their tests (over 1 MB each)" test "$r0" -gt 1000000 -a "$r1" -gt 1000000
 schema_check "$J/auto.json"
 
+"$IXPERF" report "$J/auto.json" >"$J/report.txt" 2>&1
+check "ixperf report of the saved rail mesh shows each rail's mesh and names rail 1" bash -c \
+	"grep -q '^== Rail 0: 198.18.0.0/24 (eth0) ==' '$J/report.txt' &&
+	 grep -q '^== Rail 1: 198.19.0.0/24 (eth1) ==' '$J/report.txt' &&
+	 grep -qE '^  rail 1 \(198\.19\.0\.0/24\): median [0-9.]+ Mbit/s is [0-9]+% of the rails' '$J/report.txt' &&
+	 grep -q 'Inventory of 3 node' '$J/report.txt'" || cat "$J/report.txt"
 "$IXPERF" report -f html -o "$J/auto.html" "$J/auto.json" 2>"$J/html.err"
 check "the HTML report draws each rail's mesh and names the bad rail" bash -c \
 	"grep -q '<h2>rail 198.19.0.0/24 ' '$J/auto.html' && grep -q '<h3>Rails, measured at once</h3>' '$J/auto.html' &&

@@ -12,6 +12,7 @@
 #include "probes/capture/talkers.h"
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
+#include "probes/cluster/rails.h"
 #include "probes/host/links.h"
 #include "tests/unit/data.h"
 
@@ -207,6 +208,50 @@ static inline void fleet(struct ix_fleet_result *r, bool failed)
 			 "no answer before the deadline");
 	}
 	cr_assert_eq(ix_fleet_analyze(r), 0);
+}
+
+/* Two rails over n1, n2 and n3 (node i is host i of both): rail 0
+ * (10.1.0.0/24 on eth1) the mesh above, rail 1 (10.2.0.0/24 on eth2) the
+ * same at a fifth of its median: judged, rail 1 is bad. The meshes' parts
+ * are the caller's, two of each. */
+struct rails_fixture {
+	struct ix_rails rails;
+	struct ix_rails_result r;
+	struct ix_cell cells[2][9];
+	struct ix_mesh_node nodes[2][3];
+	char *errs[2][3];
+	uint32_t suspects[2][1];
+	uint32_t node_of[2][3];
+	struct ix_rails_node sums[3];
+};
+
+static inline void rails(struct rails_fixture *x)
+{
+	memset(x, 0, sizeof(*x));
+	snprintf(x->rails.how, sizeof(x->rails.how), "subnet");
+	x->rails.n = 2;
+	x->r.rails = &x->rails;
+	x->r.nodes = &hosts;
+	x->r.node = x->sums;
+	x->r.wall_s = 4.5;
+	for (int k = 0; k < 2; k++) {
+		struct ix_rail *rl = &x->rails.rail[k];
+
+		snprintf(rl->name, sizeof(rl->name), "10.%d.0.0/24", k + 1);
+		snprintf(rl->iface, sizeof(rl->iface), "eth%d", k + 1);
+		for (int i = 0; i < 3; i++)
+			x->node_of[k][i] = (uint32_t)i;
+		rl->node = x->node_of[k];
+		rl->hosts.n = 3;
+		mesh(&x->r.mesh[k], x->cells[k], x->nodes[k], x->errs[k], x->suspects[k]);
+		x->r.mesh[k].complete = true;
+		for (int i = 0; i < 3; i++) {
+			x->nodes[k][i].have_bw_out = true;
+			x->nodes[k][i].bw_out_bps = k ? 1e9 : 5e9;
+		}
+	}
+	x->r.mesh[1].findings.median_bw_bps = 1e9;
+	ix_rails_judge(&x->r, &x->r.mesh[0].params.rules);
 }
 
 #endif
