@@ -511,30 +511,45 @@ static bool hostlist_has(const struct ix_hostlist *l, const struct ix_host *h)
 	return false;
 }
 
-json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coord *co,
+json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, const char *local,
+		     const struct ix_token *local_token, struct ix_coord *co,
 		     const struct ix_hostlist *tasks)
 {
-	struct ix_hostlist all = { 0 };
+	struct ix_hostlist all = { 0 }, own = { 0 }, mine = { 0 };
 	struct ix_fleet_result r, more;
 	struct ix_err err = { 0 };
 	size_t i, k;
 	json_t *c, *h, *out;
 
+	if (local && local[0])
+		ix_hostlist_parse(local, IX_DEFAULT_PORT, &own, &err);
 	json_array_foreach(checks, i, c)
 	{
 		json_array_foreach(json_object_get(c, "hosts"), k, h)
 		{
 			struct ix_hostlist one = { 0 };
 			const char *name = json_string_value(h);
+			struct ix_hostlist *to;
 
-			if (name && !strchr(name, '@') &&
-			    ix_hostlist_parse(name, IX_DEFAULT_PORT, &one, &err) == 0 &&
-			    one.n == 1 && !hostlist_has(&all, &one.v[0]))
-				ix_hostlist_parse(name, IX_DEFAULT_PORT, &all, &err);
+			if (!name || strchr(name, '@') ||
+			    ix_hostlist_parse(name, IX_DEFAULT_PORT, &one, &err) < 0 ||
+			    one.n != 1) {
+				ix_hostlist_free(&one);
+				continue;
+			}
+			/* the run's own agents answer to their token */
+			to = hostlist_has(&own, &one.v[0]) ? &mine : &all;
+			if (!hostlist_has(to, &one.v[0]))
+				ix_hostlist_parse(name, IX_DEFAULT_PORT, to, &err);
 			ix_hostlist_free(&one);
 		}
 	}
 	ix_fleet_collect(NULL, &all, token, IX_FLEET_TIMEOUT_S, &r, &err);
+	if (mine.n) {
+		ix_fleet_collect(NULL, &mine, local_token, IX_FLEET_TIMEOUT_S, &more, &err);
+		ix_fleet_append(&r, &more);
+		ix_fleet_free(&more);
+	}
 	if (co && tasks) {
 		ix_fleet_collect(co, tasks, NULL, IX_FLEET_TIMEOUT_S, &more, &err);
 		ix_fleet_append(&r, &more);
@@ -543,5 +558,7 @@ json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coo
 	out = ix_json_fleet(&r);
 	ix_fleet_free(&r);
 	ix_hostlist_free(&all);
+	ix_hostlist_free(&mine);
+	ix_hostlist_free(&own);
 	return out;
 }

@@ -345,9 +345,11 @@ void ix_coord_cmd_free(struct ix_coord_cmd *c);
 /* ixperf run: the inventory of every agent its checks ran over, as the
  * run's "fleet" object: the hosts the checks name (their "hosts" members;
  * tasks' agents, "rN@...", left out) through sessions of their own with
- * token, and every task of a job through co and tasks (NULL: no job).
- * Call it while the agents still run. */
-json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, struct ix_coord *co,
+ * token (those of the host list local, the run's own agents, with
+ * local_token), and every task of a job through co and tasks (NULL: no
+ * job). Call it while the agents still run. */
+json_t *ix_run_fleet(json_t *checks, const struct ix_token *token, const char *local,
+		     const struct ix_token *local_token, struct ix_coord *co,
 		     const struct ix_hostlist *tasks);
 
 #endif

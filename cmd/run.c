@@ -228,6 +228,8 @@ static int target_of(const struct ctx *x, const struct ix_check *c, struct targe
 		const char *local = local_rdma(x->plan, c) && x->la->rdma_host[0] ? x->la->rdma_host
 										  : x->la->hosts;
 
+		if (src == IX_SRC_LOCAL) /* the run's own agents: their token */
+			t->token = &x->la->token;
 		rc = ix_hostlist_parse(src == IX_SRC_LOCAL ? local : spec, IX_DEFAULT_PORT, &t->own,
 				       err);
 		if (rc < 0) /* nothing half parsed */
@@ -638,7 +640,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	json_t *checks = NULL, *baseline = NULL, *doc, *run, *fleet;
 	const char *dir, *verdict = "INFO"; /* until a check passes */
 	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
-	char tasks_line[96] = "";
+	char tasks_line[96] = "", own[sizeof(((struct ix_local_agents *)0)->hosts) + 72];
 	struct ix_err perr = { 0 };
 	time_t t0 = time(NULL);
 	int64_t w0 = ix_now_ns();
@@ -719,7 +721,10 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			json_array_append_new(checks, c);
 		}
 	}
-	fleet = ix_run_fleet(checks, &token, job ? &job->co : NULL, job ? &job->hosts : NULL);
+	snprintf(own, sizeof(own), "%s%s%s", la.hosts, la.hosts[0] && la.rdma_host[0] ? "," : "",
+		 la.rdma_host);
+	fleet = ix_run_fleet(checks, &token, own, &la.token, job ? &job->co : NULL,
+			     job ? &job->hosts : NULL);
 	ix_local_agents_stop(&la);
 	/* The other tasks end now, while this one writes the outputs. */
 	if (job)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -32,21 +33,21 @@ static void on_term(int sig)
 		atomic_store(&child_stop, 1);
 }
 
-/* The child: an agent on bind (loopback); its port goes up the pipe. */
-static void agent_child(int wfd, const char *bind)
+/* The child: an agent on bind with the run's token and the limits of
+ * 'ixperf server' by default; its port goes up the pipe. */
+static void agent_child(int wfd, const char *bind, const struct ix_token *token)
 {
-	struct ix_agent_config cfg = { .bind_addr = bind,
-				       .max_tests = 64,
-				       .max_conns = 256,
-				       .limits = { .max_duration_s = 3600, .max_streams = 128 },
-				       .handshake_s = 5,
-				       .idle_s = 3600,
-				       .rdma_gpu = -1 }; /* RDMA buffers in host memory */
+	struct ix_agent_config cfg;
 	struct ix_agent a;
 	struct ix_err err = { 0 };
 	struct sigaction sa = { .sa_handler = on_term };
 	uint16_t port = 0;
 
+	ix_agent_config_defaults(&cfg); /* RDMA buffers in host memory among them */
+	cfg.bind_addr = bind;
+	cfg.token = token;
+	cfg.idle_s = 3600;  /* a check's session waits through the others */
+	cfg.max_tests = 64; /* an incast over every local agent at once */
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGINT, SIG_IGN);
 	if (ix_agent_open(&a, &cfg, &child_stop, &err) == 0) {
@@ -97,7 +98,7 @@ static int start_agent(struct ix_local_agents *la, const char *bind, struct ix_e
 	}
 	if (pid == 0) {
 		close(fds[0]);
-		agent_child(fds[1], bind);
+		agent_child(fds[1], bind, &la->token);
 	}
 	close(fds[1]);
 	la->pid[la->n++] = pid;
@@ -143,6 +144,11 @@ int ix_local_agents_start(struct ix_local_agents *la, uint32_t n, bool rdma, str
 	char addr[INET_ADDRSTRLEN];
 
 	memset(la, 0, sizeof(*la));
+	la->token.len = 32;
+	if (getrandom(la->token.key, la->token.len, 0) != (ssize_t)la->token.len)
+		return ix_fail(err, IX_EXIT_FAIL, "no random bytes for the agents' token: %s",
+			       strerror(errno));
+	la->token.set = true;
 	for (uint32_t i = 0; i < n; i++) {
 		if (start_agent(la, "127.0.0.1", err) < 0)
 			return -1;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "probes/core/err.h"
+#include "probes/ctl/auth.h"
 
 #define IX_MAX_LOCAL_AGENTS 17 /* on loopback, and one more for RDMA */
 
@@ -22,6 +23,9 @@ struct ix_local_agents {
 	/* The agent the rdma checks on this machine measure towards, on the
 	 * address of a RoCE GID (loopback has none); "" when there is none. */
 	char rdma_host[64];
+	/* Their token: random, made for this run alone, so that no one else
+	 * reaches them (the RDMA one listens on a routable address). */
+	struct ix_token token;
 };
 
 /* n agents on loopback, each its own process; with rdma one more on an

@@ -413,6 +413,40 @@ static int rdma_claim(void *arg, uint64_t bytes, struct ix_err *err)
 	return ix_agent_slot_grow(c->a, c->slot, bytes, err);
 }
 
+/* Whether this session may run an RDMA test, which makes this host's NIC
+ * write to the endpoint the client names: authenticated with the token,
+ * anything; on an agent without one, a client on this host (loopback, or
+ * an address of the connection's own end) or at an --allow-run address,
+ * with its RoCE GID bound to that address (*bind). Else err says why. */
+static int may_rdma(struct session *ss, bool *bind)
+{
+	const struct ix_agent_config *c = &ss->a->cfg;
+	struct sockaddr_storage from, self;
+	socklen_t len = sizeof(self);
+
+	*bind = false;
+	if (ss->authenticated)
+		return 0;
+	if (c->token && c->token->set)
+		return ix_fail(&ss->err, IX_EXIT_FAIL, "an RDMA test needs authentication");
+	*bind = true;
+	if (c->allow_run_any)
+		return 0;
+	if (ix_net_peer_addr(ss->fd, &from) == 0) {
+		if (ix_net_is_loopback(&from) ||
+		    (getsockname(ss->fd, (struct sockaddr *)&self, &len) == 0 &&
+		     ix_net_same_host(&from, &self)))
+			return 0;
+		for (uint32_t i = 0; i < c->n_allow_run; i++)
+			if (ix_net_same_host(&from, &c->allow_run[i]))
+				return 0;
+	}
+	return ix_fail(&ss->err, IX_EXIT_FAIL,
+		       "RDMA test refused: this agent has no token (--token-file) and %s is not in "
+		       "its --allow-run list",
+		       ss->peer);
+}
+
 /* An RDMA test: the exchange and both engines live in probes/rdma/session.c. */
 static int serve_rdma(struct session *ss, json_t *req)
 {
@@ -429,6 +463,8 @@ static int serve_rdma(struct session *ss, json_t *req)
 					 .claim_arg = &claim };
 	int rc;
 
+	if (may_rdma(ss, &cfg.bind_peer) < 0)
+		return -1;
 	if (claim_slot(ss, &slot, 0) < 0)
 		return -1;
 	ix_agent_logf(a, "%s: rdma test", ss->peer);

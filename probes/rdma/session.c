@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
 #include "probes/ctl/client.h"
+#include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
@@ -347,6 +349,83 @@ static int same_params(const struct ix_rdma_params *a, const struct ix_rdma_para
 
 /* ---- client ---- */
 
+/* The 16 bytes a RoCE v2 GID holds for an address: IPv4 mapped. */
+static void gid_of_addr(const struct sockaddr_storage *a, uint8_t g[16])
+{
+	memset(g, 0, 16);
+	if (a->ss_family == AF_INET) {
+		g[10] = g[11] = 0xff;
+		memcpy(g + 12, &((const struct sockaddr_in *)a)->sin_addr, 4);
+	} else if (a->ss_family == AF_INET6) {
+		memcpy(g, &((const struct sockaddr_in6 *)a)->sin6_addr, 16);
+	}
+}
+
+/* Whether the control peer ctl is this host: loopback, or one of its own
+ * addresses. */
+static bool ctl_is_local(const struct sockaddr_storage *ctl, const struct ix_rdma_addr *own,
+			 size_t nown)
+{
+	uint8_t a[16], b[16];
+
+	if (ix_net_is_loopback(ctl))
+		return true;
+	gid_of_addr(ctl, a);
+	for (size_t i = 0; i < nown; i++) {
+		gid_of_addr(&own[i].addr, b);
+		if (memcmp(a, b, 16) == 0)
+			return true;
+	}
+	return false;
+}
+
+int ix_rdma_peer_bound(const struct ix_rdma_endpoint *peer, const struct sockaddr_storage *ctl,
+		       const struct ix_rdma_addr *own, size_t nown, struct ix_err *err)
+{
+	uint8_t want[16], g[16];
+	char text[IX_RDMA_GID_TEXT], addr[IX_RDMA_GID_TEXT];
+
+	if (peer->infiniband) /* no address to hold a LID to */
+		return 0;
+	gid_of_addr(ctl, want);
+	if (memcmp(peer->gid, want, 16) == 0)
+		return 0;
+	/* The peer on this very host: its GID is one of this host's. */
+	for (size_t i = 0; ctl_is_local(ctl, own, nown) && i < nown; i++) {
+		gid_of_addr(&own[i].addr, g);
+		if (memcmp(peer->gid, g, 16) == 0)
+			return 0;
+	}
+	ix_rdma_gid_format(peer->gid, text);
+	ix_rdma_gid_format(want, addr);
+	return ix_fail(err, IX_EXIT_FAIL,
+		       "the peer's RoCE GID %s is not the address it speaks from (%s): without a "
+		       "token an RDMA test goes only to the host at the other end of the control "
+		       "connection",
+		       text, addr);
+}
+
+/* Without a token, the agent's RoCE GID must be the address this client
+ * reached it at (a hostile agent would aim this NIC elsewhere). */
+static int agent_bound(const struct ix_client *c, const struct ix_rdma_endpoint *peer,
+		       struct ix_err *err)
+{
+	struct sockaddr_storage ctl;
+	struct ix_rdma_addr *own = NULL;
+	struct ix_err aerr = { 0 };
+	size_t nown = 0;
+	int rc;
+
+	if (!c->unauthenticated)
+		return 0;
+	if (ix_net_peer_addr(c->fd, &ctl) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "the agent's address cannot be read");
+	ix_rdma_addrs_read(&own, &nown, &aerr);
+	rc = ix_rdma_peer_bound(peer, &ctl, own, nown, err);
+	free(own);
+	return rc < 0 ? ix_fail_prefix(err, "the agent's TEST_ACK") : 0;
+}
+
 static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 			const struct ix_rdma_endpoint *self, struct ix_rdma_result *r,
 			struct ix_err *err)
@@ -366,7 +445,8 @@ static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 		ix_fail_prefix(err, "the agent's TEST_ACK");
 	ix_rdma_port_info_parse(json_object_get(ack, "device"), &r->remote);
 	json_decref(ack);
-	if (rc < 0 || same_params(&r->params, &peer.params, err) < 0)
+	if (rc < 0 || agent_bound(c, &peer, err) < 0 ||
+	    same_params(&r->params, &peer.params, err) < 0)
 		return -1;
 	mtu = ix_rdma_path_mtu(self->mtu, peer.mtu, r->params.mtu_cap);
 	if (mtu < 0)
@@ -452,6 +532,20 @@ static int serve_setup(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg,
 
 	if (ix_rdma_setup_parse(json_object_get(req, "rdma"), &cfg->limits, &peer, err) < 0)
 		return -1;
+	if (cfg->bind_peer) { /* before anything is allocated or sent */
+		struct sockaddr_storage ctl;
+		struct ix_rdma_addr *own = NULL;
+		struct ix_err aerr = { 0 };
+		size_t nown = 0;
+
+		if (ix_net_peer_addr(fd, &ctl) < 0)
+			return ix_fail(err, IX_EXIT_FAIL, "the client's address cannot be read");
+		ix_rdma_addrs_read(&own, &nown, &aerr);
+		rc = ix_rdma_peer_bound(&peer, &ctl, own, nown, err);
+		free(own);
+		if (rc < 0)
+			return -1;
+	}
 	*p = asked = peer.params;
 	if (cfg->claim && cfg->claim(cfg->claim_arg, ix_rdma_buffer_bytes(p), err) < 0)
 		return -1;

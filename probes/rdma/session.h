@@ -166,7 +166,20 @@ struct ix_rdma_serve_cfg {
 	 * refuses the test with err. NULL: no budget. */
 	int (*claim)(void *arg, uint64_t bytes, struct ix_err *err);
 	void *claim_arg;
+	/* An unauthenticated session: the client's RoCE GID must be the
+	 * address of its control connection (ix_rdma_peer_bound). */
+	bool bind_peer;
 };
+
+/* Whether peer's endpoint may be connected to by a session without a
+ * token: a RoCE GID must be the address ctl of the control connection's
+ * other end (IPv4-mapped for IPv4), or one of this host's own addresses
+ * (own) when ctl is this host (loopback or own); an InfiniBand LID is
+ * taken as it is (no address to hold it to). 0, or -1 with err naming
+ * both. */
+struct sockaddr_storage;
+int ix_rdma_peer_bound(const struct ix_rdma_endpoint *peer, const struct sockaddr_storage *ctl,
+		       const struct ix_rdma_addr *own, size_t nown, struct ix_err *err);
 int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, struct ix_err *err);
 
 /* The RESULT body of one end's figures and back (for the agent's end). */

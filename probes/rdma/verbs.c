@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "probes/rdma/verbs.h"
 
@@ -228,6 +229,17 @@ static int register_buffer(struct ix_verbs *v, const struct ix_verbs_open_opts *
 	return v->mr ? 0 : -1;
 }
 
+/* A queue pair's first packet sequence number: 24 random bits from the
+ * kernel (a guessable PSN lets a third party inject into the flow). */
+static uint32_t random_psn(void)
+{
+	uint32_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != (ssize_t)sizeof(v))
+		v = (uint32_t)random(); /* no getrandom: the old way */
+	return v & 0xffffff;
+}
+
 int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		  struct ix_verbs_local *l, struct ix_err *err)
 {
@@ -291,7 +303,7 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		}
 		v->nqps++;
 		l->qpn[i] = v->qp[i]->qp_num;
-		v->psn[i] = (uint32_t)(random() & 0xffffff);
+		v->psn[i] = random_psn();
 		l->psn[i] = v->psn[i];
 	}
 	l->nqps = v->nqps;

@@ -217,12 +217,19 @@ echo "# killed: $(jq -r "$R.error" "$O/killed.json")"
 # hosts_script FILE NAME NODES: the start of a script for VMs NODES, each a
 # host with its own rxe device and agent; VM 1 runs what follows once
 # every agent answers, the others wait until it has.
+# The agents share a token (an RDMA test from another host needs one, or
+# the client's address in --allow-run); VM 2 also runs one without a token
+# that takes tests from VM 1 (--allow-run), for the replay below.
+mkdir -m 700 "$O/private" && head -c 32 /dev/urandom | base64 >"$O/private/token" &&
+	chmod 600 "$O/private/token"
 hosts_script() {
 	cat >"$1" <<EOF
 X=$IXPERF
 O=$O
 NAME=$2
 NODES="$3"
+TOK=$O/private/token
+S=$top_srcdir
 EOF
 	cat >>"$1" <<'EOF'
 # The VMs' CPUs are emulated, each at a fraction of a host core that other
@@ -230,7 +237,8 @@ EOF
 # fine. Both ends wait 60 s, not 5, before they call the peer gone.
 export IXPERF_RDMA_TIMEOUT=60
 rdma link add rxe0 type rxe netdev eth0 || exit 3
-$X server -B "$IX_VM_IP" --allow-run 10.77.0.1 >"$O/$NAME-agent$IX_VM_NODE.log" 2>&1 &
+$X server -B "$IX_VM_IP" --token-file "$TOK" >"$O/$NAME-agent$IX_VM_NODE.log" 2>&1 &
+[ "$IX_VM_NODE" = 2 ] && $X server -B "$IX_VM_IP" -p 5302 --allow-run 10.77.0.1 >"$O/$NAME-open2.log" 2>&1 &
 if [ "$IX_VM_NODE" != 1 ]; then
 	for _ in $(seq 1200); do [ -e "$O/$NAME.done" ] && exit 0; sleep 0.5; done
 	exit 1
@@ -242,7 +250,7 @@ done
 j() {
 	local n=$1
 	shift
-	timeout 200 "$X" "$@" -J -o "$O/$n.json" 2>"$O/$n.err"
+	timeout 200 "$X" "$@" --token-file "$TOK" -J -o "$O/$n.json" 2>"$O/$n.err"
 	echo $? >"$O/$n.rc"
 }
 EOF
@@ -296,10 +304,27 @@ warmup = 0.3
 min_bw = 1Mbit
 PLAN
 sed 's/^min_bw = 1Mbit$/min_bw = 100Gbit/' "$O/rdma-plan.ini" >"$O/rdma-plan-fast.ini"
-timeout 400 "$X" run -d "$O/run-pass" "$O/rdma-plan.ini" >"$O/run-pass.txt" 2>"$O/run-pass.err"
+timeout 400 "$X" run --token-file "$TOK" -d "$O/run-pass" "$O/rdma-plan.ini" >"$O/run-pass.txt" 2>"$O/run-pass.err"
 echo $? >"$O/run-pass.rc"
-timeout 400 "$X" run -d "$O/run-fast" "$O/rdma-plan-fast.ini" >"$O/run-fast.txt" 2>"$O/run-fast.err"
+timeout 400 "$X" run --token-file "$TOK" -d "$O/run-fast" "$O/rdma-plan-fast.ini" >"$O/run-fast.txt" 2>"$O/run-fast.err"
 echo $? >"$O/run-fast.rc"
+# The replay: a real client's RDMA test towards VM 2's agent without a
+# token, through a man in the middle that names VM 3's address as the
+# client's GID. The agent must refuse it before it sets anything up. The
+# same test straight from the client still runs; one without the token
+# towards the agents that have one is refused.
+for _ in $(seq 300); do (exec 3<>/dev/tcp/10.77.0.2/5302) 2>/dev/null && break; sleep 0.2; done
+python3 "$S/tests/tools/rdma-gid-proxy.py" 5399 10.77.0.2 5302 \
+	0000:0000:0000:0000:0000:ffff:0a4d:0003 >"$O/replay.out" 2>&1 &
+proxy=$!
+sleep 1
+timeout 60 "$X" bw --path rdma --op write -t 1 -w 0 -p 5399 10.77.0.1 >"$O/replay-client.out" 2>&1
+echo $? >"$O/replay-client.rc"
+wait $proxy
+timeout 60 "$X" bw --path rdma --op write -t 1 -w 0.3 -p 5302 -J -o "$O/open.json" 10.77.0.2 2>"$O/open.err"
+echo $? >"$O/open.rc"
+timeout 60 "$X" bw --path rdma --op write -t 1 -w 0.3 10.77.0.3 >"$O/notoken.out" 2>&1
+echo $? >"$O/notoken.rc"
 EOF
 ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
 for n in 1 2 3; do
@@ -352,6 +377,18 @@ check "run over rdma above soft-RoCE's rate: the failed figure named in the summ
 check "run over rdma above soft-RoCE's rate: the bw, mesh and incast checks FAIL" bash -c \
 	"[ \$(grep -cE '^  FAIL  rdma-(bw|mesh|incast) ' '$O/run-fast.txt') -eq 3 ]"
 echo "# incast: $(jq -c "[$R.steps[] | {senders, goodput_bps}]" "$O/incast.json")"
+sed 's/^/# replay: /' "$O/replay.out" "$O/replay-client.out" | head -8
+check "replay: an unauthenticated RDMA test whose GID names a third host is refused" \
+	grep -q "^ERROR: the peer's RoCE GID 0000:0000:0000:0000:0000:ffff:0a4d:0003 is not the address it speaks from" "$O/replay.out"
+check "replay: the client fails with the agent's reason" bash -c \
+	"[ \"\$(cat '$O/replay-client.rc')\" != 0 ] && grep -q 'is not the address it speaks from' '$O/replay-client.out'"
+check "replay: the agent logged the refusal with its reason" \
+	grep -q "is not the address it speaks from" "$O/three-open2.log"
+ok_run open
+jt open "$R.rdma.bits_per_second > 0"
+check "an RDMA test without the token to an agent that has one is refused" bash -c \
+	"[ \"\$(cat '$O/notoken.rc')\" != 0 ] && grep -q 'token' '$O/notoken.out'"
+sed 's/^/# no token: /' "$O/notoken.out" | head -3
 
 # ---- two VMs behind a congested port ----
 # A tbf on the bridge's port to VM 2 (IX_VM_SHAPE), as on a switch port

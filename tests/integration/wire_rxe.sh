@@ -30,7 +30,7 @@ rdma link add rxe0 type rxe netdev eth0 || exit 3
 PT=(-d rxe0 -x 1 -F -s 16384 -n 300)
 ROUND=(write read write read)
 if [ "$IX_VM_NODE" = 2 ]; then
-	$X server -B 10.77.0.2 --allow-run 10.77.0.1 >"$O/agent.log" 2>&1 &
+	$X server -B 10.77.0.2 --allow-run 10.77.0.1,10.77.0.2 >"$O/agent.log" 2>&1 &
 	# perftest's servers, one a run, in the order VM 1 runs its clients.
 	for i in 0 1 2 3; do
 		touch "$O/pt-ready-$i"
@@ -39,7 +39,7 @@ if [ "$IX_VM_NODE" = 2 ]; then
 	for _ in $(seq 1200); do [ -e "$O/done" ] && exit 0; sleep 0.5; done
 	exit 1
 fi
-$X server -B 10.77.0.1 --allow-run 10.77.0.1 >"$O/agent1.log" 2>&1 &
+$X server -B 10.77.0.1 --allow-run 10.77.0.1,10.77.0.2 >"$O/agent1.log" 2>&1 &
 for _ in $(seq 600); do (exec 3<>/dev/tcp/10.77.0.2/5301) 2>/dev/null && break; sleep 0.2; done
 k=0
 # perftest CLIENT: the next server's run (a refused connect is tried again).

@@ -4,6 +4,7 @@
  * malformed and hostile setup messages sent to the agent's side. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -390,4 +391,58 @@ Test(rdma_session, write_latency_claims_both_halves)
 	ix_rdma_params_init(&p, IX_RDMA_LAT, IX_RDMA_OP_SEND);
 	p.msg_size = 1 << 20;
 	cr_assert_eq(ix_rdma_buffer_bytes(&p), 1u << 20);
+}
+
+static struct sockaddr_storage v4(const char *a)
+{
+	struct sockaddr_storage s;
+	struct sockaddr_in *i = (struct sockaddr_in *)&s;
+
+	memset(&s, 0, sizeof(s));
+	i->sin_family = AF_INET;
+	cr_assert_eq(inet_pton(AF_INET, a, &i->sin_addr), 1);
+	return s;
+}
+
+static struct ix_rdma_endpoint roce(const char *a)
+{
+	struct ix_rdma_endpoint e;
+	struct sockaddr_storage s = v4(a);
+
+	memset(&e, 0, sizeof(e));
+	e.gid[10] = e.gid[11] = 0xff;
+	memcpy(e.gid + 12, &((struct sockaddr_in *)&s)->sin_addr, 4);
+	return e;
+}
+
+/* Without a token an RDMA test goes only to the host at the other end of
+ * the control connection: a GID naming a third address is refused,
+ * before anything is set up. */
+Test(rdma_session, an_unauthenticated_peer_is_bound_to_its_address)
+{
+	struct ix_rdma_addr own[2] = { 0 };
+	struct sockaddr_storage ctl = v4("10.77.0.2"), lo = v4("127.0.0.1");
+	struct ix_rdma_endpoint e = roce("10.77.0.2"), third = roce("10.77.0.3");
+	struct ix_err err = { 0 };
+
+	own[0].addr = v4("10.77.0.1");
+	own[1].addr = v4("192.0.2.1");
+	cr_assert_eq(ix_rdma_peer_bound(&e, &ctl, own, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_rdma_peer_bound(&third, &ctl, own, 2, &err), -1);
+	cr_assert(strstr(err.msg, "the peer's RoCE GID 0000:0000:0000:0000:0000:ffff:0a4d:0003 is "
+				  "not the address it speaks from "
+				  "(0000:0000:0000:0000:0000:ffff:0a4d:0002)"),
+		  "%s", err.msg);
+	/* A client on this host: its GID is one of this host's addresses. */
+	e = roce("192.0.2.1");
+	cr_assert_eq(ix_rdma_peer_bound(&e, &lo, own, 2, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_rdma_peer_bound(&third, &lo, own, 2, &err), -1);
+	ctl = v4("10.77.0.1"); /* this host's own address, not loopback */
+	cr_assert_eq(ix_rdma_peer_bound(&e, &ctl, own, 2, &err), 0, "%s", err.msg);
+	/* This host's addresses are no excuse for a peer elsewhere. */
+	ctl = v4("10.77.0.2");
+	cr_assert_eq(ix_rdma_peer_bound(&e, &ctl, own, 2, &err), -1);
+	/* An InfiniBand LID has no address to be held to. */
+	third.infiniband = true;
+	cr_assert_eq(ix_rdma_peer_bound(&third, &ctl, own, 2, &err), 0);
 }
