@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing (libFuzzer) of the parsers that read bytes from
-# outside: control frames and message bodies, captures, plans, result
-# documents and spool entries, host lists (tests/fuzz/fuzz_*.c).
+# outside: control frames and message bodies, an RDMA peer's answers,
+# captures, plans, result documents and spool entries, the documents
+# 'ixperf top' reads back, host lists, LLDP neighbours, rtnetlink answers
+# and a launcher's environment strings (tests/fuzz/fuzz_*.c).
 #
-#   contrib/fuzz.sh [NAME...]       (make fuzz; NAME: frame, wire, pcap, ...)
+#   contrib/fuzz.sh [NAME...]       (make fuzz; NAME: frame, wire, rdma,
+#                                    pcap, plan, result, heatstate, hostlist,
+#                                    inventory, lldp, rtnl, launchenv)
 #
 # Configures a clang build tree with ASan+UBSan and libFuzzer's coverage
 # ($FUZZ_BUILD, default ./fuz-build), builds libixperf.a there, links one

@@ -30,11 +30,15 @@ static int env_u64(const char *name, uint64_t *out)
 	return errno || *end ? -1 : 1;
 }
 
-/* One entry of a task count list: "N" or "N(xM)"; *p advanced past it. */
+/* One entry of a task count list: "N" or "N(xM)"; *p advanced past it.
+ * Digits only: strtoull would take a sign or blanks, and "-1" as 2^64 - 1,
+ * which the sums of the list wrap around. */
 static int tasks_entry(const char **p, uint64_t *tasks, uint64_t *times)
 {
 	char *end;
 
+	if (**p < '0' || **p > '9')
+		return -1;
 	errno = 0;
 	*tasks = strtoull(*p, &end, 10);
 	if (errno || end == *p || *tasks == 0)
@@ -43,7 +47,7 @@ static int tasks_entry(const char **p, uint64_t *tasks, uint64_t *times)
 	if (*end == '(') {
 		const char *q = end + 1;
 
-		if (*q++ != 'x')
+		if (*q++ != 'x' || *q < '0' || *q > '9')
 			return -1;
 		*times = strtoull(q, &end, 10);
 		if (errno || end == q || *times == 0 || *end != ')')
@@ -72,6 +76,12 @@ int ix_launch_slurm_place(const char *tpn, uint32_t rank, uint32_t *node, uint32
 				       "SLURM_STEP_TASKS_PER_NODE '%s' is malformed", tpn);
 		if (*p == ',')
 			p++;
+		/* Bounded before they are multiplied and summed. */
+		if (tasks > IX_LAUNCH_MAX_TASKS || times > IX_LAUNCH_MAX_TASKS ||
+		    first + tasks * times > IX_LAUNCH_MAX_TASKS)
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "SLURM_STEP_TASKS_PER_NODE '%s': more than %d tasks", tpn,
+				       IX_LAUNCH_MAX_TASKS);
 		if (!found && rank < first + tasks * times) {
 			uint64_t k = (rank - first) / tasks;
 
@@ -81,10 +91,6 @@ int ix_launch_slurm_place(const char *tpn, uint32_t rank, uint32_t *node, uint32
 		}
 		first += tasks * times;
 		n += times;
-		if (first > IX_LAUNCH_MAX_TASKS)
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "SLURM_STEP_TASKS_PER_NODE '%s': more than %d tasks", tpn,
-				       IX_LAUNCH_MAX_TASKS);
 	}
 	if (found)
 		return 0;

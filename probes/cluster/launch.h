@@ -108,6 +108,10 @@ int ix_launch_list_pick(const char *list, uint32_t local_rank, char *out, size_t
  * usage error naming entry when it is neither. */
 int ix_launch_local_addr(const char *entry, char *addr, size_t len, struct ix_err *err);
 
+/* A task's endpoint as the PMIx backend publishes it, "PORT ADDR", into
+ * ep's port and addr; -1 when malformed (ep is then unchanged). */
+int ix_launch_pmix_parse_ep(const char *s, struct ix_launch_ep *ep);
+
 /* The backends (launch.c, launch_pmix.c). */
 extern const struct ix_launch_backend ix_launch_pmix;
 extern const struct ix_launch_backend ix_launch_slurm_env;

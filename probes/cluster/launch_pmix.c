@@ -7,6 +7,19 @@
 
 #include "probes/cluster/launch.h"
 
+int ix_launch_pmix_parse_ep(const char *s, struct ix_launch_ep *ep)
+{
+	unsigned port;
+	int used = 0;
+
+	if (!s || sscanf(s, "%u %n", &port, &used) != 1 || port == 0 || port > 65535 || !s[used] ||
+	    strlen(s + used) >= sizeof(ep->addr))
+		return -1;
+	ep->port = (uint16_t)port;
+	snprintf(ep->addr, sizeof(ep->addr), "%s", s + used);
+	return 0;
+}
+
 #ifdef HAVE_PMIX
 
 #include <pthread.h>
@@ -157,20 +170,6 @@ static pmix_status_t fence(int tmo)
 	return st;
 }
 
-/* "PORT ADDR" into ep; -1 when malformed. */
-static int parse_ep(const char *s, struct ix_launch_ep *ep)
-{
-	unsigned port;
-	int used = 0;
-
-	if (!s || sscanf(s, "%u %n", &port, &used) != 1 || port == 0 || port > 65535 || !s[used] ||
-	    strlen(s + used) >= sizeof(ep->addr))
-		return -1;
-	ep->port = (uint16_t)port;
-	snprintf(ep->addr, sizeof(ep->addr), "%s", s + used);
-	return 0;
-}
-
 /* The node of rank r as the launcher knows it, into ep (kept when unknown). */
 static void node_of(uint32_t r, struct ix_launch_ep *ep)
 {
@@ -190,7 +189,7 @@ static int collect(const struct ix_launch *l, struct ix_launch_ep *all, struct i
 		pmix_value_t *val = NULL;
 		pmix_status_t st = get(r, KEY_EP, 0, &val);
 		int rc = st == PMIX_SUCCESS && val->type == PMIX_STRING
-				 ? parse_ep(val->data.string, &all[r])
+				 ? ix_launch_pmix_parse_ep(val->data.string, &all[r])
 				 : -1;
 
 		if (val)
@@ -280,7 +279,8 @@ static int collect_each(const struct ix_launch *l, struct ix_launch_ep *all, str
 	pthread_mutex_lock(&ls.lock);
 	for (uint32_t r = 0; r < l->size; r++) {
 		all[r].rank = r;
-		all[r].missing = !k[r].done || !k[r].found || parse_ep(k[r].ep, &all[r]) < 0;
+		all[r].missing =
+			!k[r].done || !k[r].found || ix_launch_pmix_parse_ep(k[r].ep, &all[r]) < 0;
 		if (all[r].missing) {
 			all[r].addr[0] = '\0';
 			all[r].port = 0;

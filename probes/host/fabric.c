@@ -243,8 +243,26 @@ static void qdisc_add(struct tcmsg *tc, int len, struct ix_ctr_set *out)
 	ix_ctr_set_add(out, IX_SRC_QDISC, name, qs.requeues);
 }
 
-/* One rtnetlink request: each message of the answer goes to each(); a
- * dump ends with NLMSG_DONE, a single answer with its first message. */
+/* The messages of one read of an rtnetlink answer (len bytes at buf, which
+ * is aligned for a struct nlmsghdr), each to each(); a dump ends with
+ * NLMSG_DONE, a single answer with its first message. Returns whether
+ * the answer is over. */
+static bool nl_walk(char *buf, int len, bool dump, void (*each)(struct nlmsghdr *nh, void *arg),
+		    void *arg)
+{
+	struct nlmsghdr *nh;
+	bool done = false;
+
+	for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
+		if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR)
+			return true;
+		each(nh, arg);
+		done = done || !dump;
+	}
+	return done;
+}
+
+/* One rtnetlink request: its answer, read by nl_walk. */
 static void nl_talk(struct nlmsghdr *req, bool dump, void (*each)(struct nlmsghdr *nh, void *arg),
 		    void *arg)
 {
@@ -261,20 +279,10 @@ static void nl_talk(struct nlmsghdr *req, bool dump, void (*each)(struct nlmsghd
 		goto out;
 	while (!done) {
 		ssize_t got = recv(fd, buf, NL_BUF, 0);
-		struct nlmsghdr *nh;
-		int len;
 
 		if (got <= 0)
 			break;
-		len = (int)got;
-		for (nh = (struct nlmsghdr *)buf; NLMSG_OK(nh, len); nh = NLMSG_NEXT(nh, len)) {
-			if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
-				done = true;
-				break;
-			}
-			each(nh, arg);
-			done = done || !dump;
-		}
+		done = nl_walk(buf, (int)got, dump, each, arg);
 	}
 out:
 	if (fd >= 0)
@@ -374,6 +382,25 @@ static void netdev_live(unsigned ifindex, struct ix_ctr_set *out)
 	struct qdisc_req q = { ifindex, out };
 
 	nl_talk(&req.nh, false, link_each, &q);
+}
+
+bool ix_fabric_parse_rtnl(const void *buf, size_t len, bool qdisc, unsigned ifindex,
+			  struct ix_ctr_set *out)
+{
+	struct qdisc_req q = { ifindex, out };
+	char *copy;
+	bool done;
+
+	if (len > NL_BUF)
+		len = NL_BUF;
+	/* malloc's alignment suits the headers; buf's need not. */
+	copy = malloc(len ? len : 1);
+	if (!copy)
+		return true;
+	memcpy(copy, buf, len);
+	done = nl_walk(copy, (int)len, qdisc, qdisc ? qdisc_each : link_each, &q);
+	free(copy);
+	return done;
 }
 
 static bool is_dir(const char *path)

@@ -13,6 +13,7 @@
 #ifndef IX_FABRIC_H
 #define IX_FABRIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,15 @@ int ix_fabric_iface_of_socket(int fd, char *iface, size_t len);
 /* A live snapshot of the interface a connected socket runs over (and the
  * RDMA port over it); not valid when that interface is not found. */
 void ix_fabric_snapshot_socket(int fd, struct ix_ctr_set *out);
+
+/* The counters of ifindex in one read (len bytes, at most 32 KiB taken)
+ * of an rtnetlink answer, as a live snapshot reads them into out: its
+ * netdev statistics from an RTM_GETLINK answer (qdisc false: the first
+ * message only), or its root qdisc's from an RTM_GETQDISC dump (qdisc
+ * true: up to NLMSG_DONE or NLMSG_ERROR). Returns whether the answer is
+ * over. */
+bool ix_fabric_parse_rtnl(const void *buf, size_t len, bool qdisc, unsigned ifindex,
+			  struct ix_ctr_set *out);
 
 /* The statistics of `ethtool -S` output (tests, fixtures): "name: value"
  * lines under a header. Returns the number added. */

@@ -11,6 +11,28 @@
 
 #include "probes/host/lldp.h"
 
+/* s, or "" for NULL, cut to fit and kept printable. */
+static void copy_str(char *dst, size_t len, const char *s)
+{
+	size_t i;
+
+	for (i = 0; s && s[i] && i + 1 < len; i++)
+		dst[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ? '?' : s[i];
+	dst[i] = '\0';
+}
+
+bool ix_lldp_copy(struct ix_neighbor *out, const char *chassis_id, const char *chassis_name,
+		  const char *port_descr, const char *port_id)
+{
+	copy_str(out->chassis, sizeof(out->chassis), chassis_id);
+	copy_str(out->name, sizeof(out->name), chassis_name);
+	copy_str(out->port, sizeof(out->port), port_descr && port_descr[0] ? port_descr : port_id);
+	if (!out->chassis[0])
+		return false;
+	snprintf(out->source, sizeof(out->source), "lldp");
+	return true;
+}
+
 #ifdef HAVE_LLDPCTL
 /* The library logs to stderr on its own (a host without lldpd, every
  * lookup); the caller says what matters instead. */
@@ -25,16 +47,6 @@ static pthread_once_t quiet_once = PTHREAD_ONCE_INIT;
 static void quiet_init(void)
 {
 	lldpctl_log_callback(quiet);
-}
-
-/* s, or "" for NULL, cut to fit and kept printable. */
-static void copy_str(char *dst, size_t len, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s && s[i] && i + 1 < len; i++)
-		dst[i] = (unsigned char)s[i] < 0x20 || (unsigned char)s[i] > 0x7e ? '?' : s[i];
-	dst[i] = '\0';
 }
 
 /* The first neighbour of port into out; false when it has none. */
@@ -56,17 +68,11 @@ static bool first_neighbor(lldpctl_atom_t *port, struct ix_neighbor *out)
 		ch = lldpctl_atom_get(nb, lldpctl_k_port_chassis);
 		if (!ch)
 			continue;
-		copy_str(out->chassis, sizeof(out->chassis),
-			 lldpctl_atom_get_str(ch, lldpctl_k_chassis_id));
-		copy_str(out->name, sizeof(out->name),
-			 lldpctl_atom_get_str(ch, lldpctl_k_chassis_name));
-		copy_str(out->port, sizeof(out->port),
-			 descr && descr[0] ? descr : lldpctl_atom_get_str(nb, lldpctl_k_port_id));
+		found = ix_lldp_copy(
+			out, lldpctl_atom_get_str(ch, lldpctl_k_chassis_id),
+			lldpctl_atom_get_str(ch, lldpctl_k_chassis_name), descr,
+			descr && descr[0] ? NULL : lldpctl_atom_get_str(nb, lldpctl_k_port_id));
 		lldpctl_atom_dec_ref(ch);
-		if (out->chassis[0]) {
-			snprintf(out->source, sizeof(out->source), "lldp");
-			found = true;
-		}
 	}
 	lldpctl_atom_dec_ref(nbrs);
 	return found;

@@ -5,6 +5,7 @@
 #ifndef IX_LLDP_H
 #define IX_LLDP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "probes/core/probe.h"
@@ -14,5 +15,11 @@
  * when lldpd is not running, is not built in, or knows no neighbour on
  * iface; out is then empty. */
 int ix_lldp_neighbor(const char *iface, struct ix_neighbor *out, char *why, size_t whylen);
+/* A neighbour's strings as lldpd gives them (any may be NULL) into out:
+ * each cut to fit and made printable ('?' for other bytes); the port is
+ * its description, else its id. Returns whether it names a chassis, and
+ * then sets out->source to "lldp". */
+bool ix_lldp_copy(struct ix_neighbor *out, const char *chassis_id, const char *chassis_name,
+		  const char *port_descr, const char *port_id);
 
 #endif

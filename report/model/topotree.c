@@ -317,6 +317,56 @@ int ix_tree_measured(struct ix_tree *tr, const struct ix_topo *t, const char *bd
 	return -1;
 }
 
+/* The value of GPU g in a host<->GPU test's matrix (a "host" row or
+ * column), in bytes/s; 0 when absent. */
+static double host_copy(json_t *test, size_t g)
+{
+	json_t *rows = json_object_get(test, "rows"), *cols = json_object_get(test, "columns");
+	json_t *m = json_object_get(json_object_get(test, "matrix"), "value");
+	json_t *host = json_string("host"), *v = NULL;
+
+	if (json_equal(json_array_get(rows, 0), host) && json_array_size(rows) == 1)
+		v = json_array_get(json_array_get(m, 0), g);
+	else if (json_equal(json_array_get(cols, 0), host) && json_array_size(cols) == 1)
+		v = json_array_get(json_array_get(m, g), 0);
+	json_decref(host);
+	return json_is_number(v) && json_number_value(v) > 0 ? json_number_value(v) : 0;
+}
+
+size_t ix_tree_measured_doc(struct ix_tree *tr, const struct ix_topo *t, json_t *doc)
+{
+	json_t *r, *d, *tst;
+	size_t i, g, k, found = 0;
+
+	json_array_foreach(json_object_get(doc, "results"), i, r)
+	{
+		const char *kind = json_string_value(json_object_get(r, "kind"));
+
+		if (!kind || strcmp(kind, "gpu") != 0)
+			continue;
+		json_array_foreach(json_object_get(r, "devices"), g, d)
+		{
+			const char *bdf = json_string_value(json_object_get(d, "pci_bus_id"));
+			double best = 0;
+
+			json_array_foreach(json_object_get(r, "tests"), k, tst)
+			{
+				const char *ref =
+					json_string_value(json_object_get(tst, "reference"));
+				double v;
+
+				if (!ref || strcmp(ref, "pcie_link") != 0)
+					continue;
+				v = host_copy(tst, g);
+				best = v > best ? v : best;
+			}
+			if (bdf && best > 0 && ix_tree_measured(tr, t, bdf, best * 8) == 0)
+				found++;
+		}
+	}
+	return found;
+}
+
 /* The first node after i's subtree. */
 static size_t past(const struct ix_tree *tr, size_t i)
 {

@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "probes/host/links.h"
 #include "probes/host/topo.h"
 
@@ -78,6 +80,11 @@ void ix_tree_load(struct ix_tree *tr, const struct ix_topo *t, const struct ix_t
  * as its load from then on instead of the counters'. Returns -1 when no
  * node is that function. */
 int ix_tree_measured(struct ix_tree *tr, const struct ix_topo *t, const char *bdf, double bps);
+/* The measured figures of a document of 'ixperf gpu --json' (its results
+ * of kind gpu): each GPU's best host<->GPU copy among the tests against
+ * its PCIe link (reference "pcie_link"), as ix_tree_measured takes it.
+ * Returns how many GPUs of the document are nodes of the tree. */
+size_t ix_tree_measured_doc(struct ix_tree *tr, const struct ix_topo *t, json_t *doc);
 /* The most visible rows a renderer lists (a screen scrolls through them). */
 #define IX_TREE_ROWS_MAX 8192
 

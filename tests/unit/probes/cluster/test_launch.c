@@ -48,6 +48,36 @@ Test(slurm_layout, malformed_or_short_layouts_are_refused_by_name)
 	cr_assert(strstr(err.msg, "task 4 is not in"), "%s", err.msg);
 }
 
+/* A negative count reads as 2^64 - 1 to strtoull: "1,-1,28" put task 1 on
+ * node 2 once the sum wrapped around. Signs, blanks and counts that
+ * overflow the product are refused. */
+Test(slurm_layout, signs_and_overflowing_counts_are_refused)
+{
+	const char *bad[] = { "1,-1,28",
+			      "-1",
+			      "+2",
+			      " 2",
+			      "2(x-1)",
+			      "2(x+3)",
+			      "2(x 3)",
+			      "3(x6148914691236517206),1",
+			      "4(x4611686018427387905),1",
+			      "18446744073709551615,2" };
+	struct ix_err err = { 0 };
+	uint32_t n, l;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&err, 0, sizeof(err));
+		cr_assert_eq(ix_launch_slurm_place(bad[i], 1, &n, &l, &err), -1, "'%s': node %u",
+			     bad[i], n);
+		cr_assert(strstr(err.msg, "SLURM_STEP_TASKS_PER_NODE"), "%s", err.msg);
+	}
+	place("4096", 4095, 0, 4095);
+	place("1(x4096)", 4095, 4095, 0);
+	cr_assert_eq(ix_launch_slurm_place("4097", 0, &n, &l, &err), -1);
+	cr_assert(strstr(err.msg, "more than 4096 tasks"), "%s", err.msg);
+}
+
 Test(slurm_layout, ports_are_neighbours_on_a_node_and_differ_by_step)
 {
 	uint16_t a = ix_launch_slurm_port(1234, 0, 0), b = ix_launch_slurm_port(1234, 0, 3);

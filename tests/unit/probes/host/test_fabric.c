@@ -5,6 +5,11 @@
  * system's loopback. */
 #include "config.h"
 
+#include <linux/gen_stats.h>
+#include <linux/if_link.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -196,6 +201,87 @@ Test(fabric, ethtool_text_as_printed)
 	ix_ctr_set_init(&s);
 	cr_assert_eq(ix_fabric_parse_ethtool_text("no statistics here\n", &s), 0);
 	cr_assert_not(s.valid);
+}
+
+/* An attribute of type t with n bytes of data at b + *off; *off past it. */
+static struct rtattr *put_attr(char *b, size_t *off, unsigned short t, const void *d, size_t n)
+{
+	struct rtattr *a = (struct rtattr *)(b + *off);
+
+	a->rta_type = t;
+	a->rta_len = (unsigned short)RTA_LENGTH(n);
+	if (d)
+		memcpy(RTA_DATA(a), d, n);
+	*off += RTA_ALIGN(a->rta_len);
+	return a;
+}
+
+/* The answers as the kernel sends them: an RTM_NEWLINK with IFLA_STATS64,
+ * a qdisc dump of two interfaces ending in NLMSG_DONE; a truncated message
+ * reads nothing. */
+Test(fabric, rtnetlink_answers_read_from_bytes)
+{
+	static uint64_t buf[512];
+	char *b = (char *)buf;
+	struct nlmsghdr *nh = (struct nlmsghdr *)b;
+	struct rtnl_link_stats64 st = { .rx_bytes = 1000, .tx_dropped = 7 };
+	struct gnet_stats_queue q = { .drops = 3, .overlimits = 5 };
+	struct rtattr *st2;
+	struct ix_ctr_set s;
+	size_t off, start;
+
+	memset(buf, 0, sizeof(buf));
+	nh->nlmsg_type = RTM_NEWLINK;
+	((struct ifinfomsg *)NLMSG_DATA(nh))->ifi_index = 2;
+	off = NLMSG_LENGTH(sizeof(struct ifinfomsg));
+	put_attr(b, &off, IFLA_IFNAME, "eth0", 5);
+	put_attr(b, &off, IFLA_STATS64, &st, sizeof(st));
+	nh->nlmsg_len = (uint32_t)off;
+	ix_ctr_set_init(&s);
+	cr_assert(ix_fabric_parse_rtnl(b, off, false, 2, &s), "a single answer is over");
+	cr_assert_eq(s.n, 24);
+	cr_assert_str_eq(s.v[2].name, "rx_bytes");
+	cr_assert_eq(s.v[2].value, 1000);
+	cr_assert_str_eq(s.v[7].name, "tx_dropped");
+	cr_assert_eq(s.v[7].value, 7);
+	ix_ctr_set_free(&s);
+	ix_ctr_set_init(&s);
+	ix_fabric_parse_rtnl(b, off, false, 3, &s);
+	cr_assert_eq(s.n, 0, "another interface's");
+	ix_fabric_parse_rtnl(b, off - 8, false, 2, &s);
+	cr_assert_eq(s.n, 0, "a truncated message");
+	ix_ctr_set_free(&s);
+
+	memset(buf, 0, sizeof(buf));
+	start = 0;
+	for (int ifindex = 3; ifindex >= 2; ifindex--) {
+		struct tcmsg *tc;
+
+		nh = (struct nlmsghdr *)(b + start);
+		nh->nlmsg_type = RTM_NEWQDISC;
+		tc = NLMSG_DATA(nh);
+		tc->tcm_ifindex = ifindex;
+		tc->tcm_parent = TC_H_ROOT;
+		off = start + NLMSG_LENGTH(sizeof(*tc));
+		put_attr(b, &off, TCA_KIND, "fq_codel", 9);
+		st2 = put_attr(b, &off, TCA_STATS2, NULL, 0);
+		put_attr(b, &off, TCA_STATS_QUEUE, &q, sizeof(q));
+		st2->rta_len = (unsigned short)((b + off) - (char *)st2);
+		nh->nlmsg_len = (uint32_t)(off - start);
+		start = NLMSG_ALIGN(off);
+	}
+	ix_ctr_set_init(&s);
+	cr_assert_not(ix_fabric_parse_rtnl(b, start, true, 2, &s), "a dump goes on to DONE");
+	cr_assert_eq(s.n, 3);
+	cr_assert_str_eq(s.v[0].name, "fq_codel_drops");
+	cr_assert_eq(s.v[0].value, 3);
+	cr_assert_eq(s.v[1].value, 5);
+	nh = (struct nlmsghdr *)(b + start);
+	nh->nlmsg_type = NLMSG_DONE;
+	nh->nlmsg_len = NLMSG_LENGTH(sizeof(int));
+	cr_assert(ix_fabric_parse_rtnl(b, start + nh->nlmsg_len, true, 9, &s));
+	cr_assert_eq(s.n, 3);
+	ix_ctr_set_free(&s);
 }
 
 Test(fabric, missing_everything_is_not_valid)

@@ -138,3 +138,38 @@ Test(topotree, a_nics_counters_load_the_links_above_it)
 	ix_tree_free(&tr);
 	ix_topo_free(&t);
 }
+
+/* 'ixperf gpu --json' read back: a GPU's best copy against its PCIe link
+ * (a "host" row or column), in bit/s; other tests, kinds and GPUs of
+ * another host are passed over. */
+Test(topotree, a_gpu_documents_copies_are_measured)
+{
+	struct ix_topo t;
+	struct ix_tree tr;
+	json_t *doc;
+
+	fixture("dgx-h100", &t);
+	cr_assert_eq(ix_tree_build(&t, &tr), 0);
+	doc = json_loads(
+		"{\"results\":[{\"kind\":\"bw\"},{\"kind\":\"gpu\","
+		"\"devices\":[{\"pci_bus_id\":\"00000000:18:00.0\"},{\"pci_bus_id\":\"0000:ff:00."
+		"0\"}],"
+		"\"tests\":[{\"reference\":\"pcie_link\",\"rows\":[\"host\"],\"columns\":[0,1],"
+		"\"matrix\":{\"value\":[[50e9,40e9]]}},"
+		"{\"reference\":\"pcie_link\",\"rows\":[0,1],\"columns\":[\"host\"],"
+		"\"matrix\":{\"value\":[[52e9],[41e9]]}},"
+		"{\"reference\":\"nvlink\",\"rows\":[\"host\"],\"columns\":[0,1],"
+		"\"matrix\":{\"value\":[[90e9,90e9]]}}]}]}",
+		0, NULL);
+	cr_assert_not_null(doc);
+	cr_assert_eq(ix_tree_measured_doc(&tr, &t, doc), 1, "the other GPU is not here");
+	for (size_t i = 0; i < tr.n; i++)
+		if (tr.v[i].pci >= 0 && strcmp(t.pci.v[tr.v[i].pci].bdf, "0000:18:00.0") == 0)
+			cr_assert_float_eq(tr.v[i].load_bps, 52e9 * 8, 1);
+	json_decref(doc);
+	doc = json_loads("{\"results\":{\"kind\":\"gpu\"}}", 0, NULL);
+	cr_assert_eq(ix_tree_measured_doc(&tr, &t, doc), 0);
+	json_decref(doc);
+	ix_tree_free(&tr);
+	ix_topo_free(&t);
+}
