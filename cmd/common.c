@@ -17,6 +17,7 @@
 #include "probes/ctl/client.h"
 #include "probes/net/net.h"
 #include "report/fmt/output.h"
+#include "report/fmt/safe.h"
 #include "report/json/json.h"
 
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
@@ -334,7 +335,11 @@ int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_l
 
 int ix_report_error(const char *cmd, const struct ix_err *err)
 {
-	fprintf(stderr, "ixperf %s: %s\n", cmd, err->msg);
+	char msg[IX_ERR_MAX];
+
+	/* It may quote a peer: an agent's ERROR, a REPORT's error. */
+	ix_text_safe(err->msg, msg, sizeof(msg));
+	fprintf(stderr, "ixperf %s: %s\n", cmd, msg);
 	return err->code ? err->code : IX_EXIT_FAIL;
 }
 
@@ -423,11 +428,12 @@ int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, 
 	if (c->spmd)
 		ix_spmd_fail_missing(c->spmd, &c->co);
 	for (uint32_t i = 0; i < c->co.n; i++) {
-		char name[IX_HOST_NAME_MAX + 16];
+		char name[IX_HOST_NAME_MAX + 16], why[sizeof(c->co.peers[i].error)];
 
 		ix_host_format(&c->co.peers[i].host, name, sizeof(name));
+		ix_text_safe(c->co.peers[i].error, why, sizeof(why)); /* the agent's words */
 		if (c->co.peers[i].error[0])
-			fprintf(stderr, "ixperf %s: %s: %s\n", c->name, name, c->co.peers[i].error);
+			fprintf(stderr, "ixperf %s: %s: %s\n", c->name, name, why);
 		else if (c->co.peers[i].unauthenticated)
 			open++;
 	}

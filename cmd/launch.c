@@ -8,6 +8,7 @@
 
 #include "cmd/launch.h"
 #include "probes/core/clock.h"
+#include "report/fmt/safe.h"
 
 #define STOP_GRACE_S 3
 
@@ -258,8 +259,12 @@ int ix_spmd_start(struct ix_spmd *s, const char *name, const struct ix_spmd_opts
 		free(all);
 		rc = serve(s, err);
 		*exit_rc = rc == 0 ? IX_EXIT_OK : err->code ? err->code : IX_EXIT_FAIL;
-		if (rc < 0)
-			fprintf(stderr, "ixperf %s[r%u]: %s\n", name, s->launch.rank, err->msg);
+		if (rc < 0) {
+			char why[IX_ERR_MAX];
+
+			ix_text_safe(err->msg, why, sizeof(why)); /* may quote a peer */
+			fprintf(stderr, "ixperf %s[r%u]: %s\n", name, s->launch.rank, why);
+		}
 		return 2;
 	}
 	rc = fill_hosts(s, all, hosts, err);

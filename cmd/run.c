@@ -751,7 +751,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	json_object_set_new(doc, "results", json_pack("[o]", run));
 	rc = write_outputs(doc, &o, dir, stamp, path, sizeof(path), hpath, sizeof(hpath), &err);
 	if (rc == 0 && o.post && post(doc, &o, &perr) < 0)
-		fprintf(stderr, "ixperf run: posting: %s\n", perr.msg);
+		(void)ix_report_error("run", (ix_fail_prefix(&perr, "posting"), &perr));
 	if (o.json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
@@ -770,7 +770,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 			printf("Report: %s\n", hpath);
 	}
 	if (rc < 0)
-		fprintf(stderr, "ixperf run: %s\n", err.msg);
+		(void)ix_report_error("run", &err);
 	rc = !strcmp(verdict, "ERROR")  ? IX_EXIT_FAIL
 	     : !strcmp(verdict, "FAIL") ? IX_EXIT_THRESHOLD
 	     : rc < 0                   ? IX_EXIT_FAIL

@@ -2,7 +2,8 @@
 """A tiny HTTP receiver for the ixperf post tests (loopback only).
 
 Every request is logged to DIR/requests.log (one JSON line each: method, path,
-content type, whether the Authorization header matched, the status answered).
+content type, whether the Authorization header matched and whether there was
+one at all, the status answered).
 Every request answered 2xx is recorded as DIR/NNNN.body (NNNN = delivery
 number from 0001), so the test can check order and count.
 
@@ -68,6 +69,7 @@ def main():
                 "path": self.path,
                 "content_type": self.headers.get("Content-Type"),
                 "auth_ok": auth_ok,
+                "auth_sent": self.headers.get("Authorization") is not None,
                 "status": status,
                 "length": len(body),
             }

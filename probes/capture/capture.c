@@ -67,9 +67,14 @@ int ix_capture_host_filter(const char *const *hosts, size_t nhosts, char *buf, s
 				continue;
 			n = snprintf(buf + used, len - used, "%s%s", used ? " or " : "", term);
 			if (n < 0 || (size_t)n >= len - used) {
+				/* Never capture everything instead. */
 				freeaddrinfo(res);
 				buf[0] = '\0';
-				return 0;
+				return ix_fail(err, IX_EXIT_USAGE,
+					       "the capture filter for these %zu hosts would be "
+					       "longer than %zu bytes; give --capture-filter (such "
+					       "as 'net 10.0.0.0/24') to capture their traffic",
+					       nhosts, len ? len - 1 : 0);
 			}
 			used += (size_t)n;
 		}
@@ -372,7 +377,7 @@ static int open_dump(struct ix_capture *c, const char *path, struct ix_err *err)
 		c->tmp = NULL;
 		return ix_fail(err, IX_EXIT_FAIL, "cannot write %s: %s", path, strerror(e));
 	}
-	fchmod(fd, 0644);
+	fchmod(fd, 0600); /* packets may carry what others must not read */
 	f = fdopen(fd, "wb");
 	if (!f) {
 		close(fd);

@@ -68,8 +68,8 @@ int ix_capture_stop(struct ix_capture *c, struct ix_wire_figures *out, struct ix
 int ix_capture_read_file(const char *path, const char *filter, struct ix_wire_figures *out,
 			 struct ix_err *err);
 
-/* "host A or host B ..." over the addresses the hosts resolve to; "" when
- * it does not fit in len. */
+/* "host A or host B ..." over the addresses the hosts resolve to; when it
+ * does not fit in len, "" and IX_EXIT_USAGE (never no filter at all). */
 int ix_capture_host_filter(const char *const *hosts, size_t nhosts, char *buf, size_t len,
 			   struct ix_err *err);
 

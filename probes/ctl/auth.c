@@ -204,6 +204,14 @@ int ix_token_load(const char *path, struct ix_token *t, struct ix_err *err)
 		ix_fail(err, IX_EXIT_USAGE, "token file %s holds only white space", path);
 		goto fail;
 	}
+	if (len < IX_TOKEN_MIN) {
+		ix_fail(err, IX_EXIT_USAGE,
+			"token file %s holds %zu bytes, too few: a short token can be guessed "
+			"offline by anyone who reaches an agent; use at least %d random bytes, "
+			"made with: umask 077; head -c 32 /dev/urandom | base64 > %s",
+			path, len, IX_TOKEN_MIN, path);
+		goto fail;
+	}
 
 	memcpy(t->key, buf, len);
 	t->len = len;

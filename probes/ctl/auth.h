@@ -21,6 +21,8 @@
 #include "probes/core/err.h"
 
 #define IX_TOKEN_MAX 1024
+/* Fewer bytes could be guessed offline from one recorded HELLO_ACK proof. */
+#define IX_TOKEN_MIN 16
 #define IX_AUTH_HEX  65 /* 32 bytes as hex, NUL-terminated */
 
 struct ix_token {
@@ -32,8 +34,9 @@ struct ix_token {
 /* Read a token file: refused when it is not owned by the caller (or root),
  * when group or others may read or write it, when its directory lets
  * others replace it (writable by group or others without the sticky bit,
- * or owned by someone but the caller or root), when it is empty, or longer
- * than IX_TOKEN_MAX; one trailing newline is dropped. */
+ * or owned by someone but the caller or root), when it is empty, shorter
+ * than IX_TOKEN_MIN or longer than IX_TOKEN_MAX; one trailing newline is
+ * dropped. */
 int ix_token_load(const char *path, struct ix_token *t, struct ix_err *err);
 /* A fresh random challenge, 32 bytes as lowercase hex. */
 int ix_auth_challenge(char out[IX_AUTH_HEX], struct ix_err *err);

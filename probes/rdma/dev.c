@@ -20,6 +20,7 @@
 #include "probes/host/links.h"
 #include "probes/host/sysfs.h"
 #include "probes/host/topo.h"
+#include "probes/rdma/access.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
 
@@ -244,8 +245,9 @@ static void gpu_auto(struct hw_dev *h)
 	ix_topo_free(&t);
 }
 
-static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_port_info *info,
-		    struct ix_rdma_endpoint *self, struct ix_err *err)
+static int hw_setup(void *ctx, const struct ix_rdma_params *p, bool requester,
+		    struct ix_rdma_port_info *info, struct ix_rdma_endpoint *self,
+		    struct ix_err *err)
 {
 	struct hw_dev *h = ctx;
 	struct ix_verbs_open_opts o = { .dev = h->port.dev,
@@ -256,6 +258,7 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_po
 					.inline_max =
 						(uint32_t)(p->inline_size > 0 ? p->inline_size : 0),
 					.buf_size = ix_rdma_buffer_bytes(p),
+					.access = ix_rdma_mr_access(p, requester),
 					.numa_node = info->numa_node };
 	struct ix_verbs_local l;
 

@@ -236,7 +236,7 @@ static void local_addr(int fd, struct sockaddr_storage *ss)
 
 /* Probe, check the parameters, create the QPs: this end's endpoint. */
 static int prepare(const struct ix_rdma_dev *dev, const char *devname, unsigned port, int fd,
-		   struct ix_rdma_params *p, struct ix_rdma_port_info *info,
+		   struct ix_rdma_params *p, bool requester, struct ix_rdma_port_info *info,
 		   struct ix_rdma_endpoint *self, struct ix_err *err)
 {
 	struct sockaddr_storage local;
@@ -247,7 +247,7 @@ static int prepare(const struct ix_rdma_dev *dev, const char *devname, unsigned 
 	if (dev->ops->probe(dev->ctx, &req, info, &caps, err) < 0 ||
 	    ix_rdma_params_check(p, &caps, err) < 0)
 		return -1;
-	return dev->ops->setup(dev->ctx, p, info, self, err);
+	return dev->ops->setup(dev->ctx, p, requester, info, self, err);
 }
 
 /* The end of a duration-mode test, agreed over the control connection
@@ -470,7 +470,7 @@ int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const
 	ix_rdma_result_init(r, p);
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
 	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
-	if (prepare(dev, devname, port, c->fd, &r->params, &r->local, &self, err) < 0 ||
+	if (prepare(dev, devname, port, c->fd, &r->params, true, &r->local, &self, err) < 0 ||
 	    client_setup(c, dev, &self, r, err) < 0 || ix_client_send(c, IX_MSG_START, err) < 0) {
 		rc = -1;
 		goto out;
@@ -549,7 +549,7 @@ static int serve_setup(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg,
 	*p = asked = peer.params;
 	if (cfg->claim && cfg->claim(cfg->claim_arg, ix_rdma_buffer_bytes(p), err) < 0)
 		return -1;
-	if (prepare(cfg->dev, cfg->devname, cfg->port, fd, p, info, &self, err) < 0)
+	if (prepare(cfg->dev, cfg->devname, cfg->port, fd, p, false, info, &self, err) < 0)
 		return -1;
 	if (same_params(&asked, p, err) < 0)
 		return ix_fail(err, IX_EXIT_USAGE, "the test's parameters are incomplete");

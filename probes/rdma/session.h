@@ -79,8 +79,10 @@ struct ix_rdma_dev_req {
 struct ix_rdma_dev_ops {
 	int (*probe)(void *ctx, const struct ix_rdma_dev_req *req, struct ix_rdma_port_info *info,
 		     struct ix_rdma_caps *caps, struct ix_err *err);
-	int (*setup)(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_port_info *info,
-		     struct ix_rdma_endpoint *self, struct ix_err *err);
+	/* requester: this end posts the test's work (ix_rdma_mr_access). */
+	int (*setup)(void *ctx, const struct ix_rdma_params *p, bool requester,
+		     struct ix_rdma_port_info *info, struct ix_rdma_endpoint *self,
+		     struct ix_err *err);
 	int (*connect)(void *ctx, const struct ix_rdma_endpoint *peer, int path_mtu,
 		       struct ix_err *err);
 	const struct ix_rdma_ops *(*engine)(void *ctx, bool requester, void **engine_ctx);

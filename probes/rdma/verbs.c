@@ -217,9 +217,16 @@ static int pick(struct ix_verbs *v, const struct ix_verbs_open_opts *o, struct i
 		       down[0] ? ": " : "", down);
 }
 
+/* The remote rights o asks for, as ibverbs flags. */
+static int remote_access(const struct ix_verbs_open_opts *o)
+{
+	return (o->access & IX_VERBS_ACCESS_REMOTE_WRITE ? IBV_ACCESS_REMOTE_WRITE : 0) |
+	       (o->access & IX_VERBS_ACCESS_REMOTE_READ ? IBV_ACCESS_REMOTE_READ : 0);
+}
+
 static int register_buffer(struct ix_verbs *v, const struct ix_verbs_open_opts *o)
 {
-	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	int access = IBV_ACCESS_LOCAL_WRITE | remote_access(o);
 
 	if (v->device_mem)
 		v->mr = ibv_reg_dmabuf_mr(v->pd, 0, v->buf_size, o->dmabuf_addr, o->dmabuf_fd,
@@ -289,8 +296,7 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		struct ibv_qp_attr a = { .qp_state = IBV_QPS_INIT,
 					 .pkey_index = 0,
 					 .port_num = (uint8_t)v->port,
-					 .qp_access_flags =
-						 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ };
+					 .qp_access_flags = (unsigned)remote_access(o) };
 
 		v->qp[i] = ibv_create_qp(v->pd, &ia);
 		if (!v->qp[i] || ibv_modify_qp(v->qp[i], &a,

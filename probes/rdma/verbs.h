@@ -25,6 +25,11 @@ enum ix_verbs_op {
 	IX_VERBS_WRITE_IMM,
 };
 
+/* What the registered buffer grants (ix_verbs_open_opts.access). */
+#define IX_VERBS_ACCESS_LOCAL_WRITE  1u /* the NIC writes it: receives, read results */
+#define IX_VERBS_ACCESS_REMOTE_WRITE 2u /* the peer writes into it */
+#define IX_VERBS_ACCESS_REMOTE_READ  4u /* the peer reads from it */
+
 struct ix_verbs_open_opts {
 	const char *dev;     /* NULL: the first device with an active port */
 	unsigned port;       /* 0: its first active port */
@@ -33,6 +38,8 @@ struct ix_verbs_open_opts {
 	uint32_t rx_depth;   /* receive queue depth per QP (send/recv, write_imm) */
 	uint32_t inline_max; /* max inline data asked for */
 	uint64_t buf_size;   /* registered buffer */
+	unsigned access;     /* IX_VERBS_ACCESS_* for the buffer and the QPs; local
+				write is always granted */
 	int numa_node;       /* where the buffer goes, -1: anywhere */
 	/* GPUDirect RDMA: register dmabuf_fd (GPU memory at device address
 	 * dmabuf_addr, buf_size bytes) instead of allocating host memory. The

@@ -266,13 +266,42 @@ int ix_parse_tolerance(const char *s, double *out, struct ix_err *err)
 
 /* ---- CSV and text ------------------------------------------------------- */
 
+/* A plain decimal number: [+-]digits[.digits][e[+-]digits], a digit somewhere. */
+static bool csv_number(const char *s)
+{
+	bool digit = false;
+
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digit = true;
+	if (*s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digit = true;
+	if (digit && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (!(*s >= '0' && *s <= '9'))
+			return false;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return digit && !*s;
+}
+
 void ix_csv_field(FILE *f, const char *s)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
+	/* A spreadsheet runs a cell starting with one of these as a formula. */
+	bool formula = *s && strchr("=+-@\t\r", *s) && !csv_number(s);
+
+	if (!formula && !strpbrk(s, ",\"\r\n")) {
 		fputs(s, f);
 		return;
 	}
 	fputc('"', f);
+	if (formula)
+		fputc('\'', f);
 	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);

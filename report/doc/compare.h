@@ -74,7 +74,9 @@ bool ix_detail_judge(json_t *baseline, const char *check, json_t *results, doubl
 /* Strict tolerance: "10%", "2.5%", "0.1" or ".1" (a fraction, at most 1). */
 int ix_parse_tolerance(const char *s, double *out, struct ix_err *err);
 
-/* CSV (RFC 4180): a field, quoted when it holds a comma, quote, CR or LF;
+/* CSV (RFC 4180): a field, quoted when it holds a comma, quote, CR or LF,
+ * and quoted behind a ' when it starts with =, +, -, @, tab or CR (unless it
+ * is a plain number such as -3.5), so that no spreadsheet runs it;
  * the header "file,key,check,name,value,unit" and one row per figure, each
  * ending in CRLF. */
 void ix_csv_field(FILE *f, const char *s);

@@ -600,15 +600,16 @@ int ix_post_prom_body(json_t *doc, char **body, size_t *len, struct ix_err *err)
 }
 
 /* A grouping-key path segment pair: "/name/value", percent-encoded, or
- * "/name@base64/..." (RFC 4648 URL alphabet) where the value holds a '/' or is
- * empty, as the Pushgateway asks. */
+ * "/name@base64/..." (RFC 4648 URL alphabet) where the value holds a '/', is
+ * empty, or is "." or ".." (a path segment that URL handling removes or
+ * resolves, however encoded), as the Pushgateway asks. */
 static void grouping_label(FILE *f, const char *name, const char *v)
 {
 	static const char b64[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 	size_t n = strlen(v);
 
-	if (n == 0 || strchr(v, '/')) {
+	if (n == 0 || strchr(v, '/') || strcmp(v, ".") == 0 || strcmp(v, "..") == 0) {
 		fprintf(f, "/%s@base64/", name);
 		if (n == 0)
 			fputc('=', f);

@@ -71,6 +71,42 @@ void ix_post_url_redact(const char *url, bool keep_path, char *buf, size_t len)
 		 more ? (keep_path ? "?..." : "/...") : "");
 }
 
+/* The scheme, host and port of u, lower case, the port always given. */
+static void url_origin(const char *u, char *buf, size_t len)
+{
+	struct url_parts p;
+	size_t n, i, colon = 0, slen;
+	bool https;
+
+	url_split(u, &p);
+	slen = p.auth >= 3 ? p.auth - 3 : 0;
+	https = slen == 5 && strncasecmp(u, "https", 5) == 0;
+	for (i = p.host; i < p.path; i++)
+		if (u[i] == ':')
+			colon = i;
+		else if (u[i] == ']')
+			colon = 0; /* inside an IPv6 literal */
+	n = (size_t)snprintf(buf, len, "%.*s://%.*s:%s", (int)slen, u,
+			     (int)((colon ? colon : p.path) - p.host), u + p.host,
+			     colon && colon + 1 < p.path ? "" : (https ? "443" : "80"));
+	if (colon && colon + 1 < p.path && n < len)
+		snprintf(buf + n, len - n, "%.*s", (int)(p.path - colon - 1), u + colon + 1);
+	for (i = 0; buf[i]; i++)
+		if (buf[i] >= 'A' && buf[i] <= 'Z')
+			buf[i] = (char)(buf[i] - 'A' + 'a');
+}
+
+bool ix_post_same_origin(const char *a, const char *b)
+{
+	char oa[1024], ob[1024];
+
+	if (!a || !b || !strstr(a, "://") || !strstr(b, "://"))
+		return false;
+	url_origin(a, oa, sizeof(oa));
+	url_origin(b, ob, sizeof(ob));
+	return strcmp(oa, ob) == 0;
+}
+
 static int check_url(const char *url, struct ix_err *err)
 {
 	struct url_parts p;
@@ -562,6 +598,8 @@ struct flush_ctx {
 	size_t plen; /* of the prefix: o->url without user:password */
 };
 
+static const struct creds no_creds;
+
 static void flush_warn(void *arg, const char *msg)
 {
 	const struct flush_ctx *f = arg;
@@ -574,8 +612,10 @@ static enum ix_spool_outcome flush_deliver(void *arg, const struct ix_spool_entr
 					   struct ix_err *err)
 {
 	const struct flush_ctx *f = arg;
+	/* Credentials go only to the origin of the URL they came with. */
+	bool ours = f->o->url && ix_post_same_origin(e->url, f->o->url);
 	struct req q = { .o = f->o,
-			 .c = f->c,
+			 .c = ours ? f->c : &no_creds,
 			 .url = e->url,
 			 .method = e->method,
 			 .content_type = e->content_type,
@@ -587,7 +627,7 @@ static enum ix_spool_outcome flush_deliver(void *arg, const struct ix_spool_entr
 	enum outcome out;
 
 	/* The flush URL's user:password goes with the entries below it. */
-	if (f->o->url && (url_split(f->o->url, &p), p.host > p.auth)) {
+	if (ours && (url_split(f->o->url, &p), p.host > p.auth)) {
 		size_t a = strlen(f->o->url), b = strlen(e->url + f->plen);
 		lent = malloc(a + b + 1);
 		if (!lent) {
@@ -627,9 +667,17 @@ int ix_post_flush(const struct ix_post_opts *o, struct ix_err *err)
 	size_t n = 0;
 	int rc;
 
+	if (!o->url && o->credentials_file)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--credentials with --flush needs the URL they are for: they go "
+			       "only to the entries below it");
 	if ((o->url && check_url(o->url, err) < 0) || spool_dir(o, dir, sizeof(dir), err) < 0 ||
 	    creds_load(o, &c, err) < 0)
 		return -1;
+	if (!o->url && (c.token || c.user) && o->warn)
+		o->warn(o->warn_arg, IX_POST_WARN_CREDS_ORIGIN,
+			"IXPERF_POST_TOKEN is not sent: a flush without a URL does not know "
+			"which endpoint it is for; give the URL to send it there");
 	rc = flush_dir(o, &c, dir, &n, err);
 	creds_free(&c);
 	return rc < 0 ? -1 : (int)n;

@@ -21,8 +21,9 @@ enum ix_post_format { IX_POST_WEBHOOK, IX_POST_CHAT, IX_POST_PUSHGATEWAY, IX_POS
 
 /* What a post tells the user besides its outcome. */
 enum ix_post_warning {
-	IX_POST_WARN_PLAIN_HTTP,  /* credentials about to go over plain http:// */
-	IX_POST_WARN_SPOOL_ENTRY, /* a spool entry not ours, skipped (msg names it) */
+	IX_POST_WARN_PLAIN_HTTP,   /* credentials about to go over plain http:// */
+	IX_POST_WARN_SPOOL_ENTRY,  /* a spool entry not ours, skipped (msg names it) */
+	IX_POST_WARN_CREDS_ORIGIN, /* a flush without a URL: the token goes to no entry */
 };
 
 struct ix_post_opts {
@@ -75,8 +76,11 @@ int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, stru
  * first, each removed after a 2xx; stop at the first that still fails and
  * keep it and the rest. Entries an endpoint refuses (4xx) move to
  * SPOOL/rejected/. Returns the number delivered, or -1 with err when some
- * were left. A URL with user:password lends it to the entries below it
- * (credentials are never written to the spool). Entries the caller does
+ * were left. The credentials (and a URL's user:password) go only to the
+ * entries of the URL's origin (scheme, host and port): the entries below
+ * it. Without a URL they go to no entry: credentials_file is then a usage
+ * error, and $IXPERF_POST_TOKEN is left out with a warning (credentials
+ * are never written to the spool). Entries the caller does
  * not own, or that others may write to, are skipped with a warning: no
  * credentials go to a URL someone else wrote. A spool directory others
  * may write to is refused (as ix_post_send refuses it). */
@@ -87,6 +91,9 @@ int ix_post_flush(const struct ix_post_opts *o, struct ix_err *err);
 void ix_post_url_redact(const char *url, bool keep_path, char *buf, size_t len);
 
 /* Internals shared by post.c and format.c (and the unit tests). */
+/* Whether a and b have the same scheme, host and port (80 or 443 when the
+ * URL names none), case aside. */
+bool ix_post_same_origin(const char *a, const char *b);
 /* Not an ixperf result document (or a newer schema): IX_EXIT_FAIL. */
 int ix_post_check_doc(json_t *doc, struct ix_err *err);
 /* {"text": ...} for a Slack or Mattermost incoming webhook. */

@@ -181,7 +181,7 @@ void ix_text_gpu(FILE *f, const struct ix_gpu_result *r)
 	for (size_t i = 0; i < r->nmeas; i++)
 		text_test(f, &r->meas[i]);
 	if (r->measured && !r->complete)
-		fprintf(f, "\nINCOMPLETE: %s\n", r->error);
+		ix_text_why(f, "\nINCOMPLETE", r->error);
 }
 
 void ix_text_gpu_tests(FILE *f)

@@ -230,7 +230,8 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 	for (uint32_t i = 0; i < r->nfailures; i++) {
 		host_name(r->hosts, r->failures[i].a, a, sizeof(a));
 		host_name(r->hosts, r->failures[i].b, b, sizeof(b));
-		fprintf(f, "FAILED: %s -> %s: %s\n", a, b, r->failures[i].error);
+		ix_text_safe(r->failures[i].error, c, sizeof(c)); /* the agent's words */
+		fprintf(f, "FAILED: %s -> %s: %s\n", a, b, c);
 	}
 	if (!r->complete)
 		fprintf(f, "INCOMPLETE: %llu pair(s) not measured%s\n",
@@ -266,7 +267,7 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 {
 	const struct ix_incast_params *p = &r->params;
 	bool stream = p->mode == IX_INCAST_STREAM;
-	char name[IX_HOST_NAME_MAX + 16], g[32], x[32], y[32], z[32];
+	char name[IX_HOST_NAME_MAX + 16], g[32], x[32], y[32], z[32], why[IX_ERR_MAX];
 
 	host_name(r->hosts, p->receiver, name, sizeof(name));
 	if (stream)
@@ -286,17 +287,18 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 		const struct ix_incast_step *st = &r->steps[i];
 
 		ix_fmt_rate(st->point.goodput_bps, u, g, sizeof(g));
+		ix_text_safe(st->ok ? "" : st->error, why, sizeof(why)); /* the agents' words */
 		if (stream) {
 			fprintf(f, "%8u %16s %8.3f %10llu%s%s\n", st->point.senders, g, st->jain,
 				(unsigned long long)st->point.retransmits,
-				st->ok ? "" : "  FAILED: ", st->ok ? "" : st->error);
+				st->ok ? "" : "  FAILED: ", why);
 			for (uint32_t k = 0; st->nflows <= IX_TEXT_MATRIX_MAX && k < st->nflows;
 			     k++) {
 				const struct ix_incast_flow *fl = &st->flows[k];
 				host_name(r->hosts, fl->host, name, sizeof(name));
 				ix_fmt_rate(fl->bps, u, x, sizeof(x));
-				fprintf(f, "%8s   %-28s %14s %s\n", "", name, x,
-					fl->ok ? "" : fl->error);
+				ix_text_safe(fl->ok ? "" : fl->error, why, sizeof(why));
+				fprintf(f, "%8s   %-28s %14s %s\n", "", name, x, why);
 			}
 		} else {
 			const struct ix_lat_stats *s = &st->read.round;
@@ -313,7 +315,7 @@ void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_u
 				(unsigned long long)st->point.stalled_rounds,
 				(unsigned long long)st->point.rounds,
 				(unsigned long long)st->point.retransmits,
-				st->ok ? "" : "  FAILED: ", st->ok ? "" : st->error);
+				st->ok ? "" : "  FAILED: ", why);
 		}
 	}
 	receiver_ceiling(f, r, u);

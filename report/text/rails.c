@@ -75,7 +75,7 @@ void ix_text_rail_title(FILE *f, const struct ix_rails_result *r, uint32_t k)
 	fprintf(f, "\n== Rail %u: %s%s%s%s ==\n", k, rl->name, rl->iface[0] ? " (" : "", rl->iface,
 		rl->iface[0] ? ")" : "");
 	if (r->error[k][0])
-		fprintf(f, "not run: %s\n", r->error[k]);
+		ix_text_why(f, "not run", r->error[k]);
 }
 
 void ix_text_rails_summary(FILE *f, const struct ix_rails_result *r, const struct ix_unit_choice *u)

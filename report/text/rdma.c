@@ -125,5 +125,5 @@ void ix_text_rdma_end(FILE *f, const struct ix_rdma_result *r)
 			r->lat.one_way ? "one-way (round trip / 2)"
 				       : "the whole round trip (read)");
 	if (!r->complete)
-		fprintf(f, "INCOMPLETE: %s\n", r->error);
+		ix_text_why(f, "INCOMPLETE", r->error);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "probes/core/link.h"
+#include "report/fmt/safe.h"
 #include "report/text/text.h"
 
 static const char *unit_note(const struct ix_unit_choice *u)
@@ -311,7 +312,15 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 	ix_text_counters(f, "", &r->ctr_local, &r->ctr_remote, true);
 	ix_text_wire(f, &r->wire);
 	if (!r->complete)
-		fprintf(f, "INCOMPLETE: %s\n", r->error);
+		ix_text_why(f, "INCOMPLETE", r->error);
+}
+
+void ix_text_why(FILE *f, const char *prefix, const char *why)
+{
+	char safe[IX_ERR_MAX];
+
+	ix_text_safe(why, safe, sizeof(safe));
+	fprintf(f, "%s: %s\n", prefix, safe);
 }
 
 void ix_text_bw_sweep_header(FILE *f, const struct ix_unit_choice *u)
@@ -365,8 +374,11 @@ void ix_text_lat_row(FILE *f, const struct ix_lat_result *r)
 	const struct ix_lat_stats *s = &r->stats;
 
 	if (!s->valid) {
+		char why[IX_ERR_MAX];
+
+		ix_text_safe(r->complete ? "" : r->error, why, sizeof(why));
 		fprintf(f, "%10llu %10s  no samples%s%s\n", (unsigned long long)r->params.msg_size,
-			"0", r->complete ? "" : ": ", r->complete ? "" : r->error);
+			"0", r->complete ? "" : ": ", why);
 		ix_text_wire(f, &r->wire);
 		return;
 	}

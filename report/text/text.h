@@ -100,6 +100,8 @@ void ix_text_fabric(FILE *f, const struct ix_fabric *fab, const struct ix_hostli
 
 /* A compact block of a few lines; nothing when no capture was attached. */
 void ix_text_wire(FILE *f, const struct ix_wire_figures *w);
+/* "PREFIX: WHY\n" with why made safe for a terminal: it may be a peer's. */
+void ix_text_why(FILE *f, const char *prefix, const char *why);
 
 /* The summary of a run (the "run" result of an 'ixperf run' document):
  * each check's verdict and headline, each expectation as ok or FAIL with

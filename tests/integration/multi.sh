@@ -131,7 +131,7 @@ check "no warning when every agent has a token" bash -c "! grep -q WARNING '$J/a
 "$IXPERF" mesh --test lat -n 100 "$HOSTS" >/dev/null 2>"$J/noauth.err"
 check "without a token: exit 1" test "$?" = 1
 check "without a token: the agents say they need one" grep -q "requires the shared token" "$J/noauth.err"
-printf 'wrong-token\n' >"$J/wrong"
+printf 'wrong-token-for-tests\n' >"$J/wrong"
 chmod 600 "$J/wrong"
 "$IXPERF" mesh --test lat -n 100 --token-file "$J/wrong" "$HOSTS" >/dev/null 2>"$J/wrong.err"
 check "a wrong token: exit 1, the agent's proof fails" grep -q "did not prove the shared token" "$J/wrong.err"

@@ -158,7 +158,7 @@ planted=0000000000000001-0000000001-000001.ixspool
 sed "1s#\"url\":\"[^\"]*\"#\"url\":\"$EVIL\"#" "$mine" >"$TSPOOL/$planted"
 chown 65534:65534 "$TSPOOL/$planted" 2>/dev/null || chmod 666 "$TSPOOL/$planted"
 check "the planted entry names the other endpoint" grep -q "/steal" "$TSPOOL/$planted"
-IXPERF_POST_TOKEN=tok-trust-0006 "$IXPERF" post --flush --spool "$TSPOOL" 2>"$J/t1.err"
+IXPERF_POST_TOKEN=tok-trust-0006 "$IXPERF" post --flush --spool "$TSPOOL" "$TURL" 2>"$J/t1.err"
 check "a flush past a planted entry exits 0" test $? = 0 || cat "$J/t1.err"
 check "the planted entry was not sent: the other endpoint got nothing" \
 	test ! -e "$J/evil/requests.log"
@@ -170,6 +170,39 @@ check "our own two entries were delivered with the token" \
 check "the token over plain http is warned about once" \
 	test "$(grep -c 'the bearer token goes to http://127.0.0.1:[0-9]*/\.\.\. over plain http' "$J/t1.err")" = 1
 check "the warning holds no secret" test -z "$(grep 'tok-trust' "$J/t1.err")"
+
+# Credentials are bound to the origin they are given for: spooled entries
+# for two endpoints, a flush with the token for one; the other never sees it.
+receiver one
+ONE=http://127.0.0.1:$RPORT
+ONEDIR=$RDIR
+receiver two
+TWO=http://127.0.0.1:$RPORT
+OSPOOL=$J/ospool
+echo 503 >"$J/one.status"
+echo 503 >"$J/two.status"
+"$IXPERF" post --retries 0 --spool "$OSPOOL" "$J/r1.json" "$ONE/in" 2>/dev/null
+"$IXPERF" post --retries 0 --spool "$OSPOOL" "$J/r2.json" "$TWO/in" 2>/dev/null
+rm -f "$J/one.status" "$J/two.status"
+check "one entry spooled for each endpoint" test "$(ls "$OSPOOL"/*.ixspool | wc -l)" = 2
+printf 'tok-origin-0007\n' >"$J/ocreds"
+chmod 600 "$J/ocreds"
+"$IXPERF" post --flush --spool "$OSPOOL" --credentials "$J/ocreds" 2>"$J/o1.err"
+check "--credentials with --flush but no URL is a usage error (exit 2)" test $? = 2
+check "and says the URL is needed" grep -q "needs the URL they are for" "$J/o1.err"
+"$IXPERF" post --flush --spool "$OSPOOL" --credentials "$J/ocreds" "$ONE" 2>"$J/o2.err"
+check "a flush with the URL of the first endpoint exits 0" test $? = 0 || cat "$J/o2.err"
+check "the first endpoint got the token" \
+	jq_ok -s '[.[] | select(.status < 300 and .auth_sent)] | length == 1' "$ONEDIR/requests.log"
+check "the second endpoint got nothing more than its 503" \
+	jq_ok -s 'length == 1 and .[0].status == 503' "$RDIR/requests.log"
+IXPERF_POST_TOKEN=tok-origin-0007 "$IXPERF" post --flush --spool "$OSPOOL" 2>"$J/o3.err"
+check "a flush without a URL delivers the rest (exit 0)" test $? = 0 || cat "$J/o3.err"
+check "the second endpoint took its entry without any Authorization" \
+	jq_ok -s 'length == 2 and (.[1].status < 300) and ([.[].auth_sent] | any | not)' \
+	"$RDIR/requests.log"
+check "the flush says the token was not sent" grep -q "IXPERF_POST_TOKEN is not sent" "$J/o3.err"
+
 mkdir -m 777 "$J/shared"
 "$IXPERF" post --flush --spool "$J/shared" 2>"$J/t2.err"
 check "--flush refuses a spool others may write to (exit 2)" test $? = 2

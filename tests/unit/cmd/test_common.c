@@ -381,6 +381,21 @@ Test(report, error_line_and_code, .init = cr_redirect_stderr)
 				"ixperf lat: path 'rdma' is not available\n");
 }
 
+/* An error may quote a peer (an agent's ERROR frame): no escape reaches the
+ * terminal, raw C1 bytes included; UTF-8 text stays. */
+Test(report, peer_text_is_made_safe, .init = cr_redirect_stderr)
+{
+	struct ix_err err = { 0 };
+
+	ix_fail(&err, IX_EXIT_FAIL, "server h: %s",
+		"bad\x1b]0;owned\x07 \x9b"
+		"2J \xc2\x9b"
+		"1m 5 \xc2\xb5s");
+	cr_assert_eq(ix_report_error("mesh", &err), IX_EXIT_FAIL);
+	fflush(stderr);
+	cr_assert_stderr_eq_str("ixperf mesh: server h: bad?]0;owned? ?2J ?1m 5 \xc2\xb5s\n");
+}
+
 /* ---- sinks and atomic output -------------------------------------------- */
 
 static char tmpdir[64];

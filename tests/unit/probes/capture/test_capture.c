@@ -309,8 +309,29 @@ Test(capture, host_filter)
 
 	cr_assert_eq(ix_capture_host_filter(hosts, 3, buf, sizeof(buf), &err), 0, "%s", err.msg);
 	cr_assert_str_eq(buf, "host 127.0.0.1 or host ::1");
-	cr_assert_eq(ix_capture_host_filter(hosts, 2, tiny, sizeof(tiny), &err), 0);
-	cr_assert_str_eq(tiny, "", "too long for the buffer: no filter");
+	cr_assert_eq(ix_capture_host_filter(hosts, 2, tiny, sizeof(tiny), &err), -1);
+	cr_assert_eq(err.code, IX_EXIT_USAGE);
+	cr_assert_not_null(strstr(err.msg, "--capture-filter"), "%s", err.msg);
+	cr_assert_str_eq(tiny, "");
+}
+
+/* Thirteen hosts overflow the report's 256 bytes: refused, not "capture all". */
+Test(capture, many_hosts_refused_not_unfiltered)
+{
+	const char *hosts[13];
+	char names[13][16];
+	struct ix_capture_opts o = { .iface = "lo" };
+	struct ix_capture *c = NULL;
+	struct ix_err err = { 0 };
+
+	for (int i = 0; i < 13; i++) {
+		snprintf(names[i], sizeof(names[i]), "198.18.0.%d", 100 + i);
+		hosts[i] = names[i];
+	}
+	cr_assert_eq(ix_capture_start_hosts(&c, &o, hosts, 13, &err), -1);
+	cr_assert_null(c);
+	cr_assert_eq(err.code, IX_EXIT_USAGE, "%d %s", err.code, err.msg);
+	cr_assert_not_null(strstr(err.msg, "13 hosts"), "%s", err.msg);
 }
 
 struct counter {
@@ -337,6 +358,8 @@ Test(capture, live_loopback)
 	struct ix_capture *c;
 	char filter[64], path[300];
 	const unsigned sent = 25;
+	struct stat st;
+	mode_t old_mask;
 	int rx, tx;
 
 	if (geteuid() != 0)
@@ -352,7 +375,9 @@ Test(capture, live_loopback)
 	path_in(path, sizeof(path), "lo.pcap");
 	o.pcap_path = path;
 
+	old_mask = umask(022);
 	cr_assert_eq(ix_capture_start(&c, &o, &err), 0, "%s", err.msg);
+	umask(old_mask);
 	for (unsigned i = 0; i < sent; i++)
 		cr_assert_eq(sendto(tx, "datagram", 8, 0, (struct sockaddr *)&a, sizeof(a)), 8);
 	usleep(100 * 1000);
@@ -374,6 +399,9 @@ Test(capture, live_loopback)
 	cr_assert_eq(kept.packets, w.packets);
 	cr_assert_eq(kept.bytes, w.bytes);
 	cr_assert_eq(kept.bytes, (uint64_t)w.packets * (14 + 20 + 8 + 8));
+	/* Private, whatever the umask: packets may carry secrets. */
+	cr_assert_eq(stat(path, &st), 0);
+	cr_assert_eq(st.st_mode & 07777, 0600, "mode %04o", (unsigned)(st.st_mode & 07777));
 	{
 		char cmd[400];
 

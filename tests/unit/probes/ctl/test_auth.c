@@ -23,6 +23,9 @@
 #define CS   "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define CC   "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 #define CS_2 "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+/* A token file's secret of exactly the least length accepted. */
+#define SECRET     "s3cret-s3cret-16"
+#define SECRET_LEN (sizeof(SECRET) - 1)
 
 static struct ix_token token_of(const char *s)
 {
@@ -395,17 +398,17 @@ TestSuite(token, .init = tmp_setup, .fini = tmp_teardown);
 
 Test(token, mode_0600_loads)
 {
-	struct ix_token t, ref = token_of("s3cret");
+	struct ix_token t, ref = token_of(SECRET);
 	char a[IX_AUTH_HEX], b[IX_AUTH_HEX];
 
-	load_ok(write_token("tok", "s3cret", 0600), &t);
-	cr_assert_eq(t.len, 6);
-	cr_assert_eq(memcmp(t.key, "s3cret", 6), 0);
+	load_ok(write_token("tok", SECRET, 0600), &t);
+	cr_assert_eq(t.len, SECRET_LEN);
+	cr_assert_eq(memcmp(t.key, SECRET, SECRET_LEN), 0);
 	cr_assert_eq(ix_auth_mac(&t, "client", CS, CC, a), 0);
 	cr_assert_eq(ix_auth_mac(&ref, "client", CS, CC, b), 0);
 	cr_assert_str_eq(a, b);
 	/* Read-only for the owner is fine too. */
-	load_ok(write_token("ro", "s3cret", 0400), &t);
+	load_ok(write_token("ro", SECRET, 0400), &t);
 }
 
 Test(token, group_or_other_access_refused)
@@ -416,7 +419,7 @@ Test(token, group_or_other_access_refused)
 
 	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
 		snprintf(name, sizeof(name), "tok%04o", (unsigned int)modes[i]);
-		expect_refused(write_token(name, "s3cret", modes[i]), "chmod 600");
+		expect_refused(write_token(name, SECRET, modes[i]), "chmod 600");
 	}
 }
 
@@ -425,7 +428,7 @@ Test(token, symlink_refused)
 	char target[256];
 	const char *link;
 
-	snprintf(target, sizeof(target), "%s", write_token("real", "s3cret", 0600));
+	snprintf(target, sizeof(target), "%s", write_token("real", SECRET, 0600));
 	link = tmp_path("link");
 	cr_assert_eq(symlink(target, link), 0);
 	expect_refused(link, "symbolic link");
@@ -461,6 +464,20 @@ Test(token, whitespace_only_refused)
 	expect_refused(write_token("nls", "\n\n", 0600), "white space");
 }
 
+/* A short secret can be guessed offline from a recorded HELLO_ACK proof. */
+Test(token, short_refused)
+{
+	struct ix_token t;
+
+	cr_assert_eq(SECRET_LEN, IX_TOKEN_MIN);
+	expect_refused(write_token("short", "s3cret", 0600), "at least 16 random bytes");
+	expect_refused(write_token("short15", "s3cret-s3cret-1\n", 0600),
+		       "head -c 32 /dev/urandom");
+	/* Blanks around the secret count, the dropped newline does not. */
+	load_ok(write_token("min", SECRET "\n", 0600), &t);
+	cr_assert_eq(t.len, IX_TOKEN_MIN);
+}
+
 Test(token, oversize_refused)
 {
 	static char big[IX_TOKEN_MAX + 8];
@@ -486,9 +503,9 @@ Test(token, trailing_newline_stripped)
 	struct ix_token a, b;
 	char ma[IX_AUTH_HEX], mb[IX_AUTH_HEX];
 
-	load_ok(write_token("plain", "s3cret", 0600), &a);
-	load_ok(write_token("nl", "s3cret\n", 0600), &b);
-	cr_assert_eq(b.len, 6);
+	load_ok(write_token("plain", SECRET, 0600), &a);
+	load_ok(write_token("nl", SECRET "\n", 0600), &b);
+	cr_assert_eq(b.len, SECRET_LEN);
 	cr_assert_eq(ix_auth_mac(&a, "agent", CS, CC, ma), 0);
 	cr_assert_eq(ix_auth_mac(&b, "agent", CS, CC, mb), 0);
 	cr_assert_str_eq(ma, mb);
@@ -500,9 +517,9 @@ Test(token, crlf_stripped)
 	struct ix_token a, b;
 	char ma[IX_AUTH_HEX], mb[IX_AUTH_HEX];
 
-	load_ok(write_token("plain", "s3cret", 0600), &a);
-	load_ok(write_token("crlf", "s3cret\r\n", 0600), &b);
-	cr_assert_eq(b.len, 6);
+	load_ok(write_token("plain", SECRET, 0600), &a);
+	load_ok(write_token("crlf", SECRET "\r\n", 0600), &b);
+	cr_assert_eq(b.len, SECRET_LEN);
 	cr_assert_eq(ix_auth_mac(&a, "client", CS, CC, ma), 0);
 	cr_assert_eq(ix_auth_mac(&b, "client", CS, CC, mb), 0);
 	cr_assert_str_eq(ma, mb);
@@ -513,14 +530,14 @@ Test(token, only_one_newline_stripped)
 {
 	struct ix_token t;
 
-	load_ok(write_token("two", "s3cret\n\n", 0600), &t);
-	cr_assert_eq(t.len, 7);
-	cr_assert_eq(memcmp(t.key, "s3cret\n", 7), 0);
-	load_ok(write_token("cr", "s3cret\r", 0600), &t);
-	cr_assert_eq(t.len, 7);
-	load_ok(write_token("sp", " s3cret \n", 0600), &t);
-	cr_assert_eq(t.len, 8);
-	cr_assert_eq(memcmp(t.key, " s3cret ", 8), 0);
+	load_ok(write_token("two", SECRET "\n\n", 0600), &t);
+	cr_assert_eq(t.len, SECRET_LEN + 1);
+	cr_assert_eq(memcmp(t.key, SECRET "\n", SECRET_LEN + 1), 0);
+	load_ok(write_token("cr", SECRET "\r", 0600), &t);
+	cr_assert_eq(t.len, SECRET_LEN + 1);
+	load_ok(write_token("sp", " " SECRET " \n", 0600), &t);
+	cr_assert_eq(t.len, SECRET_LEN + 2);
+	cr_assert_eq(memcmp(t.key, " " SECRET " ", SECRET_LEN + 2), 0);
 }
 
 Test(token, missing_file_named)
@@ -543,9 +560,9 @@ Test(token, failed_reload_clears_previous_key)
 	char mac[IX_AUTH_HEX];
 	struct ix_err err = { 0 };
 
-	load_ok(write_token("good", "s3cret", 0600), &t);
+	load_ok(write_token("good", SECRET, 0600), &t);
 	cr_assert_eq(ix_auth_mac(&t, "client", CS, CC, mac), 0);
-	cr_assert_eq(ix_token_load(write_token("bad", "s3cret", 0644), &t, &err), -1);
+	cr_assert_eq(ix_token_load(write_token("bad", SECRET, 0644), &t, &err), -1);
 	cr_assert_not(t.set);
 	cr_assert(key_is_zero(&t));
 	cr_assert_not(ix_auth_verify(&t, "client", CS, CC, mac));
@@ -555,7 +572,7 @@ Test(token, failed_reload_clears_previous_key)
  * could be replaced by them: refused. chown needs root. */
 Test(token, someone_elses_file_refused)
 {
-	const char *p = write_token("theirs", "s3cret", 0600);
+	const char *p = write_token("theirs", SECRET, 0600);
 
 	if (geteuid() != 0)
 		cr_skip_test("changing a file's owner needs root");
@@ -570,7 +587,7 @@ Test(token, someone_elses_file_refused)
 
 Test(token, directory_others_may_write_refused)
 {
-	const char *p = write_token("tok", "s3cret", 0600);
+	const char *p = write_token("tok", SECRET, 0600);
 	struct ix_token t;
 	char path[256];
 
@@ -600,7 +617,7 @@ Test(token, directory_of_someone_else_refused)
 	snprintf(path, sizeof(path), "%s/tok", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	cr_assert_geq(fd, 0);
-	cr_assert_eq(write(fd, "s3cret", 6), 6);
+	cr_assert_eq(write(fd, SECRET, SECRET_LEN), (ssize_t)SECRET_LEN);
 	close(fd);
 	load_ok(path, &t);
 	cr_assert_eq(chown(dir, 65534, 65534), 0);

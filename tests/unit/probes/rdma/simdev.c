@@ -36,11 +36,13 @@ static int sd_probe(void *ctx, const struct ix_rdma_dev_req *req, struct ix_rdma
 	return 0;
 }
 
-static int sd_setup(void *ctx, const struct ix_rdma_params *p, struct ix_rdma_port_info *info,
-		    struct ix_rdma_endpoint *self, struct ix_err *err)
+static int sd_setup(void *ctx, const struct ix_rdma_params *p, bool requester,
+		    struct ix_rdma_port_info *info, struct ix_rdma_endpoint *self,
+		    struct ix_err *err)
 {
 	struct sim_dev *d = ctx;
 
+	(void)requester;
 	(void)err;
 	d->setups++;
 	d->p = *p;

@@ -332,6 +332,20 @@ Test(csv, quoting)
 	csv_is("a,b", "\"a,b\"");
 	csv_is("say \"hi\"", "\"say \"\"hi\"\"\"");
 	csv_is("two\nlines", "\"two\nlines\"");
+	/* What a spreadsheet would run as a formula is quoted behind a '. */
+	csv_is("=HYPERLINK(\"http://x\")", "\"'=HYPERLINK(\"\"http://x\"\")\"");
+	csv_is("+cmd|' /C calc'!A0", "\"'+cmd|' /C calc'!A0\"");
+	csv_is("-2+3", "\"'-2+3\"");
+	csv_is("@SUM(A1)", "\"'@SUM(A1)\"");
+	csv_is("\t=1", "\"'\t=1\"");
+	csv_is("\r=1", "\"'\r=1\"");
+	csv_is("-", "\"'-\"");
+	/* Plain numbers stay numbers. */
+	csv_is("-3.5", "-3.5");
+	csv_is("+12", "+12");
+	csv_is("-1e-06", "-1e-06");
+	csv_is("-.5", "-.5");
+	csv_is("a=1", "a=1");
 	csv_is("cr\r", "\"cr\r\"");
 	csv_is("tab\tand space", "tab\tand space");
 }

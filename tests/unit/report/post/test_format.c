@@ -305,6 +305,13 @@ Test(prom, grouping_key_escaping)
 	u = ix_post_grouping_url("http://pgw:9091", "a/b", "node1");
 	cr_expect_str_eq(u, "http://pgw:9091/metrics/job@base64/YS9i/instance/node1");
 	free(u);
+	/* "." and ".." would be path steps, percent-encoded or not. */
+	u = ix_post_grouping_url("http://pgw:9091", "..", ".");
+	cr_expect_str_eq(u, "http://pgw:9091/metrics/job@base64/Li4=/instance@base64/Lg==");
+	free(u);
+	u = ix_post_grouping_url("http://pgw:9091", "...", ".a");
+	cr_expect_str_eq(u, "http://pgw:9091/metrics/job/.../instance/.a");
+	free(u);
 	u = ix_post_grouping_url("http://pgw:9091/metrics/job/mine/rack/r1", "x", "y");
 	cr_expect_str_eq(u, "http://pgw:9091/metrics/job/mine/rack/r1");
 	free(u);

@@ -120,6 +120,21 @@ Test(payload, url_redaction)
 	cr_expect_str_eq(buf, "http://h:1");
 }
 
+Test(payload, same_origin)
+{
+	cr_expect(ix_post_same_origin("http://h:8080/a", "http://h:8080"));
+	cr_expect(ix_post_same_origin("HTTP://H.example/a?x", "http://h.EXAMPLE:80/b"));
+	cr_expect(ix_post_same_origin("https://h/a", "https://u:pw@h:443/"));
+	cr_expect(ix_post_same_origin("http://[::1]:9/a", "http://[::1]:9"));
+	cr_expect_not(ix_post_same_origin("http://h:8080/a", "http://h:8081/a"));
+	cr_expect_not(ix_post_same_origin("http://h/a", "https://h/a"));
+	cr_expect_not(ix_post_same_origin("http://h/a", "http://h:443/a"));
+	cr_expect_not(ix_post_same_origin("http://h.evil/a", "http://h/a"));
+	cr_expect_not(ix_post_same_origin("http://[::1]/a", "http://[::2]/a"));
+	cr_expect_not(ix_post_same_origin("http://h/a", NULL));
+	cr_expect_not(ix_post_same_origin("h/a", "h/a"));
+}
+
 /* ---- transport, against a responder on 127.0.0.1 -------------------------------- */
 #ifdef HAVE_CURL
 
@@ -363,6 +378,56 @@ Test(http, a_flush_url_lends_its_password_to_the_entries_below_it)
 	stop(&r);
 	cr_expect(strstr(r.req[1], "Authorization: Basic dTpwNHNzLXdvcmQ=\r\n") != NULL, "%s",
 		  r.req[1]);
+}
+
+static void keep_warning(void *arg, enum ix_post_warning w, const char *msg)
+{
+	if (w == IX_POST_WARN_CREDS_ORIGIN)
+		snprintf(arg, 256, "%s", msg);
+}
+
+/* Spooled entries for two endpoints: the token given for one reaches that
+ * one only, and a flush without a URL sends it to none. */
+Test(http, a_flush_sends_credentials_only_to_their_origin)
+{
+	struct responder a = { .status = { 503, 200 } }, b = { .status = { 503, 200 } };
+	char said[256] = "", ua[300], ub[300];
+	struct ix_post_opts o = {
+		.timeout_s = 5, .spool_dir = spooldir, .warn = keep_warning, .warn_arg = said
+	};
+	struct ix_err err = { 0 };
+
+	start(&a, 2);
+	start(&b, 2);
+	snprintf(ua, sizeof(ua), "http://127.0.0.1:%d/hook", a.port);
+	snprintf(ub, sizeof(ub), "http://127.0.0.1:%d/hook", b.port);
+	cr_expect_eq(post(ua, IX_POST_WEBHOOK, NULL, 0, NULL, &err), -1);
+	cr_expect_eq(post(ub, IX_POST_WEBHOOK, NULL, 0, NULL, &err), -1);
+	cr_assert_eq(spooled(), 2);
+
+	setenv("IXPERF_POST_TOKEN", "tok-for-a-only-0123", 1);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", a.port);
+	o.url = url;
+	cr_expect_eq(ix_post_flush(&o, &err), 1, "%s", err.msg);
+	cr_expect_eq(spooled(), 1, "b's entry is not below a's URL");
+
+	o.url = NULL;
+	cr_expect_eq(ix_post_flush(&o, &err), 1, "%s", err.msg);
+	stop(&a);
+	stop(&b);
+	cr_assert_eq(a.nreq, 2);
+	cr_assert_eq(b.nreq, 2);
+	cr_expect(strstr(a.req[1], "Authorization: Bearer tok-for-a-only-0123\r\n") != NULL, "%s",
+		  a.req[1]);
+	cr_expect_null(strcasestr(b.req[1], "Authorization"), "%s", b.req[1]);
+	cr_expect(strstr(said, "IXPERF_POST_TOKEN is not sent") != NULL, "'%s'", said);
+
+	/* A credentials file with nothing to bind it to is a usage error. */
+	write_creds("tok-file-0123456789\n", 0600);
+	o.credentials_file = creds;
+	cr_expect_eq(ix_post_flush(&o, &err), -1);
+	cr_expect_eq(err.code, IX_EXIT_USAGE);
+	cr_expect(strstr(err.msg, "needs the URL") != NULL, "%s", err.msg);
 }
 
 Test(http, secrets_never_reach_errors_nor_the_spool)

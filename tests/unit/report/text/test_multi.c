@@ -55,6 +55,39 @@ Test(incast, text_of_a_stream_sweep)
 	free(buf);
 }
 
+/* A step's and a flow's error come from the agents: no escape goes out. */
+Test(incast, text_makes_the_agents_errors_safe)
+{
+	struct ix_incast_result r;
+	struct ix_unit_choice u = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct ix_incast_step st;
+	struct ix_incast_flow fl[2];
+
+	incast(&r);
+	st = r.steps[0];
+	memcpy(fl, st.flows, sizeof(fl));
+	st.flows = fl;
+	st.ok = false;
+	snprintf(st.error, sizeof(st.error),
+		 "agent: \x1b[2J\x9b"
+		 "31mstep");
+	fl[1].ok = false;
+	snprintf(fl[1].error, sizeof(fl[1].error),
+		 "\xc2\x9b"
+		 "0mflow");
+	r.steps = &st;
+	ix_text_incast(f, &r, &u);
+	fclose(f);
+	cr_assert_not_null(strstr(buf, "FAILED: agent: ?[2J?31mstep"), "%s", buf);
+	cr_assert_not_null(strstr(buf, " ?0mflow"), "%s", buf);
+	cr_assert_null(strchr(buf, '\x1b'), "%s", buf);
+	cr_assert_null(strchr(buf, '\x9b'), "%s", buf);
+	free(buf);
+}
+
 /* The node table gives each host's ceiling and its share; a host at a
  * PCIe ceiling below its line is named; the incast receiver's ceiling and
  * each step's share of it. */
