@@ -111,7 +111,7 @@ static uint32_t from_same_addr(const struct ix_agent *a, const struct ix_agent_c
 	uint32_t n = 0;
 
 	for (const struct ix_agent_conn *o = a->conns; o; o = o->next)
-		if (o != c && (!sessions || o->session) && ix_net_same_host(&o->addr, &c->addr))
+		if (o != c && (!sessions || o->session) && ix_net_same_source(&o->addr, &c->addr))
 			n++;
 	return n;
 }

@@ -263,15 +263,23 @@ static uint64_t streams_progress(const struct ix_agent_test *t)
 	return n;
 }
 
+/* A slowly paced test's message gaps stretch the silence limit this many
+ * times at most: a test at 1 bit/s does not hold its slot for the whole
+ * --max-duration. */
+#define SILENCE_STRETCH_MAX 6.0
+
 /* How long the streams may move nothing before the test ends: the
- * agent's silence limit, or three message gaps of a slowly paced test. */
+ * agent's silence limit, or three message gaps of a slowly paced test, at
+ * most SILENCE_STRETCH_MAX times the limit. */
 static int64_t silence_ns(const struct ix_agent *a, const struct ix_agent_test *t)
 {
 	const struct ix_stream *s = &t->streams[0];
 	double gap = s->rate_bps ? (double)s->msg_size * 8.0 / (double)s->rate_bps : 0;
-	double lim = a->cfg.silence_s;
+	double lim = a->cfg.silence_s, wait = 3 * gap > lim ? 3 * gap : lim;
 
-	return lim > 0 ? ix_seconds_to_ns(3 * gap > lim ? 3 * gap : lim) : INT64_MAX;
+	if (wait > SILENCE_STRETCH_MAX * lim)
+		wait = SILENCE_STRETCH_MAX * lim;
+	return lim > 0 ? ix_seconds_to_ns(wait) : INT64_MAX;
 }
 
 /* Run the armed streams until the client says STOP; send INTERVALs. */
@@ -400,83 +408,6 @@ static int send_result(struct session *ss, struct ix_agent_test *t, int64_t t0, 
 	return rc;
 }
 
-struct rdma_claim {
-	struct ix_agent *a;
-	struct ix_agent_slot *slot;
-};
-
-/* The buffer an RDMA test registers counts in the memory limits. */
-static int rdma_claim(void *arg, uint64_t bytes, struct ix_err *err)
-{
-	struct rdma_claim *c = arg;
-
-	return ix_agent_slot_grow(c->a, c->slot, bytes, err);
-}
-
-/* Whether this session may run an RDMA test, which makes this host's NIC
- * write to the endpoint the client names: authenticated with the token,
- * anything; on an agent without one, a client on this host (loopback, or
- * an address of the connection's own end) or at an --allow-run address,
- * with its RoCE GID bound to that address (*bind). Else err says why. */
-static int may_rdma(struct session *ss, bool *bind)
-{
-	const struct ix_agent_config *c = &ss->a->cfg;
-	struct sockaddr_storage from, self;
-	socklen_t len = sizeof(self);
-
-	*bind = false;
-	if (ss->authenticated)
-		return 0;
-	if (c->token && c->token->set)
-		return ix_fail(&ss->err, IX_EXIT_FAIL, "an RDMA test needs authentication");
-	*bind = true;
-	if (c->allow_run_any)
-		return 0;
-	if (ix_net_peer_addr(ss->fd, &from) == 0) {
-		if (ix_net_is_loopback(&from) ||
-		    (getsockname(ss->fd, (struct sockaddr *)&self, &len) == 0 &&
-		     ix_net_same_host(&from, &self)))
-			return 0;
-		for (uint32_t i = 0; i < c->n_allow_run; i++)
-			if (ix_net_same_host(&from, &c->allow_run[i]))
-				return 0;
-	}
-	return ix_fail(&ss->err, IX_EXIT_FAIL,
-		       "RDMA test refused: this agent has no token (--token-file) and %s is not in "
-		       "its --allow-run list",
-		       ss->peer);
-}
-
-/* An RDMA test: the exchange and both engines live in probes/rdma/session.c. */
-static int serve_rdma(struct session *ss, json_t *req)
-{
-	struct ix_agent *a = ss->a;
-	struct ix_agent_slot slot;
-	struct rdma_claim claim = { a, &slot };
-	struct ix_rdma_dev dev;
-	struct ix_rdma_serve_cfg cfg = { .dev = &dev,
-					 .devname = a->cfg.rdma_dev,
-					 .limits = { .max_qps = a->cfg.limits.max_streams,
-						     .max_duration_s =
-							     a->cfg.limits.max_duration_s },
-					 .claim = rdma_claim,
-					 .claim_arg = &claim };
-	int rc;
-
-	if (may_rdma(ss, &cfg.bind_peer) < 0)
-		return -1;
-	if (claim_slot(ss, &slot, 0) < 0)
-		return -1;
-	ix_agent_logf(a, "%s: rdma test", ss->peer);
-	rc = ix_rdma_hw_dev_new(&dev, NULL, a->cfg.rdma_gpu, &ss->err);
-	if (rc == 0) {
-		rc = ix_rdma_serve(ss->fd, req, &cfg, &ss->err);
-		ix_rdma_hw_dev_free(&dev);
-	}
-	ix_agent_slot_release(a, &slot);
-	return rc;
-}
-
 static int serve_test(struct session *ss, json_t *req)
 {
 	struct ix_agent *a = ss->a;
@@ -501,7 +432,8 @@ static int serve_test(struct session *ss, json_t *req)
 	memset(&t, 0, sizeof(t));
 	ix_ctr_set_init(&ctr0);
 	if (kind && strcmp(kind, "rdma") == 0)
-		return serve_rdma(ss, req);
+		return ix_agent_serve_rdma(ss->a, ss->fd, ss->peer, ss->authenticated, req,
+					   &ss->err);
 	is_bw = kind && strcmp(kind, "bw") == 0;
 	if (is_bw) {
 		if (ix_wire_parse_bw(json_object_get(req, "bw"), &a->cfg.limits, &bw, &ss->err) < 0)

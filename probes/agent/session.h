@@ -26,4 +26,11 @@ void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const cha
  * many are being answered (the session then ends with an ERROR). */
 int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_err *err);
 
+/* TEST of kind rdma (rdma.c) on a session from peer, authenticated or not
+ * (ixperf-server(1), RDMA TESTS): refused with err unless this session
+ * may make this host's NIC send where it asks; -1 with err when refused or
+ * failed (the session then ends with an ERROR). */
+int ix_agent_serve_rdma(struct ix_agent *a, int fd, const char *peer, bool authenticated,
+			json_t *req, struct ix_err *err);
+
 #endif

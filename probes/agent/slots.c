@@ -28,7 +28,7 @@ static uint32_t tests_from(const struct ix_agent *a, const struct sockaddr_stora
 	uint32_t n = 0;
 
 	for (const struct ix_agent_slot *o = a->slots; o; o = o->next)
-		if (ix_net_same_host(&o->from, from))
+		if (ix_net_same_source(&o->from, from))
 			n++;
 	return n;
 }

@@ -19,7 +19,8 @@ struct ix_agent_slot {
 };
 
 /* A slot for a test from address from with mem bytes of buffers, within
- * every limit: tests at once, tests per address (loopback is not
+ * every limit: tests at once, tests per source (an IPv4 address or an
+ * IPv6 /64; loopback is not
  * capped: a local user could open sockets anyway), memory per test and in
  * all. -1 with err naming the limit; nothing is held then. */
 int ix_agent_slot_claim(struct ix_agent *a, struct ix_agent_slot *s,

@@ -363,6 +363,20 @@ bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_st
 	return false;
 }
 
+bool ix_net_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	struct in_addr x, y;
+
+	if (as_v4(a, &x) && as_v4(b, &y))
+		return x.s_addr == y.s_addr;
+	/* One IPv6 host holds a whole /64: counting it by address would let
+	 * it take every slot. */
+	if (a->ss_family == AF_INET6 && b->ss_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr, 8) == 0;
+	return false;
+}
+
 void ix_net_seq_init(struct ix_net_seq *q)
 {
 	memset(q, 0, sizeof(*q));

@@ -47,6 +47,9 @@ uint16_t ix_net_local_port(int fd);
 int ix_net_peer_addr(int fd, struct sockaddr_storage *ss);
 /* Same host address (ports ignored; IPv4-mapped IPv6 equals IPv4). */
 bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/* The same source for the agent's caps: the same IPv4 address, or the
+ * same IPv6 /64 (one host holds a whole one). */
+bool ix_net_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 /* 127.0.0.0/8 (also as a v4-mapped IPv6 address) or ::1. */
 bool ix_net_is_loopback(const struct sockaddr_storage *a);
 

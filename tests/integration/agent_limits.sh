@@ -181,6 +181,16 @@ check "a started test with no traffic ends at --silence-timeout (2 s, before 10 
 	awk '/nothing moved/ { exit !($2 < 10) } END { if (!NR) exit 1 }' "$J/silent.out"
 "$IXPERF" lat -n 200 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/after-silent.err"
 check "its slot serves the next test" test "$?" = 0
+# A test the agent sends at 1 bit/s (-R): one datagram, then nothing for
+# hours. The agent's own pacing stretches its silence limit to three
+# message gaps, which would hold the slot past --max-duration; the stretch
+# stops at six times the limit (12 s here), well before the test's 60 s.
+start=$(date +%s)
+"$IXPERF" bw --path udp -R -b 1 -s 1472 -t 60 -w 0 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/slow.err"
+rc=$? took=$(($(date +%s) - start))
+echo "# 1 bit/s: exit $rc after $took s: $(head -c 200 "$J/slow.err")"
+check "a test at 1 bit/s is ended by the silence floor (12 s, not 60)" bash -c \
+	"[ $rc != 0 ] && [ $took -lt 30 ] && grep -q 'nothing moved for 12 s' '$J/slow.err'"
 
 # --- Memory: a test's buffers are capped. ------------------------------------
 ix_server mem --max-test-memory 64Mi --max-memory 48Mi || exit 99

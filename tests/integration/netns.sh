@@ -125,4 +125,41 @@ echo "  udp offered 150 Mbit/s into ${RATE_MBIT} Mbit/s: $(jq -r '.results[0].su
 check "udp below the rate loses nothing" jq_true "$J/udpok.json" \
 	'.results[0].summary.forward.loss_percent == 0'
 
+# One IPv6 host holds a whole /64: 200 addresses of one /64 are one
+# source for the agent's caps and cannot fill its sessions, while an
+# address of another /64 is still served. In a namespace of its own, on
+# its loopback device (the addresses are not ::1: capped as any host).
+V="ixv$$"
+ip netns add "$V" && IX_NETNS+=("$V")
+ip -n "$V" link set dev lo up
+for ((i = 1; i <= 200; i++)); do
+	ip -n "$V" addr add "fd00:77::$(printf %x $((i + 16)))/64" dev lo nodad
+done
+ip -n "$V" addr add fd00:78::2/64 dev lo nodad
+IX_NS="$V" ix_server v6caps -B fd00:77::11 --max-sessions 4 || exit 99
+ip netns exec "$V" python3 - "$IX_PORT" "$top_srcdir" >"$J/v6caps.out" 2>&1 <<'PY'
+import socket, sys
+sys.path.insert(0, sys.argv[2] + "/tests")
+from ixframe import ERROR, HELLO, frame, recv
+port, held, refused = int(sys.argv[1]), [], 0
+def session(src):
+    s = socket.socket(socket.AF_INET6)
+    s.bind((src, 0))
+    s.connect(("fd00:77::11", port))
+    s.sendall(frame(HELLO, {"host": "h", "version": "0", "protocol": 1, "nonce": "00" * 16}))
+    return s, recv(s)
+for i in range(1, 201):
+    s, (t, b) = session("fd00:77::%x" % (i + 16))
+    if t == ERROR and "too many sessions" in b.get("error", ""):
+        refused += 1
+        s.close()
+    else:
+        held.append(s)
+other, (t, b) = session("fd00:78::2")
+print("held %d refused %d other %s" % (len(held), refused, "refused" if t == ERROR else "served"))
+PY
+echo "  200 addresses of one /64: $(cat "$J/v6caps.out")"
+check "200 addresses of one IPv6 /64 hold --max-sessions (4) between them; another /64 is served" \
+	grep -q "^held 4 refused 196 other served$" "$J/v6caps.out"
+
 ix_done

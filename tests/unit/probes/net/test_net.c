@@ -221,3 +221,18 @@ Test(addr, loopback_in_both_families)
 		cr_assert_not(ix_net_is_loopback(&a), "%s is not loopback", no[i]);
 	}
 }
+
+/* The agent's caps count an IPv6 /64 as one source, IPv4 by address. */
+Test(source, ipv6_by_its_64_ipv4_by_address)
+{
+	struct sockaddr_storage a = addr_of("fd00:1:2:3::1"), b = addr_of("fd00:1:2:3:ffff::99");
+	struct sockaddr_storage c = addr_of("fd00:1:2:4::1"), d = addr_of("10.0.0.1");
+	struct sockaddr_storage e = addr_of("10.0.0.2"), m = addr_of("::ffff:10.0.0.1");
+
+	cr_assert(ix_net_same_source(&a, &b));
+	cr_assert_not(ix_net_same_source(&a, &c));
+	cr_assert_not(ix_net_same_source(&d, &e));
+	cr_assert(ix_net_same_source(&d, &m), "IPv4-mapped is the IPv4 address");
+	cr_assert_not(ix_net_same_source(&a, &d));
+	cr_assert_not(ix_net_same_host(&a, &b), "the allow lists stay exact");
+}
