@@ -32,6 +32,15 @@ check "every check has a verdict, a headline and its results, or is a SKIP sayin
 	else (.verdict == \"PASS\" or .verdict == \"FAIL\") and (.headline.value != null) and ((.results | length) >= 1) end] | all"
 check "the loopback checks all ran (TCP, UDP, incast)" jq_true "$doc" \
 	"[.results[0].checks[] | select(.name | IN($NEEDS[]) | not) | .verdict != \"SKIP\"] | length == 8 and all"
+# The figures themselves, not only that they were judged: every threshold
+# of a check that ran was held to a measured figure, and loopback carries
+# what any machine's loopback carries, loaded or not.
+check "every threshold of the checks that ran was judged over a measured figure" jq_true "$doc" \
+	'[.results[0].checks[] | select(.verdict != "SKIP") | .expectations[] | .measured | type == "number"] | all'
+echo "# default plan figures: $(jq -c '[.results[0].checks[] | select(.verdict != "SKIP") | {name, v: .headline.value, u: .headline.unit}]' "$doc")"
+check "TCP on loopback carried over 1 Gbit/s, its latency p99 under 10 ms" jq_true "$doc" \
+	'[.results[0].checks[] | select(.name == "tcp-bw") | .headline.value > 1e9] == [true] and
+	 [.results[0].checks[] | select(.name == "tcp-lat") | .headline.value < 1e7] == [true]'
 if [ -z "$(ls /sys/class/infiniband 2>/dev/null)" ]; then
 	check "no RDMA device here: the RDMA and topology checks are a SKIP naming it" jq_true "$doc" \
 		'[.results[0].checks[] | select(.name | test("^rdma-|^topology$")) |
