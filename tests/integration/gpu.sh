@@ -161,7 +161,7 @@ err = p.stderr.read().decode()
 assert "a message of 3 bytes" in err, err
 EOF
 else
-	echo "# python3 not installed: the IPC child's socket is not checked"
+	skip_check "the IPC child's socket" "python3 is not installed"
 fi
 
 # --- ixperf bw --path pcie ---------------------------------------------------
@@ -175,7 +175,7 @@ if "$IXPERF" bw --path pcie --help 2>/dev/null | grep -q "PCIe bandwidth between
 	run pcie3 bw --path pcie 127.0.0.1
 	check "bw --path pcie takes no HOST" expect pcie3 2 "unexpected argument '127.0.0.1'"
 else
-	echo "# ixperf bw --path pcie does not run the GPU probes in this build: not checked"
+	skip_check "ixperf bw --path pcie runs the GPU probes" "not in this build"
 fi
 
 # --- a machine with a GPU: a short run, JSON against the schema --------------
@@ -269,7 +269,7 @@ if [ -n "${IX_FAKECUDA:-}" ] && [ -f "$IX_FAKECUDA" ]; then
 		jq_true "$G/fake-cuda.json" \
 		'[.results[0].devices[].pci_bus_id] == ["0000:1a:00.0", "0000:3b:00.0"]'
 else
-	echo "# IX_FAKECUDA does not name a built library: ixperf gpu on the simulated CUDA driver not checked"
+	skip_check "ixperf gpu on the simulated CUDA driver" "IX_FAKECUDA does not name a built library"
 fi
 if [ -n "${IX_FAKEHIP:-}" ] && [ -f "$IX_FAKEHIP" ]; then
 	fake_suite rocm "$IX_FAKEHIP" "Fake HIP GPU"
@@ -278,7 +278,7 @@ if [ -n "${IX_FAKEHIP:-}" ] && [ -f "$IX_FAKEHIP" ]; then
 			if (.name | test("_sm$")) then .status == "skipped" and (.reason | test("kernel"))
 			else .status == "ok" end)'
 else
-	echo "# IX_FAKEHIP does not name a built library: ixperf gpu on the simulated HIP runtime not checked"
+	skip_check "ixperf gpu on the simulated HIP runtime" "IX_FAKEHIP does not name a built library"
 fi
 
 ix_done

@@ -245,7 +245,7 @@ check "an unknown format is a usage error" test $? = 2
 # --- (2) a real Prometheus Pushgateway ------------------------------------------------------
 PGW=/usr/bin/prometheus-pushgateway
 if [ ! -x "$PGW" ]; then
-	echo "# $PGW not installed (Debian: prometheus-pushgateway): Pushgateway part skipped"
+	skip_check "the Pushgateway part" "$PGW is not installed (Debian: prometheus-pushgateway; contrib/setup.sh installs it)"
 	ix_done
 fi
 PPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

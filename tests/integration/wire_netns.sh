@@ -79,7 +79,7 @@ if command -v tshark >/dev/null; then
 	check "tshark reads the pcap: as many packets as counted ($wpkts)" test "$tpkts" = "$wpkts"
 	check "tshark finds as many retransmissions" test "$tretr" = "$wretr"
 else
-	echo "# tshark not installed: the pcap is not cross-checked"
+	skip_check "the pcap cross-checked by tshark" "tshark is not installed (contrib/setup.sh installs it)"
 fi
 
 "$IXPERF" wire --json "$J/bw.pcap" >"$J/wire.json" 2>"$J/wire.err"
@@ -128,7 +128,7 @@ for i in range(n):
 	check "bytes are N x (S + 8 + 20 + 14)" \
 		jq_eq "$J/udp.json" '.results[0].wire.bytes' "$((N * (S + 8 + 20 + 14)))"
 else
-	echo "# python3 not installed: the known-datagram case is skipped"
+	skip_check "the known-datagram case" "python3 is not installed"
 fi
 
 # ---- a mesh captured by its coordinator --------------------------------------
