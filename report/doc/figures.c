@@ -363,6 +363,32 @@ static void add_detail(struct figs *l, const char *check, const char *name, json
 
 /* Each node's medians, and each measured pair's figures in a mesh small
  * enough to list them (a pair measured at 0 is a figure of 0). */
+/* "node HOST WHAT": a node's own figure (its "host" names it), kept for
+ * the detail of a comparison. */
+static void node_figure(struct figs *l, const char *check, json_t *nd, const char *what,
+			const char *key, enum ix_better better, const char *unit)
+{
+	const char *h = json_string_value(json_object_get(nd, "host"));
+	char name[192];
+
+	if (!h)
+		return;
+	snprintf(name, sizeof(name), "node %s %s", h, what);
+	add_detail(l, check, name, json_object_get(nd, key), better, unit);
+}
+
+/* The size of the array r[key] as the count figure key (null when there
+ * is no array). */
+static void array_count(struct figs *l, const char *check, json_t *r, const char *key)
+{
+	json_t *v = json_object_get(r, key);
+	json_t *count =
+		json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
+
+	add_count(l, check, key, count, 0, "");
+	json_decref(count);
+}
+
 static void mesh_detail(struct figs *l, const char *check, json_t *r)
 {
 	json_t *hosts = json_object_get(r, "hosts"), *nd, *m = json_object_get(r, "matrix");
@@ -371,19 +397,9 @@ static void mesh_detail(struct figs *l, const char *check, json_t *r)
 
 	json_array_foreach(json_object_get(r, "nodes"), i, nd)
 	{
-		const char *h = json_string_value(json_object_get(nd, "host"));
-
-		if (!h)
-			continue;
-		snprintf(name, sizeof(name), "node %s send", h);
-		add_detail(l, check, name, json_object_get(nd, "bw_out_bps"), IX_HIGHER_BETTER,
-			   "bit/s");
-		snprintf(name, sizeof(name), "node %s recv", h);
-		add_detail(l, check, name, json_object_get(nd, "bw_in_bps"), IX_HIGHER_BETTER,
-			   "bit/s");
-		snprintf(name, sizeof(name), "node %s lat_p50", h);
-		add_detail(l, check, name, json_object_get(nd, "lat_p50_ns"), IX_LOWER_BETTER,
-			   "ns");
+		node_figure(l, check, nd, "send", "bw_out_bps", IX_HIGHER_BETTER, "bit/s");
+		node_figure(l, check, nd, "recv", "bw_in_bps", IX_HIGHER_BETTER, "bit/s");
+		node_figure(l, check, nd, "lat_p50", "lat_p50_ns", IX_LOWER_BETTER, "ns");
 	}
 	for (size_t a = 0; n <= IX_FIGURES_PAIR_HOSTS && a < n; a++)
 		for (size_t b = 0; b < n; b++) {
@@ -409,21 +425,15 @@ static void mesh_detail(struct figs *l, const char *check, json_t *r)
 
 static void mesh_figures(struct figs *l, const char *check, json_t *r)
 {
-	json_t *v, *count;
+	json_t *v;
 
 	if (json_object_get(r, "median_bw_bps"))
 		addj(l, check, "median_bw", json_object_get(r, "median_bw_bps"), IX_HIGHER_BETTER,
 		     "bit/s");
 	if (json_object_get(r, "min_lat_ns"))
 		addj(l, check, "min_lat", json_object_get(r, "min_lat_ns"), IX_LOWER_BETTER, "ns");
-	v = json_object_get(r, "bad_pairs");
-	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
-	add_count(l, check, "bad_pairs", count, 0, "");
-	json_decref(count);
-	v = json_object_get(r, "suspects");
-	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
-	add_count(l, check, "suspects", count, 0, "");
-	json_decref(count);
+	array_count(l, check, r, "bad_pairs");
+	array_count(l, check, r, "suspects");
 	v = json_object_get(json_object_get(r, "pairs"), "failed");
 	if (v)
 		add_count(l, check, "failed_pairs", v, 0, "");
@@ -577,23 +587,12 @@ static const char *rail_check(const char *check, const char *rail, char *buf, si
  * node's all-rail throughput. */
 static void rails_figures(struct figs *l, const char *check, json_t *r)
 {
-	json_t *v = json_object_get(r, "bad_rails"), *count, *x;
-	char name[192];
+	json_t *x;
 	size_t i;
 
-	count = json_is_array(v) ? json_integer((json_int_t)json_array_size(v)) : json_null();
-	add_count(l, check, "bad_rails", count, 0, "");
-	json_decref(count);
+	array_count(l, check, r, "bad_rails");
 	json_array_foreach(json_object_get(r, "nodes"), i, x)
-	{
-		const char *h = json_string_value(json_object_get(x, "host"));
-
-		if (!h)
-			continue;
-		snprintf(name, sizeof(name), "node %s all_rails send", h);
-		add_detail(l, check, name, json_object_get(x, "bw_out_bps"), IX_HIGHER_BETTER,
-			   "bit/s");
-	}
+		node_figure(l, check, x, "all_rails send", "bw_out_bps", IX_HIGHER_BETTER, "bit/s");
 }
 
 static size_t count_kind(json_t *results, const char *kind)

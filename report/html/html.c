@@ -466,10 +466,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 
 			if (!strcmp(p, "lat"))
 				ix_html_lat(f, r);
-			else if (!strcmp(p, "mesh") &&
-				 !strcmp(ix_html_str(r, "kind") ? ix_html_str(r, "kind") : "",
-					 "rails"))
-				ix_html_rails(f, r);
+			else if (ix_html_str(r, "kind") && !strcmp(ix_html_str(r, "kind"), "rails"))
+				ix_html_rails(f, r); /* a rail mesh's rails side by side */
 			else if (!strcmp(p, "mesh"))
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))
