@@ -31,6 +31,9 @@
 /* A connection's first message, HELLO or ATTACH, takes a few hundred
  * bytes: a stranger gets no more before it says what it is. */
 #define FIRST_FRAME_MAX 4096
+/* A connection in its handshake this long is stalled: a newer one may
+ * take its place when connections are short (a client sends at once). */
+#define STALLED_NS (1000LL * 1000 * 1000)
 
 /* A connection being served, on the agent's list (a->conns). */
 struct ix_agent_conn {
@@ -39,6 +42,10 @@ struct ix_agent_conn {
 	struct ix_agent *a;
 	int fd;
 	bool session; /* said HELLO: a control session */
+	bool greeted; /* its session's handshake is done */
+	bool proven;  /* ... with the token */
+	bool evicted; /* shut for a newer one while it had said nothing */
+	int64_t accepted_ns;
 	struct sockaddr_storage addr;
 	char peer[64];
 };
@@ -188,7 +195,7 @@ static void serve_conn(struct ix_agent_conn *c)
 
 		ix_agent_logf(a, "%s: client connected (%.64s, ixperf %.16s)", c->peer,
 			      host ? host : "?", ver ? ver : "?");
-		ix_agent_serve_control(a, fd, body, c->peer);
+		ix_agent_serve_control(a, c, fd, body, c->peer);
 		drop_fd(a, c, fd);
 		ix_agent_logf(a, "%s: session ended", c->peer);
 		if (a->cfg.one_shot)
@@ -334,16 +341,65 @@ uint16_t ix_agent_port(const struct ix_agent *a)
 	return ix_net_local_port(a->listen_fd);
 }
 
-/* Why a new connection is turned away, or NULL; counts it when not. */
-static const char *admit(struct ix_agent *a, struct ix_agent_conn *c)
+void ix_agent_conn_greeted(struct ix_agent *a, struct ix_agent_conn *c, bool authenticated)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&a->lock);
+	c->greeted = true;
+	c->proven = authenticated;
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Room for a new connection (caller holds a->lock): NULL, or why there
+ * is none. Connections that have not proved the token may hold all but a
+ * quarter of --max-conns on an agent with one, the rest is kept for
+ * authenticated sessions; at either bound the oldest connection stalled
+ * in its handshake is shut to make room (its thread then ends), so that
+ * idle connections never lock a coordinator out. */
+static const char *make_room(struct ix_agent *a, int64_t now, char *shut, size_t len)
+{
+	uint32_t max = a->cfg.max_conns, share, live = 0, unproven = 0;
+	struct ix_agent_conn *stalled = NULL;
+	bool token = a->cfg.token && a->cfg.token->set;
+
+	if (!max)
+		return NULL;
+	share = token ? max - max / 4 : max;
+	for (struct ix_agent_conn *o = a->conns; o; o = o->next) {
+		if (o->evicted)
+			continue;
+		live++;
+		unproven += !o->proven;
+		/* newest first: the last one found is the oldest */
+		if (!o->greeted && o->fd >= 0 && now - o->accepted_ns >= STALLED_NS)
+			stalled = o;
+	}
+	if (live < max && unproven < share)
+		return NULL;
+	if (!stalled)
+		return live >= max ? "too many connections"
+				   : "too many connections not yet authenticated";
+	stalled->evicted = true;
+	snprintf(shut, len, "%s", stalled->peer);
+	shutdown(stalled->fd, SHUT_RDWR);
+	a->evicted++;
+	return NULL;
+}
+
+/* Why a new connection is turned away, or NULL; counts it when not.
+ * shut gets the peer of a stalled connection closed for it, or "". */
+static const char *admit(struct ix_agent *a, struct ix_agent_conn *c, char *shut, size_t len)
 {
 	const char *why = NULL;
 
+	shut[0] = '\0';
 	pthread_mutex_lock(&a->lock);
-	if (a->cfg.max_conns && a->active_conns >= a->cfg.max_conns)
-		why = "too many connections";
-	else if (a->cfg.max_pending_per_addr &&
-		 from_same_addr(a, c, false) >= a->cfg.max_pending_per_addr)
+	c->accepted_ns = ix_now_ns();
+	if ((why = make_room(a, c->accepted_ns, shut, len)) != NULL) {
+		/* no room */
+	} else if (a->cfg.max_pending_per_addr &&
+		   from_same_addr(a, c, false) >= a->cfg.max_pending_per_addr)
 		why = "too many connections from this address";
 	if (!why) {
 		a->active_conns++;
@@ -360,7 +416,7 @@ static void accept_one(struct ix_agent *a, pthread_attr_t *attr)
 {
 	struct ix_agent_conn *c = calloc(1, sizeof(*c));
 	socklen_t alen = sizeof(struct sockaddr_storage);
-	char busy[96];
+	char busy[96], shut[sizeof(c->peer)];
 	const char *why;
 	int fd;
 
@@ -385,7 +441,11 @@ static void accept_one(struct ix_agent *a, pthread_attr_t *attr)
 	c->a = a;
 	c->fd = fd;
 	ix_net_peer_name(fd, c->peer, sizeof(c->peer));
-	why = admit(a, c);
+	why = admit(a, c, shut, sizeof(shut));
+	if (shut[0])
+		ix_agent_log_refusal(a, shut,
+				     "closed: stalled in its handshake while connections "
+				     "were short");
 	if (why) {
 		ix_agent_log_refusal(a, c->peer, why);
 		snprintf(busy, sizeof(busy), "server busy: %s", why);

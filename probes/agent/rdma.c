@@ -10,19 +10,6 @@
 #include "probes/net/net.h"
 #include "probes/rdma/session.h"
 
-struct rdma_claim {
-	struct ix_agent *a;
-	struct ix_agent_slot *slot;
-};
-
-/* The buffer an RDMA test registers counts in the memory limits. */
-static int rdma_claim(void *arg, uint64_t bytes, struct ix_err *err)
-{
-	struct rdma_claim *c = arg;
-
-	return ix_agent_slot_grow(c->a, c->slot, bytes, err);
-}
-
 /* Whether this session may run an RDMA test, which makes this host's NIC
  * write to the endpoint the client names: authenticated with the token,
  * anything; on an agent without one, a client on this host (loopback, or
@@ -62,14 +49,15 @@ int ix_agent_serve_rdma(struct ix_agent *a, int fd, const char *peer, bool authe
 			json_t *req, struct ix_err *err)
 {
 	struct ix_agent_slot slot;
-	struct rdma_claim claim = { a, &slot };
+	/* the buffer it registers and its queues count in the limits */
+	struct ix_agent_charge claim = { a, &slot };
 	struct ix_rdma_dev dev;
 	struct ix_rdma_serve_cfg cfg = { .dev = &dev,
 					 .devname = a->cfg.rdma_dev,
 					 .limits = { .max_qps = a->cfg.limits.max_streams,
 						     .max_duration_s =
 							     a->cfg.limits.max_duration_s },
-					 .claim = rdma_claim,
+					 .claim = ix_agent_slot_charge,
 					 .claim_arg = &claim };
 	struct sockaddr_storage from;
 	int rc;

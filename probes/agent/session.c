@@ -32,8 +32,6 @@
 #define SETUP_TIMEOUT_S 10.0
 #define FINISH_GRACE_S  3.0
 #define HARD_EXTRA_S    30.0
-/* What one stream's buffer costs at least (a receive buffer's floor). */
-#define STREAM_BUF_MIN (256u * 1024)
 
 struct ix_agent_test {
 	struct ix_agent_test *next;
@@ -154,6 +152,7 @@ void ix_agent_attach(struct ix_agent *a, int fd, json_t *body, const char *peer)
 
 struct session {
 	struct ix_agent *a;
+	struct ix_agent_conn *conn; /* in the connection loop's list, or NULL */
 	int fd;
 	const char *peer;
 	bool authenticated;
@@ -469,12 +468,10 @@ static int serve_test(struct session *ss, json_t *req)
 	} else {
 		return ix_fail(&ss->err, IX_EXIT_USAGE, "test request: unknown kind");
 	}
-	for (uint32_t i = 0; i < t.n; i++) {
-		uint64_t m =
-			streams[i].msg_size > STREAM_BUF_MIN ? streams[i].msg_size : STREAM_BUF_MIN;
-
-		mem += is_bw && tp->stream_mem > m ? tp->stream_mem : m;
-	}
+	/* bw: its streams' buffers and windows; lat and block: one stream's */
+	mem = is_bw ? ix_bw_mem(&bw, tp)
+		    : (streams[0].msg_size > IX_STREAM_BUF_MIN ? streams[0].msg_size
+							       : IX_STREAM_BUF_MIN);
 	if (claim_slot(ss, &slot, mem) < 0)
 		return -1;
 	t.streams = streams;
@@ -604,15 +601,19 @@ static int may_run(struct session *ss)
 static int serve_run(struct session *ss, json_t *req)
 {
 	struct ix_agent *a = ss->a;
+	struct ix_agent_slot slot;
+	/* a RUN job's memory counts in the limits, as a test's does */
+	struct ix_agent_charge claim = { a, &slot };
 	struct ix_runner_ctx ctx = { .token = a->cfg.token,
 				     .limits = &a->cfg.limits,
 				     .stop = a->stop,
 				     .bind_addr = a->cfg.source_addr,
 				     .rdma_dev = a->cfg.rdma_dev,
-				     .links = &a->links };
+				     .links = &a->links,
+				     .claim = ix_agent_slot_charge,
+				     .claim_arg = &claim };
 	json_t *report, *tg;
 	char targets[256] = "";
-	struct ix_agent_slot slot;
 	size_t i, used = 0;
 	int rc;
 
@@ -668,6 +669,7 @@ static void serve_session(struct session *ss_, json_t *hello)
 		ix_agent_send_error(fd, IX_EXIT_FAIL, ss.err.msg);
 		return;
 	}
+	ix_agent_conn_greeted(a, ss.conn, ss.authenticated);
 	/* Idle means no test: PINGs are answered but keep nothing open. */
 	int64_t idle_end = ix_now_ns() + ix_seconds_to_ns(a->cfg.idle_s);
 
@@ -713,9 +715,10 @@ static void serve_session(struct session *ss_, json_t *hello)
 	}
 }
 
-void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer)
+void ix_agent_serve_control(struct ix_agent *a, struct ix_agent_conn *c, int fd, json_t *hello,
+			    const char *peer)
 {
-	struct session ss = { .a = a, .fd = fd, .peer = peer };
+	struct session ss = { .a = a, .conn = c, .fd = fd, .peer = peer };
 
 	serve_session(&ss, hello);
 	if (ss.coordinator && a->cfg.exit_after_coordinator) {

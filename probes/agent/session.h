@@ -16,10 +16,15 @@ void ix_agent_send_error(int fd, int code, const char *msg);
 /* A data connection's ATTACH: fd goes to its test, or is refused and
  * closed. */
 void ix_agent_attach(struct ix_agent *a, int fd, json_t *body, const char *peer);
-/* A control session after its HELLO, until it ends (the caller closes fd).
- * Takes the reference to hello, and drops it once answered: a session
- * holds no more than the message it is handling. */
-void ix_agent_serve_control(struct ix_agent *a, int fd, json_t *hello, const char *peer);
+/* A control session after its HELLO on connection c (NULL: none to
+ * mark), until it ends (the caller closes fd). Takes the reference to
+ * hello, and drops it once answered: a session holds no more than the
+ * message it is handling. */
+void ix_agent_serve_control(struct ix_agent *a, struct ix_agent_conn *c, int fd, json_t *hello,
+			    const char *peer);
+/* The connection loop's (agent.c): c's session is past its handshake,
+ * authenticated with the token or not. */
+void ix_agent_conn_greeted(struct ix_agent *a, struct ix_agent_conn *c, bool authenticated);
 
 /* INVENTORY (inventory.c): what this node is made of, read below the
  * agent's --sysfs root. -1 with err when the request is malformed or too

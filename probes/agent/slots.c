@@ -15,6 +15,11 @@ static int mem_fits(const struct ix_agent *a, uint64_t held, uint64_t more, stru
 			       "test needs %" PRIu64 " MiB of buffers, over this server's limit "
 			       "of %" PRIu64 " MiB per test (fewer streams or smaller messages)",
 			       (held + more) >> 20, c->max_test_mem >> 20);
+	if (c->max_mem && held + more > c->max_mem)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "test needs %" PRIu64 " MiB of buffers, over this server's limit "
+			       "of %" PRIu64 " MiB for all tests together",
+			       (held + more) >> 20, c->max_mem >> 20);
 	if (c->max_mem && a->mem_in_use + more > c->max_mem)
 		return ix_fail(err, IX_EXIT_FAIL,
 			       "server busy: the running tests hold %" PRIu64 " MiB of buffers "
@@ -85,6 +90,13 @@ int ix_agent_slot_grow(struct ix_agent *a, struct ix_agent_slot *s, uint64_t mem
 	}
 	pthread_mutex_unlock(&a->lock);
 	return rc;
+}
+
+int ix_agent_slot_charge(void *arg, uint64_t bytes, struct ix_err *err)
+{
+	struct ix_agent_charge *c = arg;
+
+	return ix_agent_slot_grow(c->a, c->slot, bytes, err);
 }
 
 void ix_agent_slot_release(struct ix_agent *a, struct ix_agent_slot *s)

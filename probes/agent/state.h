@@ -72,6 +72,7 @@ struct ix_agent {
 	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
+	uint64_t evicted;           /* connections shut while stalled in their handshake */
 	uint32_t inventories;       /* inventory requests being answered */
 	bool coordinator_seen;      /* a coordinator has been greeted */
 	struct ix_link_cache links; /* what tests leave by, for RESULT and REPORT */

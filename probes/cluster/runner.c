@@ -11,6 +11,7 @@
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
 #include "probes/ctl/client.h"
+#include "probes/net/transport.h"
 #include "probes/rdma/session.h"
 
 #define MAX_DELAY_US 60000000
@@ -191,6 +192,26 @@ static struct ix_client job_client(const struct ix_runner_ctx *ctx, json_t *run,
 				   .deadline_ns = job_deadline(ctx, start) };
 }
 
+/* Charge the job's memory to the agent's limit. */
+static int charge(const struct ix_runner_ctx *ctx, uint64_t bytes, struct ix_err *err)
+{
+	return ctx->claim ? ctx->claim(ctx->claim_arg, bytes, err) : 0;
+}
+
+/* The most samples a latency test keeps: its count, or one a microsecond. */
+static uint64_t lat_samples(uint64_t iters, double seconds)
+{
+	return iters ? iters : (uint64_t)(seconds * 1e6);
+}
+
+/* A socket latency test's end: its stream's buffer and the samples. */
+static uint64_t lat_mem(const struct ix_lat_params *p)
+{
+	uint64_t buf = p->msg_size > IX_STREAM_BUF_MIN ? p->msg_size : IX_STREAM_BUF_MIN;
+
+	return buf + ix_samples_bytes(lat_samples(p->iters, p->warmup_s + p->duration_s));
+}
+
 /* A bw or lat test towards one peer. 0 ok, -1 failed (terr), REFUSED. */
 static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
@@ -209,6 +230,8 @@ static int run_pair(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: a %s job takes one target",
 			       bw ? "bw" : "lat"),
 		       REFUSED;
+	if (charge(ctx, bw ? ix_bw_mem(&bp, ix_transport_find(bp.path)) : lat_mem(&lp), err) < 0)
+		return REFUSED;
 	sleep_until(ctx, start);
 	rc = ix_client_connect(&c, terr);
 	if (bw) {
@@ -330,6 +353,13 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 		return REFUSED;
 	if (n != 1)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
+	if (charge(ctx,
+		   ix_rdma_buffer_bytes(&p) + ix_rdma_queue_bytes(&p) +
+			   (bw ? 0
+			       : ix_samples_bytes(
+					 lat_samples(p.iterations, p.warmup_s + p.duration_s))),
+		   err) < 0)
+		return REFUSED;
 	sleep_until(ctx, start);
 	ix_rdma_result_init(&r, &p);
 	rc = ix_client_connect(&c, terr);
@@ -370,7 +400,11 @@ static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct i
 	struct ix_read_figures f;
 	int rc;
 
-	if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp, err) < 0)
+	if (ix_wire_parse_read(json_object_get(run, "block"), ctx->limits, &rp, err) < 0 ||
+	    charge(ctx,
+		   (uint64_t)n * IX_STREAM_BUF_MIN +
+			   ix_samples_bytes((uint64_t)rp.rounds + rp.warmup_rounds),
+		   err) < 0)
 		return REFUSED;
 	rp.deadline_ns = job_deadline(ctx, start);
 	rp.stop = ctx->stop;

@@ -78,6 +78,11 @@ struct ix_runner_ctx {
 	const char *bind_addr;          /* tests towards peers send from it; NULL: any */
 	const char *rdma_dev;           /* rdma jobs' local device; NULL: by route */
 	struct ix_link_cache *links;    /* this agent's links; NULL: not reported */
+	/* Once the job is parsed, before anything is allocated: the bytes its
+	 * end will hold (buffers, windows, queues, samples). Nonzero refuses
+	 * the job with err. NULL: no budget. */
+	int (*claim)(void *arg, uint64_t bytes, struct ix_err *err);
+	void *claim_arg;
 };
 
 /* Coordinator: the RUN body of a job. */

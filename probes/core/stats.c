@@ -92,6 +92,18 @@ void ix_samples_free(struct ix_samples *s)
 	memset(s, 0, sizeof(*s));
 }
 
+uint64_t ix_samples_bytes(uint64_t n)
+{
+	uint64_t cap = 4096;
+
+	while (cap < n && cap < IX_SAMPLES_CAP)
+		cap *= 2;
+	if (cap > IX_SAMPLES_CAP)
+		cap = IX_SAMPLES_CAP;
+	/* growing from cap / 2 holds both arrays for a moment */
+	return cap * sizeof(uint64_t) * 3 / 2 + sizeof(struct ix_hist);
+}
+
 int ix_samples_add(struct ix_samples *s, uint64_t v)
 {
 	double delta;

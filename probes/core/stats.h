@@ -44,6 +44,10 @@ struct ix_samples {
 int ix_samples_init(struct ix_samples *s);
 void ix_samples_free(struct ix_samples *s);
 int ix_samples_add(struct ix_samples *s, uint64_t v);
+/* The most memory n samples can take (raw values up to IX_SAMPLES_CAP, as
+ * ix_samples_add grows them, and the histogram): what a test that keeps
+ * them charges to a memory limit. */
+uint64_t ix_samples_bytes(uint64_t n);
 
 struct ix_lat_stats {
 	bool valid; /* false when there are no samples */

@@ -197,6 +197,16 @@ void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s
 	*n = k;
 }
 
+uint64_t ix_bw_mem(const struct ix_bw_params *p, const struct ix_transport *tp)
+{
+	uint64_t n = (uint64_t)p->streams * (p->mode == IX_MODE_BIDIR ? 2 : 1);
+	uint64_t m = p->msg_size > IX_STREAM_BUF_MIN ? p->msg_size : IX_STREAM_BUF_MIN;
+
+	if (tp && tp->stream_mem > m)
+		m = tp->stream_mem;
+	return n * (m + ix_net_window_bytes(p->window));
+}
+
 void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
 	       const struct ix_transport *tp, atomic_int *stop, int64_t t_start)
 {

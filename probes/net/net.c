@@ -58,6 +58,33 @@ int ix_net_set_buffers(int fd, uint64_t bytes, uint64_t *granted, struct ix_err 
 	return 0;
 }
 
+/* A net.core sysctl's value; UINT64_MAX when it cannot be read. */
+static uint64_t core_sysctl(const char *name)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/sys/net/core/%s", name);
+	f = fopen(path, "re");
+	if (!f)
+		return UINT64_MAX;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	return n == 1 ? (uint64_t)v : UINT64_MAX;
+}
+
+uint64_t ix_net_window_bytes(uint64_t bytes)
+{
+	uint64_t w = bytes > INT32_MAX / 2 ? INT32_MAX / 2 : bytes;
+	uint64_t snd = core_sysctl("wmem_max"), rcv = core_sysctl("rmem_max");
+
+	if (!bytes)
+		return 0;
+	return 2 * (w < snd ? w : snd) + 2 * (w < rcv ? w : rcv);
+}
+
 int ix_net_set_timeouts(int fd, int ms)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };

@@ -34,6 +34,10 @@ void ix_net_raise_nofile(void);
  * Linux reports twice the size asked for (the extra half is its bookkeeping
  * overhead), and that reported value is what is recorded. */
 int ix_net_set_buffers(int fd, uint64_t bytes, uint64_t *granted, struct ix_err *err);
+/* What ix_net_set_buffers(bytes) lets the kernel book for one socket's
+ * data, both ways: each side capped at net.core.wmem_max / rmem_max, then
+ * doubled. 0 for 0 (the kernel's own tuning, bounded by tcp_mem). */
+uint64_t ix_net_window_bytes(uint64_t bytes);
 /* The socket's send or receive buffer as getsockopt reports it; 0 when
  * unknown. A buffer set with SO_SNDBUF/SO_RCVBUF keeps its size (the kernel
  * stops auto-tuning it), so this still reads the granted size later. */

@@ -18,6 +18,9 @@
 #include "probes/core/probe.h"
 #include "probes/core/stats.h"
 
+/* What one stream's buffers cost at least (a receive buffer's floor). */
+#define IX_STREAM_BUF_MIN (256u * 1024)
+
 enum ix_cap {
 	IX_CAP_ATTACH = 1u << 0,     /* data channel connects to the agent port (ATTACH) */
 	IX_CAP_RETRANS = 1u << 1,    /* sender reports retransmits, RTT, cwnd */
@@ -153,6 +156,10 @@ void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_
 /* Streams of a bandwidth test as seen from the client or the server:
  * forward streams first, then reverse ones. s has room for 2 * streams. */
 void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s, uint32_t *n);
+/* What one end of a bandwidth test holds: each stream's buffers (its
+ * messages, at least IX_STREAM_BUF_MIN and the transport's stream_mem) and,
+ * with a window, the socket buffers it books (ix_net_window_bytes). */
+uint64_t ix_bw_mem(const struct ix_bw_params *p, const struct ix_transport *tp);
 /* Set start time, warm-up end and deadlines before the threads start. */
 void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
 	       const struct ix_transport *tp, atomic_int *stop, int64_t t_start);

@@ -385,9 +385,18 @@ int ix_rdma_peer_bound(const struct ix_rdma_endpoint *peer, const struct sockadd
 	uint8_t want[16], g[16];
 	char text[IX_RDMA_GID_TEXT], addr[IX_RDMA_GID_TEXT];
 
-	if (peer->infiniband) /* no address to hold a LID to */
-		return 0;
 	gid_of_addr(ctl, want);
+	if (peer->infiniband) { /* no address to hold a LID to */
+		if (ctl_is_local(ctl, own, nown))
+			return 0;
+		ix_rdma_gid_format(want, addr);
+		return ix_fail(
+			err, IX_EXIT_FAIL,
+			"the peer (%s) is on InfiniBand, where its LID cannot be tied to the "
+			"address it speaks from: without a token an InfiniBand RDMA test is "
+			"taken from this host only",
+			addr);
+	}
 	if (memcmp(peer->gid, want, 16) == 0)
 		return 0;
 	/* The peer on this very host: its GID is one of this host's. */
@@ -547,7 +556,8 @@ static int serve_setup(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg,
 			return -1;
 	}
 	*p = asked = peer.params;
-	if (cfg->claim && cfg->claim(cfg->claim_arg, ix_rdma_buffer_bytes(p), err) < 0)
+	if (cfg->claim &&
+	    cfg->claim(cfg->claim_arg, ix_rdma_buffer_bytes(p) + ix_rdma_queue_bytes(p), err) < 0)
 		return -1;
 	if (prepare(cfg->dev, cfg->devname, cfg->port, fd, p, false, info, &self, err) < 0)
 		return -1;

@@ -164,7 +164,8 @@ struct ix_rdma_serve_cfg {
 	unsigned port;
 	struct ix_rdma_limits limits;
 	/* Once the request is parsed, before anything is allocated: the bytes
-	 * of buffer this end will register (ix_rdma_buffer_bytes). Nonzero
+	 * of buffer this end will register and of its queues
+	 * (ix_rdma_buffer_bytes, ix_rdma_queue_bytes). Nonzero
 	 * refuses the test with err. NULL: no budget. */
 	int (*claim)(void *arg, uint64_t bytes, struct ix_err *err);
 	void *claim_arg;
@@ -176,9 +177,9 @@ struct ix_rdma_serve_cfg {
 /* Whether peer's endpoint may be connected to by a session without a
  * token: a RoCE GID must be the address ctl of the control connection's
  * other end (IPv4-mapped for IPv4), or one of this host's own addresses
- * (own) when ctl is this host (loopback or own); an InfiniBand LID is
- * taken as it is (no address to hold it to). 0, or -1 with err naming
- * both. */
+ * (own) when ctl is this host (loopback or own). An InfiniBand LID has
+ * no address to be held to, and a client cannot prove its path to it:
+ * taken from this host only. 0, or -1 with err naming both. */
 struct sockaddr_storage;
 int ix_rdma_peer_bound(const struct ix_rdma_endpoint *peer, const struct sockaddr_storage *ctl,
 		       const struct ix_rdma_addr *own, size_t nown, struct ix_err *err);

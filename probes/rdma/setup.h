@@ -128,6 +128,9 @@ enum ix_rdma_numa_policy {
 #define IX_RDMA_DEF_RX_DEPTH 512   /* receives posted ahead by default (perftest's) */
 #define IX_RDMA_LAT_SQ       16    /* lat: send queue slots (see ix_rdma_sq_depth) */
 #define IX_RDMA_MAX_INLINE   4096  /* bytes */
+#define IX_RDMA_DEF_TX_DEPTH 128   /* bw: work requests in flight per QP by default */
+#define IX_RDMA_SQ_ENTRY     256   /* bytes a send queue entry takes at most, inline aside */
+#define IX_RDMA_CQ_ENTRY     64    /* bytes of a completion, and of a receive queue entry */
 #define IX_RDMA_MAX_MSG      (1ull << 31)
 #define IX_RDMA_LAT_INLINE   220 /* default inline size of latency tests */
 
@@ -179,10 +182,6 @@ struct ix_rdma_caps {
 
 /* Zero p, kind and op, inline_size and warmup_s at -1 (defaults). */
 void ix_rdma_params_init(struct ix_rdma_params *p, enum ix_rdma_kind kind, enum ix_rdma_op op);
-/* Fill defaults and check p against the options' rules and this device's
- * capabilities; IX_EXIT_USAGE with one sentence naming the option. A
- * default never exceeds the device; values that came from the peer are
- * explicit and refused when this device cannot run them. */
 /* The send queue each QP gets: the tx depth; for lat, which keeps one
  * message in flight, IX_RDMA_LAT_SQ slots (any device has them), so that an
  * answer never waits for the completion of the one before it, which comes
@@ -190,6 +189,16 @@ void ix_rdma_params_init(struct ix_rdma_params *p, enum ix_rdma_kind kind, enum 
 uint32_t ix_rdma_sq_depth(const struct ix_rdma_params *p);
 /* Bytes of buffer one end registers for p (write latency keeps two). */
 uint64_t ix_rdma_buffer_bytes(const struct ix_rdma_params *p);
+/* Bytes the queues of one end take at most for p: its QPs' send and
+ * receive queues and the completion queue, sized as providers size them
+ * (rounded up to a power of two; a send entry up to IX_RDMA_SQ_ENTRY bytes
+ * and its inline data, a receive entry and a completion IX_RDMA_CQ_ENTRY).
+ * Depths still 0 count as the defaults ix_rdma_params_check gives. */
+uint64_t ix_rdma_queue_bytes(const struct ix_rdma_params *p);
+/* Fill defaults and check p against the options' rules and this device's
+ * capabilities; IX_EXIT_USAGE with one sentence naming the option. A
+ * default never exceeds the device; values that came from the peer are
+ * explicit and refused when this device cannot run them. */
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *caps,
 			 struct ix_err *err);
 const char *ix_rdma_op_name(enum ix_rdma_op op);

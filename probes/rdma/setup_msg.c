@@ -117,7 +117,8 @@ static int check_queues(struct ix_rdma_params *p, const struct ix_rdma_caps *c, 
 	bool recv = p->op == IX_RDMA_OP_SEND || p->op == IX_RDMA_OP_WRITE_IMM;
 
 	if (!p->tx_depth)
-		p->tx_depth = lat ? 1 : min_u32(128, c->max_qp_wr ? c->max_qp_wr : 1);
+		p->tx_depth =
+			lat ? 1 : min_u32(IX_RDMA_DEF_TX_DEPTH, c->max_qp_wr ? c->max_qp_wr : 1);
 	if (lat && p->tx_depth != 1)
 		return USAGE("--tx-depth does not apply to lat, which keeps one message in flight");
 	if (p->tx_depth > IX_RDMA_MAX_DEPTH || p->tx_depth > c->max_qp_wr)
@@ -159,6 +160,34 @@ uint64_t ix_rdma_buffer_bytes(const struct ix_rdma_params *p)
 	bool two = p->kind == IX_RDMA_LAT && p->op == IX_RDMA_OP_WRITE;
 
 	return two ? 2 * p->msg_size : p->msg_size;
+}
+
+static uint64_t pow2_at_least(uint64_t v)
+{
+	uint64_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+uint64_t ix_rdma_queue_bytes(const struct ix_rdma_params *p)
+{
+	bool recv = p->op == IX_RDMA_OP_SEND || p->op == IX_RDMA_OP_WRITE_IMM;
+	uint64_t tx = p->tx_depth
+			      ? ix_rdma_sq_depth(p)
+			      : (p->kind == IX_RDMA_LAT ? IX_RDMA_LAT_SQ : IX_RDMA_DEF_TX_DEPTH);
+	uint64_t rx =
+		p->rx_depth ? p->rx_depth
+			    : (recv ? (tx > IX_RDMA_DEF_RX_DEPTH ? tx : IX_RDMA_DEF_RX_DEPTH) : 1);
+	uint64_t qps = p->qps ? p->qps : 1;
+	int64_t il = p->inline_size >= 0 ? p->inline_size
+					 : (p->kind == IX_RDMA_LAT ? IX_RDMA_LAT_INLINE : 0);
+	uint64_t inl = ((uint64_t)il + 63) / 64 * 64;
+	uint64_t per_qp =
+		pow2_at_least(tx) * (IX_RDMA_SQ_ENTRY + inl) + pow2_at_least(rx) * IX_RDMA_CQ_ENTRY;
+
+	return qps * per_qp + pow2_at_least((tx + rx) * qps) * IX_RDMA_CQ_ENTRY;
 }
 
 int ix_rdma_params_check(struct ix_rdma_params *p, const struct ix_rdma_caps *c, struct ix_err *err)

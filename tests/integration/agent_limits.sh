@@ -210,6 +210,90 @@ check "tests together are held to --max-memory ($(cat "$J/mem-all.err"))" \
 	grep -q "the running tests hold 32 MiB of buffers and this one needs 32 MiB (limit 48 MiB)" "$J/mem-all.err"
 wait "$big"
 
+# --- Memory: windows and RUN jobs count too; what the agent holds stays ---
+# --- under --max-memory. -----------------------------------------------------
+ix_server memw --max-memory 48Mi || exit 99
+mpid=$IX_SPID
+# 64 reverse streams with a 1 GiB window: the kernel books up to twice
+# net.core.wmem_max and rmem_max for each socket.
+"$IXPERF" bw -R -P 64 --window 1Gi -t 1 -p "$IX_PORT" 127.0.0.1 >/dev/null 2>"$J/memw.err"
+rc=$?
+check "64 streams with a 1 GiB window are refused (exit $rc: $(head -c 160 "$J/memw.err"))" \
+	bash -c "[ $rc = 1 ] && grep -q 'MiB of buffers' '$J/memw.err'"
+need=$(sed -n 's/.*this one needs \([0-9]*\) MiB.*/\1/p; s/.*test needs \([0-9]*\) MiB.*/\1/p' "$J/memw.err" | head -1)
+wmax=$(cat /proc/sys/net/core/wmem_max) rmax=$(cat /proc/sys/net/core/rmem_max)
+want=$(((64 * (256 * 1024 + 2 * wmax + 2 * rmax)) >> 20))
+check "the windows are charged as the kernel books them ($need MiB, expected $want)" test "$need" = "$want"
+# status FIELD of the agent, in KiB; the memory its sockets hold (ss -m:
+# r + w + f, received, queued and forward-allocated), summed, in KiB.
+vm() { awk -v f="$1:" '$1 == f { print $2 }' "/proc/$mpid/status"; }
+skmem() {
+	ss -tmnpH 2>/dev/null | awk -v pid="pid=$mpid," '
+		/users:/ { mine = index($0, pid) > 0; next }
+		mine && /skmem:/ {
+			mine = 0
+			if (!match($0, /skmem:\([^)]*\)/)) next
+			n = split(substr($0, RSTART + 6, RLENGTH - 7), kv, ",")
+			for (i = 1; i <= n; i++) {
+				k = kv[i]; sub(/[0-9]+$/, "", k); v = substr(kv[i], length(k) + 1)
+				if (k == "r" || k == "w" || k == "f") u += v
+			}
+		}
+		END { printf "%d\n", u / 1024 }'
+}
+rss0=$(vm VmRSS)
+# What fits, together: 2 reverse streams of 1 MiB messages with a 2 MiB
+# window (18 MiB), and a RUN job of 4 streams of 1 MiB messages with a
+# 1 MiB window towards another agent (20 MiB).
+ix_server memt || exit 99
+tport=$IX_PORT
+"$IXPERF" bw -R -P 2 -s 1Mi --window 2Mi -t 4 -w 0 -p "$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$J/memw.out")" 127.0.0.1 >/dev/null 2>"$J/memw-ok.err" &
+wpid=$!
+IX_PIDS+=("$wpid")
+python3 - "$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$J/memw.out")" "$tport" >"$J/memrun.out" 2>&1 <<'PY' &
+import os, socket, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests"))
+from ixframe import frame, hello, recv
+def job(streams, size, duration, window):
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=60)
+    hello(s)
+    s.sendall(frame(16, {"kind": "bw", "delay_us": 0,
+                         "targets": [{"host": "127.0.0.1", "port": int(sys.argv[2])}],
+                         "bw": {"path": "tcp", "msg_size": size, "streams": streams, "mode": 0,
+                                "duration": duration, "warmup": 0, "interval": 0, "bytes": 0,
+                                "rate": 0, "window": window, "congestion": ""}}))
+    t, b = recv(s)
+    s.close()
+    return b
+# The largest RUN job a request may carry: 128 streams of 64 MiB.
+b = job(128, 64 << 20, 1, 0)
+print("big: ok=%s error=%s" % (b.get("ok"), b.get("error")))
+sys.stdout.flush()
+b = job(4, 1 << 20, 3, 1 << 20)
+print("fits: ok=%s error=%s" % (b.get("ok"), b.get("error")))
+PY
+rpy=$!
+IX_PIDS+=("$rpy")
+peak_rss=0 peak_used=0
+while kill -0 "$wpid" 2>/dev/null || kill -0 "$rpy" 2>/dev/null; do
+	r=$(vm VmRSS)
+	[ "${r:-0}" -gt "$peak_rss" ] && peak_rss=$r
+	u=$(skmem)
+	[ "${u:-0}" -gt "$peak_used" ] && peak_used=$u
+	sleep 0.1
+done
+wait "$wpid"
+wrc=$?
+wait "$rpy"
+echo "# 48 MiB agent: RSS $rss0 -> $peak_rss KiB, its sockets held $peak_used KiB at most, locked $(vm VmLck) KiB; $(tr '\n' ' ' <"$J/memrun.out")"
+check "the window test within the limit runs ($(head -c 160 "$J/memw-ok.err"))" test "$wrc" = 0
+check "a RUN of 128 streams of 64 MiB is refused before it allocates" \
+	grep -q "big: ok=False error=.*MiB of buffers" "$J/memrun.out"
+check "a RUN within the limit runs" grep -q "fits: ok=True" "$J/memrun.out"
+check "the agent's memory and its sockets' grew by less than --max-memory ($(((peak_rss - rss0) / 1024)) + $((peak_used / 1024)) MiB of 48)" \
+	test $((peak_rss - rss0 + peak_used)) -lt $((48 * 1024))
+check "nothing of it is locked" test "$(vm VmLck)" = 0
+
 # --- Out of descriptors: no spinning. --------------------------------------
 bash -c "ulimit -n 32 && exec '$IXPERF' server -p 0" >"$J/fd.out" 2>"$J/fd.err" &
 fdpid=$!
@@ -236,6 +320,38 @@ fds_back() { [ "$(ls "/proc/$fdpid/fd" | wc -l)" -le "$fds0" ]; }
 ix_wait_for 20 fds_back || exit 99
 "$IXPERF" lat -n 100 -w 0 -p "$port" 127.0.0.1 >/dev/null 2>"$J/fd-after.err"
 check "and serves a test once they are gone" test "$?" = 0
+
+# --- Idle connections cannot lock out an authenticated client. -------------
+# 96 descriptors: room for 16 connections, 12 of them for connections that
+# have not proved the token. 30 idle ones from one address take those 12
+# (the rest are refused); once they have stalled a second, a client with
+# the token still gets in (the oldest stalled ones are closed for it) and
+# a test already running with the token is not disturbed.
+T=$J/token
+head -c 32 /dev/urandom | base64 >"$T"
+chmod 600 "$T"
+bash -c "ulimit -n 96 && exec '$IXPERF' server -p 0 --token-file '$T'" >"$J/share.out" 2>"$J/share.err" &
+spid=$!
+IX_PIDS+=("$spid")
+port=$(ix_wait_port "$J/share.out" "$spid") || exit 99
+"$IXPERF" bw -t 4 -w 0 --token-file "$T" -p "$port" 127.0.0.1 >/dev/null 2>"$J/share-bw.err" &
+sbw=$!
+IX_PIDS+=("$sbw")
+ix_wait_log "$J/share.err" "bw test over tcp" || exit 99
+peer idle "$port" 30 4 >"$J/share-idle.out" 2>&1 &
+idle=$!
+IX_PIDS+=("$idle")
+ix_wait_log "$J/share-idle.out" "^open 30" || exit 99
+sleep 1.5
+"$IXPERF" lat -n 200 -w 0 --token-file "$T" -p "$port" 127.0.0.1 >/dev/null 2>"$J/share-lat.err"
+check "a client with the token gets in past 30 idle connections ($(head -c 160 "$J/share-lat.err"))" test "$?" = 0
+wait "$sbw"
+check "the test that was running with the token ends well ($(head -c 160 "$J/share-bw.err"))" test "$?" = 0
+check "connections past the unauthenticated share were refused, naming it" \
+	grep -q "too many connections not yet authenticated" "$J/share.err"
+check "stalled connections were closed to make room, and logged" \
+	grep -q "closed: stalled in its handshake while connections were short" "$J/share.err"
+wait "$idle"
 
 # --- A stop while a RUN job sends traffic. ---------------------------------
 ix_server target || exit 99

@@ -90,6 +90,30 @@ Test(slots, memory_per_test_and_in_all)
 	cr_assert_eq(a.mem_in_use, 100 << 20);
 	ix_agent_slot_release(&a, &s[0]);
 	cr_assert_eq(a.mem_in_use, 0);
+	/* A test over the total by itself is not told the server is busy. */
+	a.cfg.max_test_mem = 0;
+	cr_assert_eq(ix_agent_slot_claim(&a, &s[0], &x, 151 << 20, &err), -1);
+	cr_assert(strstr(err.msg, "test needs 151 MiB of buffers, over this server's limit of "
+				  "150 MiB for all tests together"),
+		  "%s", err.msg);
+}
+
+/* The charge callback of RDMA tests and RUN jobs grows its slot. */
+Test(slots, charge_grows_the_slot)
+{
+	struct ix_agent a = agent(8, 0, 0, 16 << 20);
+	struct sockaddr_storage x = v4("192.0.2.1");
+	struct ix_agent_slot s;
+	struct ix_agent_charge c = { &a, &s };
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_agent_slot_claim(&a, &s, &x, 0, &err), 0);
+	cr_assert_eq(ix_agent_slot_charge(&c, 12 << 20, &err), 0);
+	cr_assert_eq(ix_agent_slot_charge(&c, 28 << 20, &err), -1);
+	cr_assert(strstr(err.msg, "40 MiB"), "%s", err.msg);
+	cr_assert_eq(a.mem_in_use, 12 << 20);
+	ix_agent_slot_release(&a, &s);
+	cr_assert_eq(a.mem_in_use, 0);
 }
 
 Test(slots, a_test_sized_later_grows_within_the_limits)

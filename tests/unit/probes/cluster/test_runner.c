@@ -6,6 +6,9 @@
 #include <criterion/criterion.h>
 
 #include "probes/cluster/runner.h"
+#include "probes/core/stats.h"
+#include "probes/net/transport.h"
+#include "probes/rdma/setup.h"
 
 static const struct ix_limits limits = { .max_duration_s = 60, .max_streams = 8 };
 
@@ -332,4 +335,62 @@ Test(run, an_rdma_job_towards_a_dead_peer_is_a_failed_report)
 	cr_assert_not_null(strstr(f.error, "cannot connect"), "%s", f.error);
 	json_decref(run);
 	json_decref(rep);
+}
+
+static int budget_1m(void *arg, uint64_t bytes, struct ix_err *err)
+{
+	*(uint64_t *)arg = bytes;
+	return bytes > (1u << 20) ? ix_fail(err, IX_EXIT_FAIL, "over budget: %llu bytes",
+					    (unsigned long long)bytes)
+				  : 0;
+}
+
+/* Every kind of job is charged before it allocates or connects: what it
+ * asks for is its buffers, windows, queues and samples. */
+Test(run, jobs_are_charged_before_they_start)
+{
+	static const struct ix_limits wide = { .max_duration_s = 3600, .max_streams = 256 };
+	uint64_t asked = 0;
+	struct ix_runner_ctx ctx = { .limits = &wide, .claim = budget_1m, .claim_arg = &asked };
+	struct ix_host h = { "127.0.0.1", 1, 0, "" };
+	struct ix_bw_params p = bw();
+	struct ix_lat_params lp = {
+		.path = "tcp", .msg_size = 64, .duration_s = 1, .timeout_s = 1
+	};
+	struct ix_rdma_params rp;
+	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
+	struct ix_err err = { 0 };
+	json_t *run;
+
+	p.streams = 128;
+	p.msg_size = 64ull << 20;
+	run = ix_runner_request(&job);
+	cr_assert_null(ix_runner_run(&ctx, run, &err), "128 x 64 MiB ran");
+	cr_assert_eq(asked, 128 * (64ull << 20), "%llu", (unsigned long long)asked);
+	cr_assert_not_null(strstr(err.msg, "over budget"), "%s", err.msg);
+	json_decref(run);
+	/* RDMA: the registered buffer and 128 QPs' queues */
+	p.path = "rdma";
+	job.rdma = &rp;
+	ix_rdma_params_init(&rp, IX_RDMA_MESH, IX_RDMA_OP_WRITE);
+	rp.qps = 128;
+	run = ix_runner_request(&job);
+	cr_assert_null(ix_runner_run(&ctx, run, &err));
+	rp.msg_size = p.msg_size;
+	cr_assert_eq(asked, (64ull << 20) + ix_rdma_queue_bytes(&rp));
+	json_decref(run);
+	/* A latency job keeps a sample a round trip: an hour of them is capped. */
+	job = (struct ix_run_job){ .kind = IX_RUN_LAT, .targets = &h, .ntargets = 1, .lat = &lp };
+	lp.duration_s = 3000;
+	run = ix_runner_request(&job);
+	cr_assert_null(ix_runner_run(&ctx, run, &err));
+	cr_assert_eq(asked, IX_STREAM_BUF_MIN + ix_samples_bytes(UINT64_MAX));
+	json_decref(run);
+	/* What fits is charged and runs (here: towards a dead peer). */
+	lp.duration_s = 0.01;
+	run = ix_runner_request(&job);
+	json_decref(ix_runner_run(&ctx, run, &err));
+	cr_assert_eq(asked, IX_STREAM_BUF_MIN + ix_samples_bytes(10000));
+	cr_assert_leq(asked, 1u << 20);
+	json_decref(run);
 }

@@ -482,3 +482,20 @@ Test(stats, min_max_track_extremes)
 	cr_assert_eq(s.seen, 4);
 	ix_samples_free(&s);
 }
+
+Test(samples, bytes_bound_what_adding_them_allocates)
+{
+	struct ix_samples s;
+	uint64_t n = 100000;
+
+	cr_assert_eq(ix_samples_init(&s), 0);
+	for (uint64_t i = 0; i < n; i++)
+		cr_assert_eq(ix_samples_add(&s, i), 0);
+	cr_assert_geq(ix_samples_bytes(n), s.cap * sizeof(uint64_t) + sizeof(*s.hist));
+	cr_assert_lt(ix_samples_bytes(n), 4 * n * sizeof(uint64_t) + sizeof(*s.hist));
+	ix_samples_free(&s);
+	/* Past the cap, raw samples stop growing: so does the charge. */
+	cr_assert_eq(ix_samples_bytes(UINT64_MAX), ix_samples_bytes(IX_SAMPLES_CAP));
+	cr_assert_lt(ix_samples_bytes(UINT64_MAX), 256ull << 20);
+	cr_assert_gt(ix_samples_bytes(0), 0);
+}

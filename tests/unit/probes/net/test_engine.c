@@ -151,3 +151,22 @@ Test(streams, a_thread_that_cannot_start_leaves_none_running)
 		cr_assert_not(s[i].running, "stream %u still running after the failed start", i);
 #endif
 }
+
+/* A bandwidth test's end holds each stream's buffers and its window. */
+Test(bw_mem, streams_buffers_and_windows)
+{
+	struct ix_bw_params p = { .path = "tcp", .msg_size = 64ull << 20, .streams = 128 };
+	const struct ix_transport udp = { .name = "udp", .stream_mem = 4u << 20 };
+
+	cr_assert_eq(ix_bw_mem(&p, &fake_tcp), 128 * (64ull << 20), "128 x 64 MiB: 8 GiB");
+	p.mode = IX_MODE_BIDIR;
+	cr_assert_eq(ix_bw_mem(&p, &fake_tcp), 256 * (64ull << 20), "both ways: twice");
+	p.msg_size = 1000; /* small messages still take a receive buffer's floor */
+	p.mode = IX_MODE_REVERSE;
+	cr_assert_eq(ix_bw_mem(&p, &fake_tcp), 128ull * IX_STREAM_BUF_MIN);
+	cr_assert_eq(ix_bw_mem(&p, &udp), 128ull * (4u << 20), "the transport's own floor");
+	p.window = 1ull << 31;
+	cr_assert_eq(ix_bw_mem(&p, &fake_tcp),
+		     128ull * (IX_STREAM_BUF_MIN + ix_net_window_bytes(1ull << 31)));
+	cr_assert_gt(ix_net_window_bytes(1ull << 31), 0);
+}

@@ -178,6 +178,32 @@ Test(buffers, granted_size_above_rmem_max)
 	close(fd);
 }
 
+/* What a window books is what the kernel grants both ways: a window is
+ * charged at that size, never less, and never more than the caps allow. */
+Test(buffers, window_bytes_are_what_the_kernel_books)
+{
+	uint64_t rmax = read_sysctl("/proc/sys/net/core/rmem_max");
+	uint64_t wmax = read_sysctl("/proc/sys/net/core/wmem_max");
+	uint64_t small = 65536;
+	int fd;
+
+	cr_assert_gt(rmax, 0);
+	cr_assert_gt(wmax, 0);
+	cr_assert_eq(ix_net_window_bytes(0), 0, "no window: the kernel's own tuning");
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	cr_assert_geq(fd, 0);
+	if (small <= rmax && small <= wmax) {
+		cr_assert_eq(ix_net_set_buffers(fd, small, NULL, &(struct ix_err){ 0 }), 0);
+		cr_assert_eq(ix_net_window_bytes(small),
+			     ix_net_buffer_size(fd, true) + ix_net_buffer_size(fd, false));
+	}
+	/* 2^31 across 256 streams: capped, as setsockopt caps it. */
+	cr_assert_eq(ix_net_window_bytes(1ull << 31),
+		     2 * (wmax < INT32_MAX / 2 ? wmax : INT32_MAX / 2) +
+			     2 * (rmax < INT32_MAX / 2 ? rmax : INT32_MAX / 2));
+	close(fd);
+}
+
 Test(buffers, refused_option_is_named)
 {
 	struct ix_err err = { 0 };

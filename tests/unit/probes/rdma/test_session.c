@@ -358,7 +358,7 @@ static int refuse_over_1k(void *arg, uint64_t bytes, struct ix_err *err)
 			    : 0;
 }
 
-Test(rdma_session, the_buffer_is_claimed_before_anything_is_created)
+Test(rdma_session, the_buffer_and_queues_are_claimed_before_anything_is_created)
 {
 	struct sim_dev d = sim_dev("sim_a", 0x200, IX_RDMA_MTU_4096);
 	struct ix_rdma_dev dev = { &sim_dev_ops, &d };
@@ -370,11 +370,20 @@ Test(rdma_session, the_buffer_is_claimed_before_anything_is_created)
 	struct ix_err err = { 0 };
 	json_t *req = json_pack("{s:s,s:o}", "kind", "rdma", "rdma", good_setup());
 	int sv[2];
+	struct ix_rdma_endpoint e;
+	char want[64];
 
+	cr_assert_eq(ix_rdma_setup_parse(json_object_get(req, "rdma"), &cfg.limits, &e, &err), 0,
+		     "%s", err.msg);
 	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	cr_assert_eq(ix_rdma_serve(sv[1], req, &cfg, &err), -1);
-	cr_assert_eq(asked, 4096, "the buffer of a 4096-byte write test");
-	cr_assert(strstr(err.msg, "over budget: 4096 bytes"), "%s", err.msg);
+	/* 128 sends, no receives, 256 completions: 48 KiB of queues. */
+	cr_assert_eq(ix_rdma_queue_bytes(&e.params), 128 * 256 + 64 + 256 * 64);
+	cr_assert_eq(asked, 4096 + ix_rdma_queue_bytes(&e.params),
+		     "the buffer of a 4096-byte write test and its queues: %llu",
+		     (unsigned long long)asked);
+	snprintf(want, sizeof(want), "over budget: %llu bytes", (unsigned long long)asked);
+	cr_assert(strstr(err.msg, want), "%s", err.msg);
 	cr_assert_eq(d.setups, 0, "nothing was allocated for a refused test");
 	close(sv[0]);
 	close(sv[1]);
@@ -442,7 +451,13 @@ Test(rdma_session, an_unauthenticated_peer_is_bound_to_its_address)
 	/* This host's addresses are no excuse for a peer elsewhere. */
 	ctl = v4("10.77.0.2");
 	cr_assert_eq(ix_rdma_peer_bound(&e, &ctl, own, 2, &err), -1);
-	/* An InfiniBand LID has no address to be held to. */
+	/* An InfiniBand LID has no address to be held to: from this host
+	 * only, whatever its GID. */
 	third.infiniband = true;
-	cr_assert_eq(ix_rdma_peer_bound(&third, &ctl, own, 2, &err), 0);
+	cr_assert_eq(ix_rdma_peer_bound(&third, &ctl, own, 2, &err), -1);
+	cr_assert(strstr(err.msg, "is on InfiniBand, where its LID cannot be tied to the address"),
+		  "%s", err.msg);
+	cr_assert_eq(ix_rdma_peer_bound(&third, &lo, own, 2, &err), 0, "%s", err.msg);
+	ctl = v4("10.77.0.1");
+	cr_assert_eq(ix_rdma_peer_bound(&third, &ctl, own, 2, &err), 0, "%s", err.msg);
 }
