@@ -238,7 +238,17 @@ EOF
 export IXPERF_RDMA_TIMEOUT=60
 rdma link add rxe0 type rxe netdev eth0 || exit 3
 $X server -B "$IX_VM_IP" --token-file "$TOK" >"$O/$NAME-agent$IX_VM_NODE.log" 2>&1 &
-[ "$IX_VM_NODE" = 2 ] && $X server -B "$IX_VM_IP" -p 5302 --allow-run 10.77.0.1 >"$O/$NAME-open2.log" 2>&1 &
+if [ "$IX_VM_NODE" = 2 ]; then
+	# 16 MiB for every test's buffers and queues; its resident, pinned
+	# and locked memory sampled every 0.2 s into $NAME-open2.mem.
+	$X server -B "$IX_VM_IP" -p 5302 --allow-run 10.77.0.1 --max-memory 16Mi \
+		>"$O/$NAME-open2.log" 2>&1 &
+	open=$!
+	while kill -0 "$open" 2>/dev/null && [ ! -e "$O/$NAME.done" ]; do
+		awk '/^Vm(RSS|Pin|Lck):/ { printf "%s %s ", $1, $2 } END { print "" }' "/proc/$open/status"
+		sleep 0.2
+	done >"$O/$NAME-open2.mem" 2>/dev/null &
+fi
 if [ "$IX_VM_NODE" != 1 ]; then
 	for _ in $(seq 1200); do [ -e "$O/$NAME.done" ] && exit 0; sleep 0.5; done
 	exit 1
@@ -312,12 +322,17 @@ echo $? >"$O/run-fast.rc"
 # token, through a man in the middle that names VM 3's address as the
 # client's GID. The agent must refuse it before it sets anything up. The
 # same test straight from the client still runs; one without the token
-# towards the agents that have one is refused.
+# towards the agents that have one is refused. All of it under a capture
+# of every port of the VMs' bridge (the host's dumpcap, RoCE v2's UDP
+# port 4791): nothing may go towards VM 3.
 for _ in $(seq 300); do (exec 3<>/dev/tcp/10.77.0.2/5302) 2>/dev/null && break; sleep 0.2; done
+touch "$O/capture.start"
+for _ in $(seq 300); do [ -e "$O/capture.ready" ] && break; sleep 0.2; done
 python3 "$S/tests/tools/rdma-gid-proxy.py" 5399 10.77.0.2 5302 \
 	0000:0000:0000:0000:0000:ffff:0a4d:0003 >"$O/replay.out" 2>&1 &
 proxy=$!
-sleep 1
+# Python starts slowly on an emulated CPU: the client goes once it listens.
+for _ in $(seq 300); do grep -q '^listening' "$O/replay.out" && break; sleep 0.2; done
 timeout 60 "$X" bw --path rdma --op write -t 1 -w 0 -p 5399 10.77.0.1 >"$O/replay-client.out" 2>&1
 echo $? >"$O/replay-client.rc"
 wait $proxy
@@ -325,8 +340,19 @@ timeout 60 "$X" bw --path rdma --op write -t 1 -w 0.3 -p 5302 -J -o "$O/open.jso
 echo $? >"$O/open.rc"
 timeout 60 "$X" bw --path rdma --op write -t 1 -w 0.3 10.77.0.3 >"$O/notoken.out" 2>&1
 echo $? >"$O/notoken.rc"
+touch "$O/capture.stop"
+# Queues as deep as soft-RoCE takes (16383 sends on each of 2 QPs, their
+# 32766 completions under its 32767) with an 8 MiB buffer: 10 MiB of
+# queues and the buffer, over that agent's 16 MiB (the buffer alone fits);
+# then a test of 1 MiB messages that fits.
+timeout 60 "$X" bw --path rdma --op write --qps 2 --tx-depth 16383 -s 8Mi -t 1 -w 0 \
+	-p 5302 10.77.0.2 >"$O/queues.out" 2>&1
+echo $? >"$O/queues.rc"
+timeout 120 "$X" bw --path rdma --op write --qps 2 -s 1Mi -t 1 -w 0.3 -p 5302 -J -o "$O/fits.json" \
+	10.77.0.2 2>"$O/fits.err"
+echo $? >"$O/fits.rc"
 EOF
-ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
+IX_VM_CAPTURE="udp port 4791" ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
 for n in 1 2 3; do
 	check "VM $n ran (exit 0)" test "$(cat "$O/vm$n.rc" 2>/dev/null)" = 0 || tail -5 "$O/console$n.log"
 done
@@ -386,6 +412,34 @@ check "replay: the agent logged the refusal with its reason" \
 	grep -q "is not the address it speaks from" "$O/three-open2.log"
 ok_run open
 jt open "$R.rdma.bits_per_second > 0"
+if [ -s "$O/capture.err" ]; then
+	skip_check "the replay's capture" "$(head -c 200 "$O/capture.err")"
+else
+	# Each packet shows on the port it came in by and the one it left by.
+	tshark -r "$O/capture.pcapng" -T fields -e ip.src -e ip.dst 2>"$O/capture.tshark" |
+		sort | uniq -c >"$O/capture.txt"
+	sed 's/^/# capture (udp 4791, packets src dst): /' "$O/capture.txt"
+	check "replay capture: RoCE packets between VM 1 and VM 2 were seen (the capture is live)" \
+		awk '$2 == "10.77.0.1" && $3 == "10.77.0.2" && $1 > 0 { f = 1 } END { exit !f }' "$O/capture.txt"
+	check "replay capture: not one RoCE packet towards the third address (10.77.0.3)" \
+		awk '$3 == "10.77.0.3" { f = 1 } END { exit f }' "$O/capture.txt"
+fi
+# Memory: the queues count in --max-memory, refused before they are made;
+# what fits runs, its pinned and locked memory under the limit.
+sed 's/^/# queues: /' "$O/queues.out" | head -3
+check "an 8 MiB buffer with 2 QPs of 16383-entry queues (18 MiB) is refused by a 16 MiB agent" bash -c \
+	"[ \"\$(cat '$O/queues.rc')\" = 1 ] && grep -q 'test needs 18 MiB of buffers, over this server.s limit of 16 MiB' '$O/queues.out'"
+ok_run fits || echo "# fits: exit $(cat "$O/fits.rc" 2>/dev/null)"
+# Its resident memory from 2 s after its start (its libraries loaded).
+awk '{ for (i = 1; i < NF; i += 2) { if ($(i + 1) > m[$i]) m[$i] = $(i + 1); if (NR == 10 && $i == "VmRSS:") r0 = $(i + 1) } }
+	END { printf "%d %d %d %d\n", r0, m["VmRSS:"], m["VmPin:"], m["VmLck:"] }' \
+	"$O/three-open2.mem" >"$O/mem.peak"
+read -r rss0 rss pin lck <"$O/mem.peak"
+echo "# 16 MiB agent: RSS $rss0 -> $rss KiB, pinned $pin KiB, locked $lck KiB at most ($(wc -l <"$O/three-open2.mem") samples)"
+check "its pinned and locked memory stayed under --max-memory ($pin + $lck KiB)" \
+	test $((pin + lck)) -gt 0 -a $((pin + lck)) -le $((16 * 1024))
+check "its resident memory grew by less than --max-memory ($((rss - rss0)) KiB)" \
+	test $((rss - rss0)) -lt $((16 * 1024))
 check "an RDMA test without the token to an agent that has one is refused" bash -c \
 	"[ \"\$(cat '$O/notoken.rc')\" != 0 ] && grep -q 'token' '$O/notoken.out'"
 sed 's/^/# no token: /' "$O/notoken.out" | head -3

@@ -15,7 +15,9 @@
 #                            running SCRIPT, wait for all; OUT/vmN.log and
 #                            OUT/vmN.rc hold their output and status
 #                            (IX_VM_SHAPE="N TBF-ARGS": a tbf on the
-#                            bridge's port to VM N, where root)
+#                            bridge's port to VM N, where root;
+#                            IX_VM_CAPTURE="FILTER": a capture of every
+#                            bridge port, see ix_vm_capture)
 #
 # Nothing binary is committed: the kernel comes from Debian's registry at
 # test time.
@@ -168,9 +170,36 @@ ix_vm_net() {
 	done
 }
 
+# ix_vm_capture OUT: what the bridge's ports carry (dumpcap on every tap,
+# IX_VM_CAPTURE its capture filter), from when a VM's script touches
+# OUT/capture.start until it touches OUT/capture.stop, into
+# OUT/capture.pcapng; OUT/capture.ready once dumpcap listens (the script
+# waits for it), OUT/capture.err why there is no capture.
+ix_vm_capture() {
+	local out=$1 pid
+	rm -f "$out"/capture.*
+	if [ -z "$IX_VM_NS" ] || ! command -v dumpcap >/dev/null; then
+		echo "no bridge to capture on (not root, or no /dev/net/tun) or no dumpcap" >"$out/capture.err"
+		touch "$out/capture.ready"
+		return 0
+	fi
+	while [ ! -e "$out/capture.start" ]; do sleep 0.2; done
+	ip netns exec "$IX_VM_NS" dumpcap -q -i any -f "$IX_VM_CAPTURE" -s 128 \
+		-w "$out/capture.pcapng" 2>"$out/capture.log" &
+	pid=$!
+	# stopped by the test's cleanup: dumpcap with it
+	trap 'kill -INT "$pid" 2>/dev/null; wait "$pid"; exit 0' TERM
+	for _ in $(seq 150); do grep -q "Capturing on" "$out/capture.log" && break; sleep 0.2; done
+	grep -q "Capturing on" "$out/capture.log" || cp "$out/capture.log" "$out/capture.err"
+	touch "$out/capture.ready"
+	while [ ! -e "$out/capture.stop" ] && kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid"
+}
+
 # ix_vm_boot CACHE OUT SCRIPT NODE...: OUT must be an absolute path.
 ix_vm_boot() {
-	local c=$1 out=$2 script=$3 n pids=() port net
+	local c=$1 out=$2 script=$3 n pids=() port net cap=
 	shift 3
 	port=$((20000 + RANDOM % 20000))
 	ix_vm_net "$@"
@@ -187,6 +216,11 @@ ix_vm_boot() {
 			tc -n "$IX_VM_NS" qdisc add dev "tap${IX_VM_SHAPE%% *}" root tbf ${IX_VM_SHAPE#* } \
 				2>"$out/shape.err" && rm -f "$out/shape.err"
 		fi
+	fi
+	if [ -n "${IX_VM_CAPTURE:-}" ]; then
+		ix_vm_capture "$out" &
+		cap=$!
+		IX_PIDS+=("$cap")
 	fi
 	for n in "$@"; do
 		rm -f "$out/vm$n.rc" "$out/vm$n.log"
@@ -213,6 +247,10 @@ ix_vm_boot() {
 	for n in "${pids[@]}"; do
 		wait "$n"
 	done
+	if [ -n "$cap" ]; then
+		touch "$out/capture.start" "$out/capture.stop"
+		wait "$cap"
+	fi
 	if [ -n "$IX_VM_NS" ]; then
 		ip netns del "$IX_VM_NS"
 	fi

@@ -20,6 +20,7 @@ def main():
     ls.bind(("0.0.0.0", port))
     ls.listen(1)
     ls.settimeout(60)
+    print("listening on %d" % port, flush=True)
     c, _ = ls.accept()
     a = socket.create_connection((host, aport), timeout=60)
     while True:
