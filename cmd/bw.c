@@ -312,7 +312,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	} else {
 		ix_text_wire(sink.f, &res[done - 1].wire);
 		if (rc != IX_EXIT_OK)
-			fprintf(sink.f, "INCOMPLETE: %s\n", err.msg);
+			ix_text_why(sink.f, "INCOMPLETE", err.msg); /* may quote an agent */
 	}
 	for (size_t i = 0; i < done; i++)
 		ix_bw_result_free(&res[i]);

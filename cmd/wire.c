@@ -64,7 +64,7 @@ static void file_text(FILE *out, const struct wire_file *f)
 	fprintf(out, "ixperf wire: %s\n", f->path);
 	ix_text_wire(out, &f->w);
 	if (f->err.code)
-		fprintf(out, "INCOMPLETE: %s\n", f->err.msg);
+		ix_text_why(out, "INCOMPLETE", f->err.msg);
 }
 
 int cmd_wire(int argc, char **argv, const struct ix_env *env)

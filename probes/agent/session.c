@@ -20,6 +20,7 @@
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
+#include "probes/core/text.h"
 #include "probes/ctl/auth.h"
 #include "probes/host/fabric.h"
 #include "probes/net/net.h"
@@ -41,21 +42,22 @@ struct ix_agent_test {
 	uint32_t attached;
 };
 
-/* One log line. Peers name things (hosts, paths) that end up in it: a
- * control character is printed as '?', so no peer can forge a line. */
+/* One log line. Peers name things (hosts, versions, paths, errors) that
+ * end up in it: the whole line is made safe (ix_text_safe), so no peer can
+ * forge a line or send the terminal that shows the log a control sequence,
+ * C1 ones and bytes that are not UTF-8 (a name cut short by a precision)
+ * included. */
 void ix_agent_logf(struct ix_agent *a, const char *fmt, ...)
 {
-	char buf[768];
+	char raw[768], buf[768];
 	va_list ap;
 
 	if (!a->cfg.log)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	ix_text_safe(raw, buf, sizeof(buf));
 	a->cfg.log(a->cfg.log_arg, buf);
 }
 

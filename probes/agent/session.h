@@ -7,7 +7,8 @@
 
 #include "probes/agent/state.h"
 
-/* One log line; control characters from peers are shown as '?'. */
+/* One log line, made safe whole (ix_text_safe): what peers send in it
+ * reaches neither a new line nor a terminal as a control. */
 void ix_agent_logf(struct ix_agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A refusal: logged at most once a second, with the count between. */
 void ix_agent_log_refusal(struct ix_agent *a, const char *peer, const char *why);

@@ -78,46 +78,59 @@ static int64_t gettime_cost(void)
 /* Counter and clock read back to back on one CPU, the clock between two
  * counter readings; of a few tries the tightest pair, so a preemption
  * between the readings does not skew the calibration. */
-static bool pair(const struct ix_tsc *t, uint64_t *tick, int64_t *ns, unsigned *cpu)
+static bool pair(const struct ix_tsc *t, struct ix_tsc_pair *p)
 {
-	uint64_t gap = UINT64_MAX;
-
+	p->window = UINT64_MAX;
 	for (int i = 0; i < 5; i++) {
 		unsigned c0, c1;
 		uint64_t a = ticks(t, &c0);
 		int64_t n = ix_now_ns();
 		uint64_t b = ticks(t, &c1);
 
-		if (c0 != c1 || b < a || b - a >= gap)
+		if (c0 != c1 || b < a || b - a >= p->window)
 			continue;
-		gap = b - a;
-		*tick = a + (b - a) / 2;
-		*ns = n;
-		*cpu = c0;
+		p->window = b - a;
+		p->tick = a + (b - a) / 2;
+		p->ns = n;
+		p->cpu = c0;
 	}
-	return gap != UINT64_MAX;
+	return p->window != UINT64_MAX;
 }
 
+bool ix_tsc_scale(const struct ix_tsc_pair *p0, const struct ix_tsc_pair *p1, double *ns_per_tick)
+{
+	double span, scale;
+
+	if (p0->cpu != p1->cpu || p1->tick <= p0->tick || p1->ns <= p0->ns)
+		return false;
+	span = (double)(p1->tick - p0->tick);
+	/* Each end's clock reading is off its tick by at most half its window. */
+	if ((double)p0->window / 2 + (double)p1->window / 2 > IX_TSC_MAX_ERROR * span)
+		return false;
+	scale = (double)(p1->ns - p0->ns) / span;
+	/* A counter between 100 MHz and 20 GHz, or none worth using. */
+	if (scale < 0.05 || scale > 10)
+		return false;
+	*ns_per_tick = scale;
+	return true;
+}
+
+/* A preemption inside every try of one end widens its window past what
+ * bounds the scale: that try is dropped, not used. */
 static bool calibrate(struct ix_tsc *t)
 {
 	for (int tries = 0; tries < 3; tries++) {
-		uint64_t k0, k1;
-		int64_t n0, n1;
-		unsigned c0, c1;
+		struct ix_tsc_pair p0, p1;
 
-		if (!pair(t, &k0, &n0, &c0))
+		if (!pair(t, &p0))
 			continue;
-		while (ix_now_ns() - n0 < 20000000)
+		while (ix_now_ns() - p0.ns < 20000000)
 			;
-		if (!pair(t, &k1, &n1, &c1) || c0 != c1 || k1 <= k0)
+		if (!pair(t, &p1) || !ix_tsc_scale(&p0, &p1, &t->ns_per_tick))
 			continue;
-		t->ns_per_tick = (double)(n1 - n0) / (double)(k1 - k0);
-		/* A counter between 100 MHz and 20 GHz, or none worth using. */
-		if (t->ns_per_tick < 0.05 || t->ns_per_tick > 10)
-			return false;
-		t->tick0 = k1;
-		t->ns0 = n1;
-		t->cpu = c1;
+		t->tick0 = p1.tick;
+		t->ns0 = p1.ns;
+		t->cpu = p1.cpu;
 		return true;
 	}
 	return false;
@@ -135,6 +148,7 @@ void ix_tsc_init(struct ix_tsc *t, int64_t slow_ns)
 
 int64_t ix_tsc_now(struct ix_tsc *t)
 {
+	struct ix_tsc_pair p;
 	unsigned cpu;
 	uint64_t k;
 	int64_t ns;
@@ -144,7 +158,11 @@ int64_t ix_tsc_now(struct ix_tsc *t)
 	k = ticks(t, &cpu);
 	if (cpu != t->cpu || k < t->tick0) {
 		t->anchors++;
-		if (!pair(t, &t->tick0, &t->ns0, &t->cpu)) { /* moved again: anchor here */
+		if (pair(t, &p)) {
+			t->tick0 = p.tick;
+			t->ns0 = p.ns;
+			t->cpu = p.cpu;
+		} else { /* moved again: anchor here */
 			t->tick0 = k;
 			t->ns0 = ix_now_ns();
 			t->cpu = cpu;

@@ -28,8 +28,32 @@ struct ix_tsc {
 	uint64_t anchors;   /* re-anchorings (moves between CPUs) */
 };
 
+/* One end of a calibration: CLOCK_MONOTONIC read between two counter
+ * readings on one CPU, the tightest of a few tries. The clock's time
+ * belongs somewhere in the window: taken at its middle, it is off by at
+ * most half the window. */
+struct ix_tsc_pair {
+	uint64_t tick;   /* the middle of the two counter readings */
+	uint64_t window; /* ticks between them */
+	int64_t ns;      /* the clock read between them */
+	unsigned cpu;
+};
+
+/* A calibration's error bound the TSC is used with: its ends' half
+ * windows over the interval between them. Three tries of 20 ms each;
+ * failing all, the TSC stays off. */
+#define IX_TSC_MAX_ERROR 0.001
+
+/* The counter's scale from a calibration's two ends: true, with
+ * *ns_per_tick, when both were read on one CPU, the counter went forward,
+ * their windows bound the scale's error to IX_TSC_MAX_ERROR and the
+ * counter runs between 100 MHz and 20 GHz; false, *ns_per_tick untouched,
+ * otherwise. */
+bool ix_tsc_scale(const struct ix_tsc_pair *p0, const struct ix_tsc_pair *p1, double *ns_per_tick);
+
 /* Measures clock_gettime; when one call costs at least slow_ns and the CPU
- * has a TSC, calibrates the counter (about 20 ms) and turns it on. */
+ * has a TSC, calibrates the counter (about 20 ms a try) and turns it on
+ * when ix_tsc_scale accepts a try. */
 void ix_tsc_init(struct ix_tsc *t, int64_t slow_ns);
 
 /* Nanoseconds on CLOCK_MONOTONIC's scale: from the counter when on, from

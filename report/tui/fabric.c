@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/fmt/safe.h"
 #include "report/fmt/units.h"
 #include "report/model/fabric.h"
 #include "report/tui/tui.h"
@@ -54,7 +53,7 @@ static void edge(struct ix_tui *t, int y, int x, const struct ix_fabric *f,
 static void row(struct ix_tui *t, int y, const struct ix_fabric *f, const struct ix_heat_src *s,
 		uint32_t k)
 {
-	char buf[160], name[96];
+	char buf[160];
 	int x;
 
 	if (k < f->nsw + f->n) {
@@ -63,8 +62,7 @@ static void row(struct ix_tui *t, int y, const struct ix_fabric *f, const struct
 			const struct ix_fab_switch *sw = &f->sw[w];
 
 			if (k == at) {
-				ix_text_safe(sw->name, name, sizeof(name));
-				snprintf(buf, sizeof(buf), "%-22.22s%s %3u host%s", name,
+				snprintf(buf, sizeof(buf), "%-22.22s%s %3u host%s", sw->name,
 					 sw->inferred ? "*" : " ", sw->count,
 					 sw->count == 1 ? " " : "s");
 				x = ix_tui_text(t, y, 0, role_of(sw->uplink.health), buf);
@@ -75,11 +73,10 @@ static void row(struct ix_tui *t, int y, const struct ix_fabric *f, const struct
 			if (k <= at + sw->count) {
 				const struct ix_fab_host *h = &f->host[sw->first + (k - at - 1)];
 
-				ix_text_safe(h->port, name, sizeof(name));
 				snprintf(buf, sizeof(buf), " %s %-18.18s %-8.8s",
 					 k == at + sw->count ? "`-" : "|-",
 					 s->names[h->node] ? s->names[h->node] : "?",
-					 name[0] ? name : "-");
+					 h->port[0] ? h->port : "-");
 				x = ix_tui_text(t, y, 0, role_of(h->edge.health), buf);
 				edge(t, y, x + 2, f, &h->edge);
 				return;

@@ -11,6 +11,7 @@
 #include <locale.h>
 #endif
 
+#include "probes/core/text.h"
 #include "report/tui/tui.h"
 
 enum ix_tui_scheme ix_tui_pick_scheme(const char *no_color, bool has_colors, int colors)
@@ -241,21 +242,30 @@ static void put(int y, int x, const char *s, int len, chtype a)
 
 int ix_tui_text(struct ix_tui *t, int y, int x, enum ix_tui_role role, const char *s)
 {
+	char safe[2048];
 	int n = 0;
-	const char *p = s;
+	char *p = safe;
 
 	if (y < 0 || y >= t->h || x < 0 || x >= t->w)
 		return 0;
+	/* Host names, labels and errors come from peers and files, and
+	 * curses does not stop every control (text that is not UTF-8 goes
+	 * through addnstr to the terminal as it is): none, C1 included, is
+	 * drawn. A terminal that is not UTF-8 takes a byte from 0x80 on as a
+	 * character of its own or as C1, so it gets ASCII alone. */
+	ix_text_safe(s, safe, sizeof(safe));
 	/* Columns are characters: the views write ASCII and a few
 	 * single-width UTF-8 symbols. Clip at the right edge, never wrap. */
 	for (; *p; p++) {
-		if (((unsigned char)*p & 0xc0) == 0x80)
+		if (!t->utf8 && ((unsigned char)*p & 0x80))
+			*p = '?';
+		else if (((unsigned char)*p & 0xc0) == 0x80)
 			continue;
 		if (n == t->w - x)
 			break;
 		n++;
 	}
-	put(y, x, s, (int)(p - s), role_attr(t, role));
+	put(y, x, safe, (int)(p - safe), role_attr(t, role));
 	return n;
 }
 

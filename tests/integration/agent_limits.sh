@@ -25,11 +25,24 @@ def connect(src="127.0.0.1"):
 
 
 if case == "forge":
+    # A new line, then control sequences a terminal showing the log would
+    # obey: ESC [ 2J (clear), an OSC title, C1 CSI (U+009B) and NEL (U+0085).
     s = connect()
-    s.sendall(frame(HELLO, {"host": "evil\n2026-01-01 00:00:00 ixperf server: forged line",
-                            "version": "0\r", "protocol": 1, "nonce": "00" * 16}))
+    s.sendall(frame(HELLO, {"host": "evil\n2026-01-01 00:00:00 ixperf server: forged"
+                                    "\x1b[2J\x1b]0;t\x07\u009b\u0085",
+                            "version": "0\r\x1b[2J\u009bv", "protocol": 1, "nonce": "00" * 16}))
     recv(s)
     s.close()
+    # C1 CSI as a raw byte, which is not UTF-8: the frame is refused with
+    # an error that quotes the body before it, U+009B unescaped there. Then
+    # a name whose last character the log's precision (64 bytes) cuts.
+    for body in (b'{"host": "raw\xc2\x9b2J\x9b2J", "version": "0", "protocol": 1}',
+                 {"host": "cut" + "a" * 60 + "\u00e9", "version": "0", "protocol": 1,
+                  "nonce": "00" * 16}):
+        s = connect()
+        s.sendall(frame(HELLO, body))
+        recv(s)
+        s.close()
 elif case == "keepalive":
     # PINGs every 0.3 s: the session must still end at the idle timeout.
     s = connect()
@@ -118,9 +131,19 @@ peer() { python3 "$J/peer.py" "$@"; }
 # --- Peers name things that reach the log: no forged lines. ----------------
 ix_server forge || exit 99
 peer forge "$IX_PORT"
-ix_wait_log "$J/forge.err" "evil" || exit 99
+ix_wait_log "$J/forge.err" "cutaaa" || exit 99
 check "the forged line is not a line of its own" bash -c "! grep -q '^2026-01-01 00:00:00 ixperf server: forged' '$J/forge.err'"
 check "the control characters are shown as '?'" grep -q 'evil?2026-01-01' "$J/forge.err"
+check "ESC, an OSC title and C1 in the host and version are shown as '?'" grep -qF \
+	"forged?[2J?]0;t???, ixperf 0??[2J?v)" "$J/forge.err"
+check "and so in the error that quotes a frame that is not UTF-8" grep -qF \
+	"unable to decode byte 0x9b near '\"raw?2J'" "$J/forge.err"
+check "the log holds no C0 control but its new lines, and no DEL" bash -c \
+	"! LC_ALL=C grep -qaP '[\\x00-\\x08\\x0b-\\x1f\\x7f]' '$J/forge.err'"
+check "nor C1 as UTF-8 (U+0080-U+009F)" bash -c "! LC_ALL=C grep -qaP '\\xc2[\\x80-\\x9f]' '$J/forge.err'"
+check "nor raw C1 CSI (0x9b)" bash -c "! LC_ALL=C grep -qaP '\\x9b' '$J/forge.err'"
+check "the log is UTF-8 throughout, a name cut by the log's precision too" bash -c \
+	"iconv -f UTF-8 -t UTF-8 '$J/forge.err' >/dev/null && grep -qE 'cuta{60}\\?, ixperf 0\\)' '$J/forge.err'"
 
 # --- PINGs do not keep a session without a test open. -----------------------
 ix_server keepalive --idle-timeout 2 || exit 99

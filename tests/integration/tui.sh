@@ -2,8 +2,9 @@
 # The live views under tmux: 'ixperf mesh --live' over loopback agents (one
 # of them slow, so bad pairs and a suspect node show), its keys, stopping
 # it midway, monochrome and 8-colour terminals, 80x24, a resize,
-# 'ixperf top --mesh' on the state file, 'ixperf top' itself (its fabric
-# counters too), and 'ixperf top --topo' on saved trees.
+# 'ixperf top --mesh' on the state file (a host name with control
+# sequences in one), 'ixperf top' itself (its fabric counters too), and
+# 'ixperf top --topo' on saved trees.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v tmux >/dev/null || ix_skip "tmux is not installed (contrib/setup.sh installs it)"
@@ -174,6 +175,19 @@ check "the view's pair counts are the text report's (4/4 across each uplink, 0/1
 	[ \$(grep -cE ' 0/1 bad \(2 more across' '$J/fab.txt') = 4 ]"
 T send-keys -t ix q
 check "and leaves with q, exit 0" exits_with 0
+
+# --- A host name in a state file reaches the screen as text, never as a
+# control: an OSC title, C1 CSI (U+009B) and a clear screen in the first host.
+jq '.results[0].hosts[0] = "ev\u001b]2;PWNED\u0007\u009b2J\u001b[2Jil:6201"' \
+	"$top_srcdir/tests/data/mesh.json" >"$J/hostile.json"
+start 120 24 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$J/hostile.json"
+check "a host name's controls are drawn as '?'" \
+	wait_screen '^ev\?\]2;PWNED\?\?2J\?\[2Jil:6201 -> ' 5
+check "nothing cleared the screen: the status line is there" wait_screen '^ixperf mesh  4 hosts' 1
+check "nor retitled the pane ($(T display -p -t ix '#{pane_title}'))" \
+	bash -c "[ \"\$(tmux -S '$SOCK' display -p -t ix '#{pane_title}')\" != PWNED ]"
+T send-keys -t ix q
+check "and the view leaves with q, exit 0" exits_with 0
 
 # --- top --mesh follows a mesh that runs elsewhere, round by round. --------
 # Rounds of 1.5 s: the mesh is still running (round 4 at the earliest ends

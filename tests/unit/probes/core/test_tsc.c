@@ -1,6 +1,7 @@
 /* Unit tests for probes/core/tsc.c: off where clock_gettime is cheap,
  * calibrated to CLOCK_MONOTONIC's scale when on, never going back, and
- * re-anchored when the thread is on another CPU. */
+ * re-anchored when the thread is on another CPU; a calibration whose
+ * windows are too wide to bound its error is refused. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -70,16 +71,18 @@ Test(tsc, on_it_keeps_monotonic_time_and_never_goes_back)
 	}
 	/* One interval read by both clocks. The calibration's error: the
 	 * tightest of five counter-clock-counter readings bounds each end's
-	 * skew to a few microseconds over 20 ms. The ends are paired within
-	 * 50 us, so 10% of 100 ms is 100 times what a loaded machine can
-	 * add. */
+	 * skew to a few microseconds over 20 ms, and ix_tsc_scale refuses a
+	 * scale off by more than IX_TSC_MAX_ERROR (0.1%), however loaded the
+	 * machine or slow its emulated clocks. The test's ends are paired
+	 * within 100 us, each off by at most 50 us: 0.1% of 100 ms. Both
+	 * together stay under 0.2%; 1% leaves five times that. */
 	paired(&t, &m0, &k0);
 	while (ix_now_ns() - m0 < 100000000)
 		;
 	paired(&t, &m1, &k1);
 	ratio = (double)(k1 - k0) / (double)(m1 - m0);
-	cr_assert(ratio > 0.9 && ratio < 1.1,
-		  "100 ms on CLOCK_MONOTONIC read %.4f of it on the TSC", ratio);
+	cr_assert(ratio > 0.99 && ratio < 1.01,
+		  "100 ms on CLOCK_MONOTONIC read %.5f of it on the TSC", ratio);
 	/* Anchored to CLOCK_MONOTONIC: the same scale and origin. */
 	paired(&t, &m0, &k0);
 	cr_assert_lt(llabs(k0 - m0), 20000000);
@@ -101,4 +104,71 @@ Test(tsc, another_cpu_re_anchors)
 	cr_assert_geq(b, a);
 	paired(&t, &a, &b);
 	cr_assert_lt(llabs(b - a), 20000000);
+}
+
+/* Two ends of a 20 ms calibration of a 3 GHz counter on CPU 2, each read
+ * within w ticks. */
+static void ends(struct ix_tsc_pair *p0, struct ix_tsc_pair *p1, uint64_t w0, uint64_t w1)
+{
+	*p0 = (struct ix_tsc_pair){ .tick = 1000000000, .window = w0, .ns = 5000000, .cpu = 2 };
+	*p1 = (struct ix_tsc_pair){
+		.tick = 1000000000 + 60000000, .window = w1, .ns = 25000000, .cpu = 2
+	};
+}
+
+Test(tsc, scale_from_tight_ends)
+{
+	struct ix_tsc_pair p0, p1;
+	double s = 0;
+
+	ends(&p0, &p1, 90, 120); /* 30 and 40 ns: clock_gettime in the vDSO */
+	cr_assert(ix_tsc_scale(&p0, &p1, &s));
+	cr_assert_float_eq(s, 1.0 / 3, 1e-12);
+}
+
+Test(tsc, scale_refused_when_the_windows_do_not_bound_it)
+{
+	struct ix_tsc_pair p0, p1;
+	double s = 42;
+
+	/* 0.1% of 60,000,000 ticks: half windows summing to 60,000 pass. */
+	ends(&p0, &p1, 60000, 60000);
+	cr_assert(ix_tsc_scale(&p0, &p1, &s));
+	cr_assert_float_eq(s, 1.0 / 3, 1e-12);
+	/* One tick wider, or one end preempted for 1 ms, is refused and
+	 * leaves the scale alone. */
+	s = 42;
+	ends(&p0, &p1, 60000, 60002);
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s));
+	ends(&p0, &p1, 90, 3000000);
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s));
+	ends(&p0, &p1, UINT64_MAX, 90);
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s));
+	cr_assert_float_eq(s, 42, 0);
+}
+
+Test(tsc, scale_refused_across_cpus_backwards_or_out_of_range)
+{
+	struct ix_tsc_pair p0, p1;
+	double s = 42;
+
+	ends(&p0, &p1, 90, 90);
+	p1.cpu = 3;
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "two CPUs' counters");
+	ends(&p0, &p1, 90, 90);
+	p1.tick = p0.tick;
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "the counter stood still");
+	ends(&p0, &p1, 90, 90);
+	p1.tick = p0.tick - 1;
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "the counter went back");
+	ends(&p0, &p1, 90, 90);
+	p1.ns = p0.ns;
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "the clock stood still");
+	ends(&p0, &p1, 90, 90);
+	p1.ns = p0.ns + 60000000 * 11; /* 11 ns a tick: under 100 MHz */
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "a counter under 100 MHz");
+	ends(&p0, &p1, 90, 90);
+	p1.ns = p0.ns + 60000000 / 25; /* 0.04 ns a tick: over 20 GHz */
+	cr_assert_not(ix_tsc_scale(&p0, &p1, &s), "a counter over 20 GHz");
+	cr_assert_float_eq(s, 42, 0);
 }
