@@ -46,6 +46,7 @@ int cmd_post(int argc, char **argv, const struct ix_env *env);
 int cmd_top(int argc, char **argv, const struct ix_env *env);
 int cmd_topo(int argc, char **argv, const struct ix_env *env);
 int cmd_wire(int argc, char **argv, const struct ix_env *env);
+int cmd_fabric(int argc, char **argv, const struct ix_env *env);
 int cmd_gpu(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
@@ -61,6 +62,7 @@ extern const struct ix_cmd_spec ix_post_spec;
 extern const struct ix_cmd_spec ix_top_spec;
 extern const struct ix_cmd_spec ix_topo_spec;
 extern const struct ix_cmd_spec ix_wire_spec;
+extern const struct ix_cmd_spec ix_fabric_spec;
 extern const struct ix_cmd_spec ix_gpu_spec;
 
 /* ixperf bw --path pcie: the host <-> GPU tests of ixperf gpu over each

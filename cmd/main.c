@@ -25,6 +25,7 @@ static const struct ix_command commands[] = {
 	{ "top", cmd_top, &ix_top_spec, 0 },
 	{ "topo", cmd_topo, &ix_topo_spec, 0 },
 	{ "wire", cmd_wire, &ix_wire_spec, 0 },
+	{ "fabric", cmd_fabric, &ix_fabric_spec, 0 },
 	{ "gpu", cmd_gpu, &ix_gpu_spec, 0 },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };

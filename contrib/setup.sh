@@ -16,7 +16,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	iproute2 ethtool jq bc clang-format procps python3-jsonschema stress-ng
 	chromium prometheus-pushgateway curl python3 tmux tshark
 	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev
-	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge)
+	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
+	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils opensm infiniband-diags)
 
 deps() {
 	local missing=() p sudo=

@@ -108,6 +108,16 @@ json_t *ix_json_talkers(const struct ix_talkers_view *v);
 /* The "topo" result: numa, pci, interfaces, rdma, cxl, paths, findings, notes. */
 json_t *ix_json_topo(const struct ix_topo *t);
 
+/* ---- ibfab.c ---- */
+
+/* The "ib_fabric" result: via, reads (1 or 2), switches, adapters, links,
+ * nodes (guid, type, desc, lid, ports_total, and each cabled port with its
+ * state, width, speed, rate, peer, counters at the last read and what
+ * moved since the first) and findings (kind, node, port, text). */
+struct ix_ibfab;
+struct ix_ibfab_findings;
+json_t *ix_json_ibfab(const struct ix_ibfab *f, const struct ix_ibfab_findings *fs, int reads);
+
 /* ---- rdma.c ---- */
 
 /* rdma_bw / rdma_lat results. */

@@ -18,6 +18,7 @@
 #include "probes/core/err.h"
 #include "probes/core/wirefig.h"
 #include "probes/host/topo.h"
+#include "probes/ibfab/ibfab.h"
 
 /* A mesh result read back and what it owns. */
 struct ix_mesh_saved {
@@ -65,6 +66,11 @@ void ix_incast_saved_free(struct ix_incast_saved *s);
  * NUMA nodes, interfaces and RDMA ports with their states (read_topo.c).
  * On failure *out is empty. Free it with ix_topo_free. */
 int ix_json_read_topo(json_t *topo, struct ix_topo *out, struct ix_err *err);
+
+/* An "ib_fabric" result ('ixperf fabric --json') back into a subnet: its
+ * nodes and cables, as a baseline (read_ibfab.c). On failure *f is
+ * empty. Free it with ix_ibfab_free. */
+int ix_json_read_ibfab(json_t *res, struct ix_ibfab *f, struct ix_err *err);
 
 /* A "wire" object (null: no capture, present false). */
 int ix_json_read_wire(json_t *w, struct ix_wire_figures *out, struct ix_err *err);

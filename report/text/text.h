@@ -123,6 +123,14 @@ void ix_text_talkers(FILE *f, const struct ix_talkers_view *v, size_t top_n);
 
 /* ---- topo.c ---- */
 
+/* An InfiniBand subnet: its cables (width, speed, rate, state), the
+ * counters that moved between the reads ("between": what ran, for the
+ * heading), then the findings. */
+struct ix_ibfab;
+struct ix_ibfab_findings;
+void ix_text_ibfab(FILE *f, const struct ix_ibfab *fab, const struct ix_ibfab_findings *fs,
+		   int reads, const char *between);
+
 /* The PCI tree, the path matrix, NUMA and CXL, interfaces and RDMA ports
  * with GIDs, then the findings and notes. */
 void ix_text_topo(FILE *f, const struct ix_topo *t);

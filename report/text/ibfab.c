@@ -1,0 +1,110 @@
+/* An InfiniBand subnet as text (report/text/text.h): each cable once with
+ * its width, speed, rate and state, the counters that moved, then the
+ * findings. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "probes/ibfab/ibfab.h"
+#include "report/fmt/safe.h"
+#include "report/text/text.h"
+
+static const char *state_name(uint8_t s)
+{
+	static const char *const names[] = { "?", "Down", "Init", "Armed", "Active" };
+
+	return s < 5 ? names[s] : "?";
+}
+
+/* A port's label, with what a peer put in its node description made safe. */
+static const char *label(const struct ix_ibfab *f, int32_t n, uint32_t p, char *buf, size_t len)
+{
+	char raw[96];
+
+	ix_ibfab_port_label(f, n, p, raw, sizeof(raw));
+	ix_text_safe(raw, buf, len);
+	return buf;
+}
+
+/* The counters that moved at a port, error ones and PortXmitWait. */
+static void moved_line(FILE *out, const struct ix_ibfab *f, int32_t n,
+		       const struct ix_ibfab_port *p)
+{
+	const struct ix_ibfab_counters *c0 = &p->ctr[0], *c1 = &p->ctr[1];
+	char l[128];
+	int shown = 0;
+
+	if (!c0->valid || !c1->valid)
+		return;
+	for (int k = 0; k < IX_IBC_N; k++) {
+		uint64_t d = c1->v[k] >= c0->v[k] ? c1->v[k] - c0->v[k] : c1->v[k];
+
+		if (!d || (!ix_ibfab_ctr_is_error((enum ix_ibfab_ctr)k) && k != IX_IBC_XMIT_WAIT))
+			continue;
+		fprintf(out, "%s%s +%" PRIu64, shown++ ? ", " : "  ",
+			ix_ibfab_ctr_name((enum ix_ibfab_ctr)k), d);
+	}
+	if (shown)
+		fprintf(out, "  at %s\n", label(f, n, p->num, l, sizeof(l)));
+}
+
+void ix_text_ibfab(FILE *out, const struct ix_ibfab *f, const struct ix_ibfab_findings *fs,
+		   int reads, const char *between)
+{
+	uint32_t sw = 0, links = 0;
+	char a[128], b[128];
+
+	for (uint32_t i = 0; i < f->n; i++)
+		sw += f->nodes[i].is_switch;
+	for (uint32_t i = 0; i < f->n; i++)
+		for (uint32_t p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ix_ibfab_port *pt = &f->nodes[i].ports[p];
+
+			links += pt->peer_node >= 0 &&
+				 ((uint32_t)pt->peer_node > i ||
+				  ((uint32_t)pt->peer_node == i && pt->peer_port > p));
+		}
+	fprintf(out, "ixperf fabric: %u switches, %u adapters, %u cables", sw, f->n - sw, links);
+	if (f->via[0])
+		fprintf(out, " (through %s)", f->via);
+	fputc('\n', out);
+	fprintf(out, "  %-28s %-28s %-5s %-4s %9s  %s\n", "port", "cabled to", "width", "speed",
+		"Gbit/s", "state");
+	for (uint32_t i = 0; i < f->n; i++)
+		for (uint32_t p = 1; p <= f->nodes[i].nports; p++) {
+			const struct ix_ibfab_port *pt = &f->nodes[i].ports[p];
+
+			if (pt->peer_node < 0 ||
+			    ((uint32_t)pt->peer_node < i ||
+			     ((uint32_t)pt->peer_node == i && pt->peer_port < p)))
+				continue;
+			fprintf(out, "  %-28s %-28s %-5s %-4s %9.2f  %s\n",
+				label(f, (int32_t)i, p, a, sizeof(a)),
+				label(f, pt->peer_node, pt->peer_port, b, sizeof(b)),
+				ix_ibfab_width_name(pt->width_active),
+				ix_ibfab_speed_name(pt->speed_active, pt->ext_active),
+				ix_ibfab_port_gbps(pt), state_name(pt->state));
+		}
+	if (reads > 1) {
+		fprintf(out, "Counters that moved %s:\n", between && between[0] ? between : "");
+		for (uint32_t i = 0; i < f->n; i++)
+			for (uint32_t p = 1; p <= f->nodes[i].nports; p++)
+				if (f->nodes[i].ports[p].peer_node >= 0)
+					moved_line(out, f, (int32_t)i, &f->nodes[i].ports[p]);
+	} else {
+		fprintf(out,
+			"Counters read once: give --interval or a command to see them move.\n");
+	}
+	if (!fs || !fs->n) {
+		fprintf(out, "No findings.\n");
+		return;
+	}
+	fprintf(out, "FINDINGS (%zu):\n", fs->n);
+	for (size_t i = 0; i < fs->n; i++) {
+		char t[sizeof(fs->v[i].text)];
+
+		ix_text_safe(fs->v[i].text, t, sizeof(t));
+		fprintf(out, "  %-11s %s\n", ix_ibfab_kind_name(fs->v[i].kind), t);
+	}
+}
