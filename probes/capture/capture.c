@@ -207,7 +207,9 @@ static void on_pcap(u_char *user, const struct pcap_pkthdr *h, const u_char *byt
 	if (c->dump)
 		pcap_dump((u_char *)c->dump, h, bytes);
 	if (c->on_packet)
-		c->on_packet(c->arg, &p, status, h->len, ts);
+		c->on_packet(c->arg, &p, status,
+			     status != IX_PKT_MALFORMED && p.mirror_len ? p.mirror_len : h->len,
+			     ts);
 }
 
 /* Decode what is buffered now; -1 when pcap fails (kept in c->error). */

@@ -25,7 +25,8 @@ struct ix_capture_opts {
 	const char *pcap_path; /* keep the capture in this file; NULL = no */
 	int snaplen;           /* 0 = IX_CAPTURE_SNAPLEN_HEADERS, or _FULL with pcap_path */
 	/* Every packet, on the capture thread, after it was counted. status is
-	 * an enum ix_pkt_status; p is only meaningful when it is IX_PKT_OK. */
+	 * an enum ix_pkt_status; p is only meaningful when it is IX_PKT_OK.
+	 * wirelen is its length on the wire (an ERSPAN copy's: the frame's). */
 	void (*on_packet)(void *arg, const struct ix_pkt *p, int status, uint32_t wirelen,
 			  int64_t ts_ns);
 	void *arg;

@@ -2,10 +2,25 @@
  * Packet decoders over captured bytes: link layer (Ethernet with stacked
  * VLAN tags, Linux cooked v1/v2, BSD loopback, raw IP, IP over InfiniBand,
  * native InfiniBand, ERF records), IPv4 and IPv6 with extension headers,
- * TCP, UDP, the VXLAN and Geneve overlays (the inner packet is decoded)
- * and the InfiniBand transport of RoCEv2 (ib.c). Every read is bounded by
- * caplen; lengths from the headers are checked against each other and
- * against the length on the wire, never trusted.
+ * TCP, UDP, the VXLAN and Geneve overlays, GRE and ERSPAN (the inner packet
+ * is decoded) and the InfiniBand transport of RoCEv2 (ib.c). Every read is
+ * bounded by caplen; lengths from the headers are checked against each
+ * other and against the length on the wire, never trusted.
+ *
+ * GRE (IP protocol 47, RFC 2784 and 2890) is read in version 0, its C, K
+ * and S flags giving the header's length: protocol 0x6558 carries an
+ * Ethernet frame, 0x0800 and 0x86dd an IP packet. ERSPAN, a switch's
+ * mirror copy sent to a collector (draft-foschiano-erspan), is GRE
+ * protocol 0x88be: type I without a GRE sequence number (the frame right
+ * after the GRE header), type II with one (an 8-byte header, version 1);
+ * or protocol 0x22eb, type III (a 12-byte header, version 2, and an 8-byte
+ * platform subheader when its O flag is set; an Ethernet frame or an IP
+ * packet by its frame type). Any other GRE is a packet of another kind.
+ * gre.c reads those headers; the packet inside is decoded here.
+ * The frame inside is what the outer packet carried: the bytes past the
+ * outer IP length are not its own. A mirror session may cut its copies
+ * short, as a snaplen cuts a capture: the inner IP length may then run past
+ * the copy, and the frame's length is taken from it.
  */
 #include "config.h"
 
@@ -48,6 +63,19 @@ static int decode_ethertype(const uint8_t *d, size_t caplen, size_t wire, size_t
 static int decode_ip_version(const uint8_t *d, size_t caplen, size_t avail, size_t off,
 			     struct ix_pkt *o);
 
+/* An Ethernet frame at off, the wire carrying it to wire. */
+static int decode_frame(const uint8_t *d, size_t caplen, size_t wire, size_t off, struct ix_pkt *o)
+{
+	uint16_t et;
+
+	if (off > caplen || off > wire || caplen - off < ETH_HDR || wire - off < ETH_HDR)
+		return IX_PKT_MALFORMED;
+	et = ix_pkt_rd16(d + off + 12);
+	if (et < 0x0600) /* 802.3 length: LLC, not IP */
+		return IX_PKT_OTHER;
+	return decode_ethertype(d, caplen, wire, off + ETH_HDR, et, o);
+}
+
 /* The packet inside a VXLAN or Geneve header at off, len bytes of UDP
  * payload. The inner headers replace the outer ones in o; the outer ECN
  * is kept. One overlay deep: a tunnel inside a tunnel stays UDP. */
@@ -77,15 +105,47 @@ static int decode_overlay(const uint8_t *d, size_t caplen, size_t off, size_t le
 	o->outer_ecn = ecn;
 	o->vlans = vlans;
 	o->vni = ix_pkt_rd24(p + 4);
-	if (et == ETH_P_TEB) {
-		if (len - hl < ETH_HDR || caplen < off + hl + ETH_HDR)
-			return IX_PKT_MALFORMED;
-		et = ix_pkt_rd16(d + off + hl + 12);
-		if (et < 0x0600)
-			return IX_PKT_OTHER;
-		return decode_ethertype(d, caplen, end, off + hl + ETH_HDR, et, o);
-	}
+	if (et == ETH_P_TEB)
+		return decode_frame(d, caplen, end, off + hl, o);
 	return decode_ethertype(d, caplen, end, off + hl, et, o);
+}
+
+/* The packet inside a GRE header at off, len bytes of IP payload (gre.c
+ * reads the GRE and ERSPAN headers). The inner headers replace the outer
+ * ones in o as in an overlay; GRE of another kind keeps them, marked as
+ * GRE. */
+static int decode_gre(const uint8_t *d, size_t caplen, size_t off, size_t len, struct ix_pkt *o)
+{
+	size_t end = off + len, in;
+	struct ix_gre g;
+	uint8_t ecn = o->ecn, vlans = o->vlans;
+	int st = ix_gre_parse(d, caplen, off, len, &g);
+
+	if (st == IX_PKT_OTHER)
+		o->overlay = IX_PKT_OVERLAY_GRE;
+	if (st != IX_PKT_OK)
+		return st;
+	memset(o, 0, sizeof(*o));
+	o->overlay = g.erspan ? IX_PKT_OVERLAY_ERSPAN : IX_PKT_OVERLAY_GRE;
+	o->outer_ecn = g.erspan ? 0 : ecn; /* a mirror's path is not the traffic's */
+	o->vlans = vlans;
+	o->vni = g.key;
+	o->erspan = g.erspan;
+	o->erspan_session = g.session;
+	o->mirror_cut = g.cut;
+	in = g.inner;
+	if (caplen > end) /* what follows the outer packet is not the frame's */
+		caplen = end;
+	st = g.ip ? decode_ip_version(d, caplen, end - in, in, o)
+		  : decode_frame(d, caplen, end, in, o);
+	if (o->erspan) {
+		uint64_t n = end - in;
+
+		if (o->mirror_cut && o->family && (uint64_t)o->l3_off - in + o->ip_len > n)
+			n = (uint64_t)o->l3_off - in + o->ip_len;
+		o->mirror_len = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	}
+	return st;
 }
 
 /* The transport header at off; l4len is what the IP header says follows. */
@@ -146,6 +206,8 @@ static int decode_l4(const uint8_t *d, size_t caplen, size_t off, size_t l4len, 
 					      o);
 		return IX_PKT_OK;
 	}
+	if (o->proto == IX_PKT_IPPROTO_GRE && !o->overlay && !o->fragment)
+		return decode_gre(d, caplen, off, l4len, o);
 	return IX_PKT_OTHER;
 }
 
@@ -164,7 +226,7 @@ static int decode_ipv4(const uint8_t *d, size_t caplen, size_t avail, size_t off
 	tot = ix_pkt_rd16(p + 2);
 	if (tot == 0) /* segmentation offload: the length is the frame's */
 		tot = avail;
-	if (tot < ihl || tot > avail)
+	if (tot < ihl || (tot > avail && !o->mirror_cut))
 		return IX_PKT_MALFORMED;
 	o->family = 4;
 	o->l3_off = (uint32_t)off;
@@ -194,7 +256,7 @@ static int decode_ipv6(const uint8_t *d, size_t caplen, size_t avail, size_t off
 	tot = IP6_HDR + (size_t)ix_pkt_rd16(p + 4);
 	if (tot == IP6_HDR && nh != 59) /* jumbogram or offload: the frame's length */
 		tot = avail;
-	if (tot > avail)
+	if (tot > avail && !o->mirror_cut)
 		return IX_PKT_MALFORMED;
 	o->family = 6;
 	o->l3_off = (uint32_t)off;
@@ -309,10 +371,7 @@ static int decode_erf(const uint8_t *d, size_t caplen, size_t wire, struct ix_pk
 	case ERF_INFINIBAND:
 		return ix_ib_decode_lrh(d, caplen, wire, off, o);
 	case ERF_ETH: /* 2 bytes of offset and padding before the frame */
-		if (caplen - off < 2 + ETH_HDR)
-			return IX_PKT_MALFORMED;
-		return decode_ethertype(d, caplen, wire, off + 2 + ETH_HDR,
-					ix_pkt_rd16(d + off + 2 + 12), o);
+		return decode_frame(d, caplen, wire, off + 2, o);
 	case ERF_IPV4:
 	case ERF_IPV6:
 		return decode_ip_version(d, caplen, wire - off, off, o);
@@ -351,12 +410,7 @@ int ix_pkt_decode(int linktype, const uint8_t *data, size_t caplen, size_t wirel
 		return IX_PKT_MALFORMED;
 	switch (linktype) {
 	case IX_PKT_DLT_EN10MB:
-		if (caplen < 14)
-			return IX_PKT_MALFORMED;
-		et = ix_pkt_rd16(data + 12);
-		if (et < 0x0600) /* 802.3 length: LLC, not IP */
-			return IX_PKT_OTHER;
-		return decode_ethertype(data, caplen, wire, 14, et, out);
+		return decode_frame(data, caplen, wire, 0, out);
 	case IX_PKT_DLT_LINUX_SLL:
 		if (caplen < 16)
 			return IX_PKT_MALFORMED;

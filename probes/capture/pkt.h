@@ -1,7 +1,8 @@
 /*
  * Packet decoders: plain functions over captured bytes, no libpcap (the
- * InfiniBand transport's are in ib.c, declared at the end). A
- * decoder never reads past caplen; what does not fit is malformed.
+ * InfiniBand transport's are in ib.c, the GRE and ERSPAN headers' in
+ * gre.c, declared at the end). A decoder never reads past caplen; what
+ * does not fit is malformed.
  */
 #ifndef IX_PKT_H
 #define IX_PKT_H
@@ -43,6 +44,7 @@ enum ix_pkt_status {
 #define IX_PKT_ROCE_PORT   4791 /* RoCEv2 UDP destination port */
 #define IX_PKT_VXLAN_PORT  4789 /* VXLAN (RFC 7348): an Ethernet frame inside */
 #define IX_PKT_GENEVE_PORT 6081 /* Geneve (RFC 8926): Ethernet or IP inside */
+#define IX_PKT_IPPROTO_GRE 47   /* GRE (RFC 2784, 2890): Ethernet, IP or ERSPAN inside */
 #define IX_PKT_BTH_CNP     0x81 /* BTH opcode of a Congestion Notification Packet */
 #define IX_PKT_ECN_CE      3    /* IP ECN codepoint Congestion Experienced */
 
@@ -50,6 +52,8 @@ enum ix_pkt_overlay {
 	IX_PKT_OVERLAY_NONE = 0,
 	IX_PKT_OVERLAY_VXLAN = 1,
 	IX_PKT_OVERLAY_GENEVE = 2,
+	IX_PKT_OVERLAY_GRE = 3,    /* a tunnel: an Ethernet frame or an IP packet */
+	IX_PKT_OVERLAY_ERSPAN = 4, /* a switch's mirror copy of a frame, in GRE */
 };
 
 struct ix_pkt {
@@ -91,11 +95,22 @@ struct ix_pkt {
 	bool deth;               /* datagram extended header (UD) */
 	uint32_t deth_src_qp;    /* 24 bits */
 	uint32_t bth_payload;    /* bytes after the transport headers, less pad and ICRC */
-	/* An overlay crossed (VXLAN, Geneve): the fields above are the inner
-	 * packet's; the outer IP header's ECN is kept. */
+	/* An overlay crossed (VXLAN, Geneve, GRE, ERSPAN): the fields above
+	 * are the inner packet's; the outer IP header's ECN is kept, but not
+	 * an ERSPAN one's (the mirror session's path, not the traffic's). A
+	 * GRE packet whose payload is not decoded keeps its outer fields,
+	 * proto IX_PKT_IPPROTO_GRE. */
 	uint8_t overlay;   /* enum ix_pkt_overlay */
 	uint8_t outer_ecn; /* the outer IP header's 2 ECN bits */
-	uint32_t vni;      /* the overlay's network identifier (24 bits) */
+	uint32_t vni;      /* VXLAN, Geneve: network identifier (24 bits); GRE: key (0: none) */
+	uint8_t erspan;    /* ERSPAN type: 1, 2 or 3 */
+	uint16_t erspan_session; /* ERSPAN II and III: the session ID (10 bits) */
+	/* ERSPAN: the session may have cut the frame short (II and III: their
+	 * T bit; I has no header to say so, and is taken as possibly cut).
+	 * The inner IP length may then run past what was carried, as it does
+	 * past caplen in a capture cut by its snaplen. */
+	bool mirror_cut;
+	uint32_t mirror_len; /* ERSPAN: the mirrored frame's length (when cut: to its IP end) */
 	/* First fragment of a fragmented datagram: ports are decoded, but
 	 * payload_len is that of the fragment, not of the segment. */
 	bool fragment;
@@ -136,5 +151,24 @@ int ix_ib_decode_bth(const uint8_t *d, size_t caplen, size_t off, size_t tlen, s
 /* Native InfiniBand at off: the LRH, a GRH when its LNH says so, then the
  * BTH. wire is the packet's length as captured on the wire from 0. */
 int ix_ib_decode_lrh(const uint8_t *d, size_t caplen, size_t wire, size_t off, struct ix_pkt *o);
+
+/* GRE and ERSPAN (gre.c): the GRE header at off, len bytes of IP payload
+ * (caplen bytes captured from the start of d), and the ERSPAN header after
+ * it when its protocol names one: where the packet inside starts and what
+ * it is; the decoders above decode it. Returns IX_PKT_OK with g filled,
+ * IX_PKT_OTHER for GRE whose payload is not an Ethernet frame, an IP
+ * packet or a known ERSPAN type (another protocol, RFC 1701 routing,
+ * PPTP's version 1, an unknown ERSPAN version or frame type),
+ * IX_PKT_MALFORMED for headers that len or caplen cut short. */
+struct ix_gre {
+	uint16_t proto;   /* GRE's protocol type */
+	uint32_t key;     /* the K flag's key; 0 without one */
+	uint8_t erspan;   /* ERSPAN type 1, 2 or 3; 0: a tunnel, not a mirror copy */
+	uint16_t session; /* ERSPAN II and III: the session ID (10 bits) */
+	bool cut;         /* ERSPAN: the copy may be cut short (II, III: T; I: always) */
+	bool ip;          /* an IP packet inside; else an Ethernet frame */
+	size_t inner;     /* offset of the packet or frame inside */
+};
+int ix_gre_parse(const uint8_t *d, size_t caplen, size_t off, size_t len, struct ix_gre *g);
 
 #endif

@@ -509,13 +509,17 @@ int ix_wire_feed(struct ix_wire_ctx *c, int linktype, const uint8_t *data, size_
 {
 	struct ix_pkt local, *p = out ? out : &local;
 	int st = ix_pkt_decode(linktype, data, caplen, wirelen, p);
+	uint64_t len = wirelen < caplen ? caplen : wirelen;
 
 	c->f.packets++;
-	c->f.bytes += wirelen < caplen ? caplen : wirelen;
 	if (st == IX_PKT_MALFORMED) {
+		c->f.bytes += len;
 		c->f.malformed++;
 		return st;
 	}
+	if (p->mirror_len) /* an ERSPAN copy: the mirrored frame, as a direct capture has it */
+		len = p->mirror_len;
+	c->f.bytes += len;
 	if ((p->family && p->ecn == IX_PKT_ECN_CE) || p->outer_ecn == IX_PKT_ECN_CE)
 		c->f.ecn_ce++;
 	if (p->overlay) {
@@ -540,7 +544,7 @@ int ix_wire_feed(struct ix_wire_ctx *c, int linktype, const uint8_t *data, size_
 			roce_packet(c, p);
 	}
 	if (p->bth)
-		ix_rdma_feed(c->rdma, p, wirelen < caplen ? caplen : wirelen, ts_ns);
+		ix_rdma_feed(c->rdma, p, len, ts_ns);
 	return st;
 }
 

@@ -99,7 +99,7 @@ struct ix_wire_figures {
 	char iface[64];     /* interface or file name */
 	char filter[256];   /* BPF filter, "" for none */
 	uint64_t packets;   /* handed to the decoder */
-	uint64_t bytes;     /* on the wire (original lengths) */
+	uint64_t bytes;     /* on the wire (original lengths; ERSPAN: the mirrored frames') */
 	uint64_t malformed; /* truncated or inconsistent headers */
 	uint64_t other;     /* well formed but neither TCP nor UDP over IP */
 	uint64_t dropped;   /* by the kernel or the interface (live captures) */
@@ -111,7 +111,7 @@ struct ix_wire_figures {
 	uint64_t udp_packets;
 	uint64_t
 		ecn_ce; /* IP packets marked Congestion Experienced (either header of an overlay) */
-	uint64_t overlay_packets; /* VXLAN or Geneve, analysed by their inner packet */
+	uint64_t overlay_packets; /* VXLAN, Geneve, GRE, ERSPAN: analysed by their inner packet */
 	uint64_t overlay_ecn_ce;  /* of those, the outer IP header marked CE */
 	uint64_t roce_packets;
 	uint64_t roce_ecn_ce;

@@ -207,7 +207,8 @@ void ix_html_wire(FILE *f, json_t *w)
 	if (num(w, "ib_packets"))
 		fact(f, "InfiniBand packets", w, "ib_packets", IX_HF_PLAIN);
 	if (num(w, "overlay_packets"))
-		fact(f, "overlay (VXLAN, Geneve) packets", w, "overlay_packets", IX_HF_PLAIN);
+		fact(f, "overlay (VXLAN, Geneve, GRE, ERSPAN) packets", w, "overlay_packets",
+		     IX_HF_PLAIN);
 	fputs("</dl>\n", f);
 	if (json_is_object(json_object_get(w, "rdma")))
 		rdma(f, json_object_get(w, "rdma"));

@@ -31,7 +31,8 @@ void ix_text_wire(FILE *f, const struct ix_wire_figures *w)
 		(unsigned long long)w->other);
 	if (w->overlay_packets)
 		fprintf(f,
-			"  Overlay (VXLAN, Geneve) %llu packets, analysed inside: %llu outer "
+			"  Overlay (VXLAN, Geneve, GRE, ERSPAN) %llu packets, analysed inside: "
+			"%llu outer "
 			"ECN-CE\n",
 			(unsigned long long)w->overlay_packets,
 			(unsigned long long)w->overlay_ecn_ce);

@@ -4,7 +4,10 @@
 # tshark, and the counts must agree: tcp.analysis.retransmission (fast and
 # spurious ones included), duplicate_ack, out_of_order, zero_window, and
 # for RoCEv2 the packets, CNPs and ECN-CE marks. Malformed and cut-short
-# files must be read to the end without a crash.
+# files must be read to the end without a crash. The same scenarios sent to
+# a collector through GRE or as ERSPAN mirror copies must give tshark's
+# counts on those files and ours on the direct ones, and 'ixperf wire'
+# the same RoCE figures.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 PCAPGEN=${PCAPGEN:-$(pwd)/tests/tools/pcapgen}
@@ -30,11 +33,12 @@ tshark_tcp() {
 			if ($5 != "") z++ } END { printf "%d %d %d %d %d\n", n, r, d, o, z }'
 }
 
-# tshark_roce FILE: "roce_packets cnps roce_ce ecn_ce".
+# tshark_roce FILE: "roce_packets cnps roce_ce ecn_ce" (CE in any IP
+# header: an outer and an inner one are listed together, "0,3").
 tshark_roce() {
 	tshark -n -r "$1" -T fields -e udp.dstport -e infiniband.bth.opcode \
 		-e ip.dsfield.ecn -e ipv6.tclass.ecn 2>/dev/null |
-		awk -F'\t' '{ ce = ($3 == "3" || $4 == "3")
+		awk -F'\t' '{ ce = ($3 ~ /(^|,)3(,|$)/ || $4 ~ /(^|,)3(,|$)/)
 			if ($1 == "4791") { r++; if (ce) rc++ }
 			if ($2 == "129" || $2 == "0x81" || $2 == "0x00000081") c++
 			if (ce) e++ } END { printf "%d %d %d %d\n", r, c, rc, e }'
@@ -47,12 +51,18 @@ same() {
 
 # compare NAME [N]: generate, count both ways, compare the TCP analysis.
 compare() {
-	local name=$1 f="$J/$1.pcap" t
+	local name=$1
 	shift
-	if ! "$PCAPGEN" "$name" "$f" "$@"; then
+	if ! "$PCAPGEN" "$name" "$J/$name.pcap" "$@"; then
 		not_ok "pcapgen $name"
 		return 1
 	fi
+	counted "$name"
+}
+
+# counted NAME: count $J/NAME.pcap both ways, compare the TCP analysis.
+counted() {
+	local name=$1 f="$J/$1.pcap" t
 	if ! "$WIRECOUNT" "$f" >"$J/$name.out" 2>"$J/$name.err"; then
 		not_ok "wirecount reads $name"
 		cat "$J/$name.err" >&2
@@ -141,6 +151,108 @@ check "truncated-file: the cut record is malformed" test "$(ours "$J/trunc.out" 
 read -r -a t < <(tshark_tcp "$J/trunc.pcap")
 same "truncated-file complete packets" "$(($(ours "$J/trunc.out" packets) - 1))" "${t[0]}"
 same "truncated-file retransmissions" "$(ours "$J/trunc.out" tcp_retransmissions)" "${t[1]}"
+
+# GRE and ERSPAN: a collector's captures of the scenarios above. tshark
+# (4.0 here) decodes ERSPAN on GRE 0x88be and 0x22eb by default, type I
+# (0x88be without a GRE sequence number: no ERSPAN header) included, so it
+# needs no -d or -o; tshark_inner shows it saw the packets inside.
+
+# tshark_inner FILE: "frames gre_frames inner_frames erspan_versions": the
+# frames tshark decoded as GRE, those with an IP header inside the outer
+# one, and the ERSPAN versions it read (none for type I).
+tshark_inner() {
+	tshark -n -r "$1" -T fields -e gre.proto -e erspan.version -e ip.src -e ipv6.src \
+		2>/dev/null | awk -F'\t' '{ n++; if ($1 != "") g++; v[$2] = 1
+			c = 0; m = split($3 "," $4, a, ",")
+			for (j = 1; j <= m; j++) if (a[j] != "") c++
+			if (c >= 2) i++ }
+			END { s = ""; for (k in v) if (k != "") s = s k
+			      printf "%d %d %d %s\n", n, g, i, s == "" ? "-" : s }'
+}
+
+# wrapped SCENARIO KIND [OPTION...]: the scenario's frames through KIND
+# (pcapgen --wrap, with its options), counted both ways, and every count
+# the direct capture's.
+wrapped() {
+	local sc=$1 kind=$2 name t n= k v
+	shift 2
+	name="$sc.$kind$(printf '%s' "$*" | tr -d ' ')"
+	[ "$sc" = mixed-large ] && n=60000
+	if ! "$PCAPGEN" --wrap "$kind" "$@" "$sc" "$J/$name.pcap" ${n:+"$n"}; then
+		not_ok "pcapgen --wrap $kind $* $sc"
+		return 1
+	fi
+	counted "$name" || return 1
+	read -r -a t < <(tshark_inner "$J/$name.pcap")
+	case $kind in
+	erspan2) v=1 ;;
+	erspan3) v=2 ;;
+	*) v=- ;;
+	esac
+	check "$name: tshark decodes every frame's GRE, ERSPAN version $v" test \
+		"${t[1]}/${t[3]}" = "${t[0]}/$v"
+	[ "$sc" = malformed ] ||
+		check "$name: tshark sees the packet inside every frame" test "${t[2]}" = "${t[0]}"
+	for k in packets malformed tcp_packets tcp_retransmissions tcp_dup_acks tcp_out_of_order \
+		tcp_zero_window udp_packets ecn_ce roce_packets roce_ecn_ce roce_cnp qps; do
+		v=$(ours "$J/$sc.out" "$k")
+		check "$name $k: ours $(ours "$J/$name.out" "$k"), direct $v" test \
+			"$(ours "$J/$name.out" "$k")" = "$v"
+	done
+	check "$name: every valid frame crossed the overlay" test \
+		"$(ours "$J/$name.out" overlay_packets)" = \
+		"$(($(ours "$J/$name.out" packets) - $(ours "$J/$name.out" malformed)))"
+	if [ "$sc" = roce ]; then
+		read -r -a t < <(tshark_roce "$J/$name.pcap")
+		same "$name roce packets" "$(ours "$J/$name.out" roce_packets)" "${t[0]}"
+		same "$name roce CNPs" "$(ours "$J/$name.out" roce_cnp)" "${t[1]}"
+		same "$name roce ECN-CE" "$(ours "$J/$name.out" roce_ecn_ce)" "${t[2]}"
+		same "$name ECN-CE IP packets" "$(ours "$J/$name.out" ecn_ce)" "${t[3]}"
+	fi
+}
+
+for kind in gre gre-ip erspan1 erspan2 erspan3; do
+	wrapped tcp-retrans "$kind"
+	wrapped roce "$kind"
+done
+wrapped tcp-retrans erspan3 --outer6
+wrapped roce erspan2 --outer6
+wrapped tcp-retrans gre-ip --outer6
+wrapped vlan-v6 gre
+wrapped vlan-v6 erspan2
+wrapped malformed erspan2
+# The 96-byte snaplen: the collector's capture cut at the same byte of
+# each frame, or the mirror session cutting its copies (the T bit; type I
+# cannot say) and the collector keeping them whole.
+wrapped mixed-large gre
+wrapped mixed-large erspan2
+wrapped mixed-large erspan1 --session-cut
+wrapped mixed-large erspan3 --session-cut
+
+# Through the command: 'ixperf wire' on a mirrored RoCE capture gives the
+# direct capture's RoCE figures, bytes included (an ERSPAN copy counts as
+# the frame it carries); through a GRE tunnel, bytes aside.
+"$IXPERF" wire --json "$J/roce.pcap" >"$J/roce.json" 2>"$J/roce.err" ||
+	not_ok "ixperf wire reads roce.pcap"
+roce_figures() {
+	jq -c ".results[0].wire | {packets, bytes, malformed, udp_packets, ecn_ce, roce_packets,
+		roce_ecn_ce, roce_cnp, qps, qps_other, rdma} $2" "$1"
+}
+check "ixperf wire: the direct capture's RoCE figures, per QP and per direction" jq -e \
+	'.results[0].wire | .roce_packets == 228 and (.qps | length) == 4 and (.rdma.flows | length) > 0' \
+	"$J/roce.json"
+for w in roce.erspan1 roce.erspan2 roce.erspan3 roce.erspan2--outer6 roce.gre; do
+	"$IXPERF" wire --json "$J/$w.pcap" >"$J/$w.json" 2>"$J/$w.err"
+	check "ixperf wire reads $w.pcap" test "$?" = 0
+	d=
+	[ "$w" = roce.gre ] && d='| del(.bytes, .rdma.total.bytes, .rdma.host_pairs[].bytes, .rdma.flows[].bytes)'
+	direct=$(roce_figures "$J/roce.json" "$d")
+	check "$w: ixperf wire gives the direct capture's RoCE figures" test \
+		-n "$direct" -a "$(roce_figures "$J/$w.json" "$d")" = "$direct"
+	check "$w: every packet an overlay packet" jq -e \
+		'.results[0].wire | .overlay_packets == .packets and .overlay_packets > 0' "$J/$w.json"
+done
+schema_check "$J/roce.erspan3.json"
 
 # Not a capture at all.
 head -c 1000 /dev/urandom >"$J/junk.pcap"

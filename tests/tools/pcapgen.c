@@ -4,7 +4,15 @@
  * (mixed-large uses a seeded generator), so tshark and ixperf can be
  * compared on the same bytes.
  *
- *   pcapgen SCENARIO OUT.pcap [N]
+ *   pcapgen [--wrap KIND [--outer6] [--session-cut]] SCENARIO OUT.pcap [N]
+ *
+ * --wrap sends every frame of an Ethernet scenario to a collector, as a
+ * switch's mirror session or a GRE tunnel would (KIND: gre, gre-ip,
+ * erspan1, erspan2, erspan3), in IPv4 or (--outer6) IPv6. The scenario's
+ * snaplen then cuts the inner frame at the same byte: the collector's
+ * capture is cut by it, or with --session-cut (ERSPAN) the mirror session
+ * cuts its copies and says so in the T bit (type I cannot), and the
+ * collector keeps them whole.
  */
 #include "config.h"
 
@@ -23,6 +31,7 @@
 #define DLT_IPOIB 242
 #define MSS       1448
 #define MAXFRAME  9200
+#define MAXWRAP   (14 + 40 + 16 + 20) /* Ethernet, IPv6, GRE, ERSPAN III's headers */
 #define BASE_SEC  1700000000ull
 
 #define TH_FIN 0x01
@@ -41,6 +50,16 @@ enum link {
 	L_GENEVE,    /* Ethernet, IPv4, UDP 6081, Geneve with an option, the frame */
 };
 
+/* How the frames reach the capture. */
+enum wrap {
+	W_NONE,
+	W_GRE,     /* GRE with key and sequence number, 0x6558: the frame */
+	W_GRE_IP,  /* GRE with checksum and key, 0x0800 or 0x86dd: the IP packet */
+	W_ERSPAN1, /* GRE 0x88be without a sequence number: the frame, no header */
+	W_ERSPAN2, /* GRE 0x88be with a sequence number: the type II header, the frame */
+	W_ERSPAN3, /* GRE 0x22eb: type III with its platform subheader, the frame */
+};
+
 struct gen {
 	pcap_t *pd;
 	pcap_dumper_t *dump;
@@ -54,6 +73,9 @@ struct gen {
 	long last_rec;     /* size of the last record written, header included */
 	uint64_t count;
 	uint64_t limit; /* records to write at most (0: no limit) */
+	enum wrap wrap;
+	bool outer6;      /* the wrapping's outer header is IPv6 */
+	bool session_cut; /* ERSPAN: the session cuts its copies to snaplen */
 };
 
 /* An IP packet to build: addresses, transport header fields, sizes. */
@@ -262,16 +284,128 @@ static size_t build(const struct gen *g, const struct pkt *p, uint8_t *b)
 	return l2 + tot;
 }
 
+/* Where the IP packet of an Ethernet frame of len bytes starts (past its
+ * VLAN tags), and its type; 0 when the frame is too short. */
+static size_t ip_start(const uint8_t *b, size_t len, uint16_t *et)
+{
+	size_t off = 12;
+
+	while (off + 2 <= len) {
+		*et = (uint16_t)(b[off] << 8 | b[off + 1]);
+		if (*et != 0x8100 && *et != 0x88a8)
+			return off + 2;
+		off += 4;
+	}
+	return 0;
+}
+
+/* The outer headers for frame b (of which cap bytes are captured, wire
+ * bytes long) into o; *carried: the bytes of b the outer packet holds.
+ * Returns the headers' length. */
+static size_t wrap_headers(const struct gen *g, const uint8_t *b, size_t cap, size_t wire,
+			   uint8_t *o, size_t *skip, size_t *carried)
+{
+	static const uint8_t mac_c[6] = { 0x02, 0, 0, 0, 0, 0xc },
+			     mac_s[6] = { 0x02, 0, 0, 0, 0, 5 };
+	bool erspan = g->wrap >= W_ERSPAN1, cut = g->session_cut && erspan && cap < wire;
+	size_t ih = g->outer6 ? 40 : 20, gh = 4, n, i;
+	uint16_t proto = 0x6558, et = 0;
+	uint8_t *ip = o + 14, *gre = ip + ih, *e;
+
+	*skip = 0;
+	if (g->wrap == W_GRE_IP && (*skip = ip_start(b, cap, &et)) != 0)
+		proto = et;
+	*carried = (cut ? cap : wire) - *skip;
+	gh += g->wrap <= W_GRE_IP ? 8 : g->wrap == W_ERSPAN1 ? 0 : 4; /* key, sequence, checksum */
+	gh += g->wrap == W_ERSPAN2 ? 8 : g->wrap == W_ERSPAN3 ? 12 + 8 : 0;
+	n = 14 + ih + gh;
+	memset(o, 0, n);
+	memcpy(o, mac_c, 6);
+	memcpy(o + 6, mac_s, 6);
+	put16(o + 12, g->outer6 ? 0x86dd : 0x0800);
+	if (g->outer6) {
+		static const uint8_t pre[8] = { 0x20, 0x01, 0x0d, 0xb8, 0, 0xff, 0, 0 };
+
+		put32(ip, 0x60000000u);
+		put16(ip + 4, (uint32_t)(gh + *carried));
+		ip[6] = 47;
+		ip[7] = 64;
+		memcpy(ip + 8, pre, 8);
+		ip[23] = 1;
+		memcpy(ip + 24, pre, 8);
+		ip[39] = 2;
+	} else {
+		ip[0] = 0x45;
+		put16(ip + 2, (uint32_t)(ih + gh + *carried));
+		put16(ip + 4, (uint32_t)(g->count & 0xffff));
+		put16(ip + 6, 0x4000);
+		ip[8] = 64;
+		ip[9] = 47;
+		put32(ip + 12, 0xc0a8fe01u);
+		put32(ip + 16, 0xc0a8fe02u);
+		put16(ip + 10, csum(ip, 20, 0));
+	}
+	put16(gre + 2, g->wrap <= W_GRE_IP ? proto : g->wrap == W_ERSPAN3 ? 0x22eb : 0x88be);
+	e = gre + 4;
+	if (g->wrap == W_GRE_IP) {
+		gre[0] = 0xa0; /* C, K; the checksum is set last */
+		e += 4;
+	} else if (g->wrap != W_ERSPAN1) {
+		gre[0] = g->wrap == W_GRE ? 0x30 : 0x10; /* (K,) S */
+	}
+	if (gre[0] & 0x20) {
+		put32(e, 7001); /* key */
+		e += 4;
+	}
+	if (gre[0] & 0x10) {
+		put32(e, (uint32_t)g->count); /* sequence number */
+		e += 4;
+	}
+	if (g->wrap == W_ERSPAN2 || g->wrap == W_ERSPAN3) {
+		put16(e, g->wrap == W_ERSPAN2 ? 0x1000 : 0x2000); /* version 1 or 2, VLAN 0 */
+		put16(e + 2, (cut ? 0x0400u : 0) | 42);           /* T, session 42 */
+		if (g->wrap == W_ERSPAN2) {
+			put32(e + 4, 1); /* index */
+		} else {
+			put32(e + 4, (uint32_t)(g->t_ns / 100000u)); /* granularity 0: 100 us */
+			e[11] = 0x01;                                /* O */
+			e[12] = 0x0c;                                /* platform 3 */
+			put16(e + 14, 1);                            /* its port ID */
+		}
+	}
+	if (g->wrap == W_GRE_IP) {
+		uint32_t sum = 0;
+
+		/* Over the GRE packet; past what is captured the bytes of b
+		 * are those the caller built. */
+		for (i = 0; i + 1 < gh; i += 2)
+			sum += (uint32_t)(gre[i] << 8 | gre[i + 1]);
+		put16(gre + 4, csum(b + *skip, *carried, sum));
+	}
+	return n;
+}
+
 static void emit_raw(struct gen *g, const uint8_t *b, size_t len, size_t wirelen)
 {
+	uint8_t w[MAXWRAP + MAXFRAME];
 	struct pcap_pkthdr h;
+	size_t cap = g->snaplen && len > g->snaplen ? g->snaplen : len;
 
 	if (g->limit && g->count >= g->limit)
 		return;
+	if (g->wrap) {
+		size_t skip, carried, n = wrap_headers(g, b, cap, wirelen, w, &skip, &carried);
+
+		cap -= skip;
+		memcpy(w + n, b + skip, cap);
+		b = w;
+		wirelen = n + carried;
+		cap = n + (cap < carried ? cap : carried);
+	}
 	h.ts.tv_sec = (time_t)(BASE_SEC + g->t_ns / 1000000000u);
 	h.ts.tv_usec = (suseconds_t)(g->t_ns % 1000000000u / 1000u);
 	h.len = (bpf_u_int32)wirelen;
-	h.caplen = (bpf_u_int32)(g->snaplen && len > g->snaplen ? g->snaplen : len);
+	h.caplen = (bpf_u_int32)cap;
 	pcap_dump((u_char *)g->dump, &h, b);
 	g->last_rec = 16 + (long)h.caplen;
 	g->count++;
@@ -683,10 +817,43 @@ static void scen_mixed_large(struct gen *g, uint64_t n)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pcapgen SCENARIO OUT.pcap [N]\n"
-			"scenarios: tcp-clean tcp-retrans roce vlan-v6 malformed sll\n"
-			"           mixed-large N truncated-file ipoib ipoib-sll vxlan geneve\n");
+	fprintf(stderr,
+		"usage: pcapgen [--wrap KIND [--outer6] [--session-cut]] SCENARIO OUT.pcap [N]\n"
+		"scenarios: tcp-clean tcp-retrans roce vlan-v6 malformed sll\n"
+		"           mixed-large N truncated-file ipoib ipoib-sll vxlan geneve\n"
+		"wrap KIND: gre gre-ip erspan1 erspan2 erspan3 (Ethernet scenarios)\n");
 	return 2;
+}
+
+/* --wrap and its options; returns the index of SCENARIO, or -1. */
+static int wrap_options(struct gen *g, int argc, char **argv)
+{
+	static const char *const kinds[] = { "gre", "gre-ip", "erspan1", "erspan2", "erspan3" };
+	int i;
+
+	for (i = 1; i < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+		if (strcmp(argv[i], "--outer6") == 0) {
+			g->outer6 = true;
+		} else if (strcmp(argv[i], "--session-cut") == 0) {
+			g->session_cut = true;
+		} else if (strcmp(argv[i], "--wrap") == 0 && i + 1 < argc) {
+			enum wrap w = W_NONE;
+			size_t k;
+
+			for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+				if (strcmp(argv[i + 1], kinds[k]) == 0)
+					w = (enum wrap)(W_GRE + k);
+			if (!w)
+				return -1;
+			g->wrap = w;
+			i++;
+		} else {
+			return -1;
+		}
+	}
+	if ((g->outer6 && !g->wrap) || (g->session_cut && g->wrap < W_ERSPAN1))
+		return -1;
+	return i;
 }
 
 int main(int argc, char **argv)
@@ -695,9 +862,14 @@ int main(int argc, char **argv)
 	const char *sc;
 	uint64_t n = 100000;
 	bool chop = false;
+	int a;
 
-	if (argc < 3)
+	memset(&g, 0, sizeof(g));
+	a = wrap_options(&g, argc, argv);
+	if (a < 0 || argc - a < 2)
 		return usage();
+	argc -= a - 1;
+	argv += a - 1;
 	sc = argv[1];
 	if (argc > 3) {
 		char *end;
@@ -707,7 +879,6 @@ int main(int argc, char **argv)
 		if (errno || *end || n == 0)
 			return usage();
 	}
-	memset(&g, 0, sizeof(g));
 	g.dlt = strcmp(sc, "sll") == 0 || strcmp(sc, "ipoib-sll") == 0 ? DLT_SLL : DLT_ETH;
 	g.link = strcmp(sc, "sll") == 0 ? L_SLL : L_ETH;
 	if (strcmp(sc, "ipoib") == 0) {
@@ -718,6 +889,8 @@ int main(int argc, char **argv)
 	} else if (strcmp(sc, "vxlan") == 0 || strcmp(sc, "geneve") == 0) {
 		g.link = sc[0] == 'v' ? L_VXLAN : L_GENEVE;
 	}
+	if (g.wrap && (g.dlt != DLT_ETH || g.link != L_ETH))
+		return usage(); /* the wrapping carries Ethernet frames */
 	g.pd = pcap_open_dead(g.dlt, 262144);
 	if (!g.pd)
 		return 1;

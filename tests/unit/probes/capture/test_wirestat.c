@@ -477,6 +477,70 @@ Test(wirestat, roce_qps_beyond_the_table)
 	ix_wire_free(w);
 }
 
+/* A RoCEv2 frame (158 bytes, ECT(0)) through GRE or mirrored by ERSPAN
+ * type II, the outer IPv4 header marked CE; cut: the session kept its
+ * first 54 bytes (the T bit). */
+static int tunnelled_roce(struct ix_wire_ctx *w, bool erspan, bool cut)
+{
+	enum { FRAME = 14 + 20 + 8 + 12 + 104 };
+	uint8_t b[20 + 16 + FRAME];
+	size_t hl = erspan ? 20 + 16 : 20 + 8, n = hl + (cut ? 54 : FRAME);
+	uint8_t *f = b + hl, *ip = f + 14;
+
+	memset(b, 0, sizeof(b));
+	b[0] = 0x45;
+	b[1] = 3;
+	put16(b + 2, (uint32_t)n);
+	b[9] = 47;
+	put32(b + 20, erspan ? 0x100088beu : 0x10006558u); /* S, ERSPAN or a frame */
+	put32(b + 24, 1);
+	if (erspan) {
+		put16(b + 28, 0x1000); /* version 1 */
+		put16(b + 30, cut ? 0x0401 : 0x0001);
+	}
+	put16(f + 12, 0x0800);
+	ip[0] = 0x45;
+	ip[1] = 2;
+	put16(ip + 2, FRAME - 14);
+	ip[9] = 17;
+	put16(ip + 22, 4791);
+	put16(ip + 24, 8 + 12 + 104);
+	ip[28] = 0x04;
+	ip[35] = 0x11;
+	return ix_wire_feed(w, IX_PKT_DLT_RAW, b, n, n, 0, NULL);
+}
+
+/* An ERSPAN copy counts as the mirrored frame would in a direct capture:
+ * its length, not the mirror session's outer CE mark; GRE is a tunnel
+ * whose outer header is the traffic's. */
+Test(wirestat, erspan_counts_the_mirrored_frame)
+{
+	struct ix_wire_ctx *w = ix_wire_new();
+	struct ix_wire_figures f;
+
+	cr_assert_eq(tunnelled_roce(w, true, false), IX_PKT_OK);
+	cr_assert_eq(tunnelled_roce(w, true, true), IX_PKT_OK);
+	f = figures(w);
+	cr_assert_eq(f.bytes, 2 * 158);
+	cr_assert_eq(f.roce_packets, 2);
+	cr_assert_eq(f.ecn_ce, 0);
+	cr_assert_eq(f.roce_ecn_ce, 0);
+	cr_assert_eq(f.overlay_packets, 2);
+	cr_assert_eq(f.overlay_ecn_ce, 0);
+	cr_assert_eq(f.rdma.nflows, 1);
+	cr_assert_eq(f.rdma.flows[0].bytes, 2 * 158);
+	cr_assert_eq(f.rdma.flows[0].payload, 2 * 100);
+	cr_assert_eq(tunnelled_roce(w, false, false), IX_PKT_OK);
+	f = figures(w);
+	cr_assert_eq(f.bytes, 2 * 158 + 20 + 8 + 158);
+	cr_assert_eq(f.ecn_ce, 1);
+	cr_assert_eq(f.roce_ecn_ce, 1);
+	cr_assert_eq(f.overlay_packets, 3);
+	cr_assert_eq(f.overlay_ecn_ce, 1);
+	cr_assert_eq(tunnelled_roce(w, false, true), IX_PKT_MALFORMED, "a tunnel does not cut");
+	ix_wire_free(w);
+}
+
 Test(wirestat, malformed_other_and_get_leaves_capture_fields)
 {
 	struct ix_wire_ctx *w = ix_wire_new();

@@ -77,8 +77,8 @@ Test(text_wire, rdma_lines)
 
 	capture(&w);
 	out = render(&w);
-	cr_assert(strstr(out,
-			 "  Overlay (VXLAN, Geneve) 26 packets, analysed inside: 2 outer ECN-CE\n"),
+	cr_assert(strstr(out, "  Overlay (VXLAN, Geneve, GRE, ERSPAN) 26 packets, analysed inside: "
+			      "2 outer ECN-CE\n"),
 		  "%s", out);
 	cr_assert(strstr(out,
 			 "  RDMA transport, 2 directions in 1 connections: 12 requests, 2 "
