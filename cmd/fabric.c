@@ -154,6 +154,11 @@ int cmd_fabric(int argc, char **argv, const struct ix_env *env)
 			argv[pos]);
 		return ix_report_error("fabric", &err);
 	}
+	if (pos < argc && o.interval_s > 0) {
+		ix_fail(&err, IX_EXIT_USAGE,
+			"--interval and a command exclude each other: the second read follows one");
+		return ix_report_error("fabric", &err);
+	}
 	if (o.baseline) {
 		if (load_baseline(o.baseline, &ref, &err) < 0)
 			return ix_report_error("fabric", &err);

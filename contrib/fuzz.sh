@@ -2,12 +2,13 @@
 # Coverage-guided fuzzing (libFuzzer) of the parsers that read bytes from
 # outside: control frames and message bodies, an RDMA peer's answers,
 # captures, plans, result documents and spool entries, the documents
-# 'ixperf top' reads back, host lists, LLDP neighbours, rtnetlink answers
-# and a launcher's environment strings (tests/fuzz/fuzz_*.c).
+# 'ixperf top' reads back, saved InfiniBand subnets, host lists, LLDP
+# neighbours, rtnetlink answers and a launcher's environment strings
+# (tests/fuzz/fuzz_*.c).
 #
 #   contrib/fuzz.sh [NAME...]       (make fuzz; NAME: frame, wire, rdma,
 #                                    pcap, plan, result, heatstate, hostlist,
-#                                    inventory, lldp, rtnl, launchenv)
+#                                    inventory, lldp, rtnl, launchenv, ibfab)
 #
 # Configures a clang build tree with ASan+UBSan and libFuzzer's coverage
 # ($FUZZ_BUILD, default ./fuz-build), builds libixperf.a there, links one
