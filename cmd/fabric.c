@@ -138,7 +138,7 @@ int cmd_fabric(int argc, char **argv, const struct ix_env *env)
 	char between[160] = "";
 	struct ix_sink sink;
 	int pos, reads = 1, rc = IX_EXIT_OK;
-	bool help, have_ref = false;
+	bool help, have_ref = false, partial = false;
 
 	ix_ibfab_init(&first);
 	ix_ibfab_init(&now);
@@ -186,10 +186,16 @@ int cmd_fabric(int argc, char **argv, const struct ix_env *env)
 				;
 			snprintf(between, sizeof(between), "over %.1f s", o.interval_s);
 		}
-		if (read_subnet(&o, &now, 1, &err) < 0)
-			goto fail_sink;
-		ix_ibfab_take_first(&now, &first);
-		reads = 2;
+		if (read_subnet(&o, &now, 1, &err) < 0) {
+			/* the first read stands, marked incomplete */
+			ix_ibfab_free(&now);
+			now = first;
+			ix_ibfab_init(&first);
+			partial = true;
+		} else {
+			ix_ibfab_take_first(&now, &first);
+			reads = 2;
+		}
 	} else {
 		now = first;
 		ix_ibfab_init(&first);
@@ -201,14 +207,19 @@ int cmd_fabric(int argc, char **argv, const struct ix_env *env)
 
 		json_object_set_new(res, "between",
 				    between[0] ? json_string(between) : json_null());
+		json_object_set_new(res, "complete", json_boolean(!partial));
 		json_array_append_new(arr, res);
-		ix_sink_put_json(&sink,
-				 ix_json_document("fabric", env->argc, env->argv, arr, NULL));
+		ix_sink_put_json(&sink, ix_json_document("fabric", env->argc, env->argv, arr,
+							 partial ? err.msg : NULL));
 	} else {
 		ix_text_ibfab(sink.f, &now, &fs, reads, between);
+		if (partial)
+			ix_text_why(sink.f, "INCOMPLETE: the second read failed", err.msg);
 	}
 	if (o.check && fs.n)
 		rc = IX_EXIT_THRESHOLD;
+	if (partial)
+		rc = ix_report_error("fabric", &err);
 	if (ix_sink_commit(&sink, &err) < 0)
 		rc = ix_report_error("fabric", &err);
 	goto out;

@@ -50,7 +50,8 @@ for s in range(2):
 PY
 mkfifo "$J/console"
 ibsim -s "$J/net" <"$J/console" >"$J/ibsim.log" 2>&1 &
-IX_PIDS+=($!)
+SIM=$!
+IX_PIDS+=("$SIM")
 exec 3>"$J/console"
 sim() { echo "$*" >&3; sleep 0.5; }
 sm() { timeout 60 ibsim-run opensm -o -f "$J/osm.log" >"$J/osm.out" 2>&1; }
@@ -167,6 +168,15 @@ check "a baseline that is no fabric document is refused (exit $rc)" bash -c "[ $
 check "naming the file" grep -q "notfabric.json" "$J/fabric.err"
 fab stray-arg >/dev/null
 check "a stray argument is a usage error (exit 2)" test "$?" = 2
+
+# ---- the subnet gone between the reads: the first read is kept ----
+fab -J -o "$J/partial.json" -- kill "$SIM"
+rc=$?
+schema_check "$J/partial.json"
+check "the subnet gone between the reads: exit 1 ($rc)" test "$rc" = 1
+check "the subnet gone between the reads: the first read kept and marked" \
+	jq_true "$J/partial.json" ".complete == false and $R.complete == false and $R.reads == 1
+	 and $R.switches == 6 and (.error | test(\"InfiniBand\"))"
 
 exec 3>&-
 ix_done
