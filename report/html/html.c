@@ -147,6 +147,11 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 	} else if (kind && !strcmp(kind, "gpu")) {
 		c->path = ix_html_str(r, "backend.name");
 		c->hosts = NULL;
+	} else if (kind && !strcmp(kind, "ib_fabric")) {
+		c->hosts = NULL;
+		c->path = "infiniband";
+		if (strcmp(c->verdict, "ERROR") && json_array_size(json_object_get(r, "findings")))
+			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "incast")) {
 		c->hosts = json_object_get(r, "receiver");
 		c->head_name = "goodput at the largest fan-in";
@@ -476,6 +481,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_gpu(f, r);
 			else if (!strcmp(p, "topo"))
 				ix_html_topo_tree(f, r);
+			else if (!strcmp(p, "ib_fabric"))
+				ix_html_ibfab(f, r);
 		}
 	}
 	for (size_t k = 0; k < n; k++) { /* what a capture saw, with the result it went with */

@@ -97,6 +97,9 @@ void ix_html_topo(FILE *f, json_t *run);
 /* A result's "fleet" object (fleet.c): the odd ones out, every node's
  * topology findings and inventory; nothing when it is not an object. */
 void ix_html_fleet(FILE *f, json_t *fleet);
+/* An "ib_fabric" result (ibfab.c): its findings, its switches in tiers
+ * with each cable coloured by what was found on it, and its cables. */
+void ix_html_ibfab(FILE *f, json_t *result);
 /* The server's tree as an SVG (topotree.c), from a "topo" result. */
 void ix_html_topo_tree(FILE *f, json_t *topo);
 /* The colour scale: 256 entries, dark to light, readable in grey. */

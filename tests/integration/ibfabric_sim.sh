@@ -156,6 +156,12 @@ check "faults: the unlinked cable is gone, named by both ends" jq_true "$J/fault
 disc_links >"$J/disc2.links"
 check "faults: ibnetdiscover has one cable less" test "$(wc -l <"$J/disc2.links")" = 23
 check "faults: nothing else" jq_true "$J/faults.json" "($R.findings | length) == 2"
+"$IXPERF" report --format html "$J/faults.json" >"$J/faults.html" 2>>"$J/fabric.err"
+check "ixperf report draws it in HTML: FAIL, the findings, the switches in tiers, the cable with errors red" \
+	bash -c "grep -q 'badge fail' '$J/faults.html' &&
+		grep -q 'SymbolErrorCounter +7 between the reads' '$J/faults.html' &&
+		[ \$(grep -c '<rect ' '$J/faults.html') = 6 ] &&
+		grep -q 'stroke=\"#c0392b\" stroke-width=\"3\"><title>leaf2/5 - spine' '$J/faults.html'"
 fab --check --baseline "$J/clean.json" >"$J/faults.txt"
 check "the text lists the finding under FINDINGS" bash -c \
 	"grep -q '^FINDINGS (1):' '$J/faults.txt' && grep -q 'link_lost *cable \"leaf3\"/6' '$J/faults.txt'"
