@@ -12,32 +12,7 @@
 #include <criterion/criterion.h>
 
 #include "probes/ibfab/ibfab.h"
-
-/* Cable node a port pa to node b port pb, both 4X QDR Active. */
-static void cable(struct ix_ibfab *f, int32_t a, uint32_t pa, int32_t b, uint32_t pb)
-{
-	struct ix_ibfab_port *x = ix_ibfab_port(f, a, pa), *y = ix_ibfab_port(f, b, pb);
-
-	cr_assert(x && y);
-	*x = (struct ix_ibfab_port){ .num = (uint8_t)pa,
-				     .lid = 1,
-				     .state = 4,
-				     .phys = 5,
-				     .width_active = 2,
-				     .width_enabled = 3,
-				     .width_supported = 3,
-				     .speed_active = 4,
-				     .speed_enabled = 7,
-				     .speed_supported = 7,
-				     .peer_node = b,
-				     .peer_port = (uint8_t)pb };
-	*y = *x;
-	y->num = (uint8_t)pb;
-	y->peer_node = a;
-	y->peer_port = (uint8_t)pa;
-	for (int s = 0; s < 2; s++)
-		x->ctr[s].valid = y->ctr[s].valid = true;
-}
+#include "tests/unit/ibfab_fixture.h"
 
 /* h1 - sw1/1, sw1/5 - sw2/5, sw2/1 - h2 */
 static void subnet(struct ix_ibfab *f)
@@ -47,9 +22,9 @@ static void subnet(struct ix_ibfab *f)
 	cr_assert_not_null(ix_ibfab_add(f, 0x20, true, "sw1", 8));
 	cr_assert_not_null(ix_ibfab_add(f, 0x30, true, "sw2", 8));
 	cr_assert_not_null(ix_ibfab_add(f, 0x40, false, "h2", 1));
-	cable(f, 0, 1, 1, 1);
-	cable(f, 1, 5, 2, 5);
-	cable(f, 2, 1, 3, 1);
+	ix_test_ib_cable(f, 0, 1, 1, 1);
+	ix_test_ib_cable(f, 1, 5, 2, 5);
+	ix_test_ib_cable(f, 2, 1, 3, 1);
 }
 
 static struct ix_ibfab_findings judge(const struct ix_ibfab *f, const struct ix_ibfab *ref)

@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 
 #include "probes/ibfab/ibfab.h"
+#include "tests/unit/ibfab_fixture.h"
 #include "report/html/html.h"
 #include "report/json/json.h"
 #include "tests/unit/report/fixtures.h"
@@ -17,26 +18,6 @@
 static void draw(FILE *f, const void *arg)
 {
 	ix_html_ibfab(f, (json_t *)arg);
-}
-
-static void cable(struct ix_ibfab *f, int32_t a, uint32_t pa, int32_t b, uint32_t pb)
-{
-	struct ix_ibfab_port *x = ix_ibfab_port(f, a, pa), *y = ix_ibfab_port(f, b, pb);
-
-	*x = (struct ix_ibfab_port){ .num = (uint8_t)pa,
-				     .state = 4,
-				     .width_active = 2,
-				     .width_enabled = 2,
-				     .speed_active = 4,
-				     .speed_enabled = 4,
-				     .peer_node = b,
-				     .peer_port = (uint8_t)pb };
-	*y = *x;
-	y->num = (uint8_t)pb;
-	y->peer_node = a;
-	y->peer_port = (uint8_t)pa;
-	for (int s = 0; s < 2; s++)
-		x->ctr[s].valid = y->ctr[s].valid = true;
 }
 
 Test(html_ibfab, findings_tiers_and_cables)
@@ -51,8 +32,8 @@ Test(html_ibfab, findings_tiers_and_cables)
 	ix_ibfab_add(&f, 0x10, false, "h<1>", 1);
 	ix_ibfab_add(&f, 0x20, true, "leaf", 8);
 	ix_ibfab_add(&f, 0x30, true, "spine", 8);
-	cable(&f, 0, 1, 1, 1);
-	cable(&f, 1, 5, 2, 1);
+	ix_test_ib_cable(&f, 0, 1, 1, 1);
+	ix_test_ib_cable(&f, 1, 5, 2, 1);
 	f.nodes[1].ports[5].ctr[1].v[IX_IBC_SYMBOL_ERRORS] = 5;
 	cr_assert_eq(ix_ibfab_check(&f, NULL, &fs, &err), 0);
 	j = ix_json_ibfab(&f, &fs, 2);
@@ -92,7 +73,7 @@ Test(html_ibfab, nothing_flagged)
 	ix_ibfab_init(&f);
 	ix_ibfab_add(&f, 0x10, false, "h", 1);
 	ix_ibfab_add(&f, 0x20, true, "leaf", 8);
-	cable(&f, 0, 1, 1, 1);
+	ix_test_ib_cable(&f, 0, 1, 1, 1);
 	j = ix_json_ibfab(&f, NULL, 1);
 	out = ix_test_render(draw, j);
 	cr_expect(strstr(out, "<p>Nothing flagged"), "%s", out);
