@@ -68,13 +68,6 @@ static uint8_t can(uint8_t en_a, uint8_t sup_a, uint8_t en_b, uint8_t sup_b)
 	return (uint8_t)((en_a & (sup_b ? sup_b : en_b)) | (en_b & (sup_a ? sup_a : en_a)));
 }
 
-static const char *state_name(uint8_t s)
-{
-	static const char *const names[] = { "?", "Down", "Init", "Armed", "Active" };
-
-	return s < 5 ? names[s] : "?";
-}
-
 /* One cable, judged from its end a (the lower node index). */
 static int check_link(const struct ix_ibfab *f, int32_t na, const struct ix_ibfab_port *a,
 		      struct ix_ibfab_findings *out)
@@ -116,7 +109,7 @@ static int check_link(const struct ix_ibfab *f, int32_t na, const struct ix_ibfa
 		rc |= add(out, IX_IBF_NOT_ACTIVE, idle == a ? na : a->peer_node, idle->num,
 			  "link %s - %s is cabled but %s is %s, not Active: it carries no data "
 			  "until the subnet manager brings it up",
-			  la, lb, idle == a ? la : lb, state_name(idle->state));
+			  la, lb, idle == a ? la : lb, ix_ibfab_state_name(idle->state));
 	}
 	return rc;
 }
@@ -138,13 +131,11 @@ static int check_counters(const struct ix_ibfab *f, int32_t n, const struct ix_i
 	if (!c0->valid || !c1->valid)
 		return 0;
 	for (int k = 0; k < IX_IBC_N; k++) {
-		uint64_t d;
+		uint64_t d = ix_ibfab_moved(p, (enum ix_ibfab_ctr)k);
 		int w;
 
-		if (!ix_ibfab_ctr_is_error((enum ix_ibfab_ctr)k) || c1->v[k] == c0->v[k])
+		if (!ix_ibfab_ctr_is_error((enum ix_ibfab_ctr)k) || !d)
 			continue;
-		/* a counter below its first reading was cleared in between */
-		d = c1->v[k] > c0->v[k] ? c1->v[k] - c0->v[k] : c1->v[k];
 		w = snprintf(moved + used, sizeof(moved) - used, "%s%s +%" PRIu64, used ? ", " : "",
 			     ix_ibfab_ctr_name((enum ix_ibfab_ctr)k), d);
 		if (w < 0 || (size_t)w >= sizeof(moved) - used)
@@ -196,7 +187,7 @@ static int check_lost(const struct ix_ibfab *f, const struct ix_ibfab *ref,
 				  "cable %s - %s is gone (%s is %s now)", la, lb, la,
 				  !now                  ? "missing"
 				  : now->peer_node >= 0 ? "cabled elsewhere"
-							: state_name(now->state));
+							: ix_ibfab_state_name(now->state));
 		}
 	}
 	return rc;
@@ -218,8 +209,7 @@ int ix_ibfab_check(const struct ix_ibfab *f, const struct ix_ibfab *ref,
 
 			if (pt->peer_node < 0)
 				continue;
-			if ((uint32_t)pt->peer_node > i ||
-			    ((uint32_t)pt->peer_node == i && pt->peer_port > p))
+			if (ix_ibfab_cable_here(f, i, p))
 				rc |= check_link(f, (int32_t)i, pt, out);
 			rc |= check_counters(f, (int32_t)i, pt, out);
 		}

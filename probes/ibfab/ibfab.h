@@ -106,6 +106,17 @@ double ix_ibfab_lane_gbps(uint8_t speed_bits, uint8_t ext_bits);
 const char *ix_ibfab_speed_name(uint8_t speed_bits, uint8_t ext_bits);
 /* A port's data rate as active (lanes times a lane's rate), Gbit/s. */
 double ix_ibfab_port_gbps(const struct ix_ibfab_port *p);
+/* PortState's name: "Down", "Init", "Armed", "Active" ("?" else). */
+const char *ix_ibfab_state_name(uint8_t state);
+/* Whether the cable at node n's port p is listed from this end: it has
+ * one, and this is its end with the lower node index (port, on one node). */
+bool ix_ibfab_cable_here(const struct ix_ibfab *f, uint32_t n, uint32_t p);
+/* The switches and the cables (each once) of f. */
+void ix_ibfab_counts(const struct ix_ibfab *f, uint32_t *switches, uint32_t *cables);
+/* What counter k of port p moved between the reads (a counter below its
+ * first reading was cleared in between: it counts from 0); 0 unless both
+ * reads are valid. */
+uint64_t ix_ibfab_moved(const struct ix_ibfab_port *p, enum ix_ibfab_ctr k);
 /* "S leaf1/3" style name of a node's port, into buf. */
 const char *ix_ibfab_port_label(const struct ix_ibfab *f, int32_t n, uint32_t p, char *buf,
 				size_t len);

@@ -184,3 +184,37 @@ void ix_ibfab_take_first(struct ix_ibfab *f, const struct ix_ibfab *first)
 		}
 	}
 }
+
+const char *ix_ibfab_state_name(uint8_t state)
+{
+	static const char *const names[] = { "?", "Down", "Init", "Armed", "Active" };
+
+	return state < 5 ? names[state] : "?";
+}
+
+bool ix_ibfab_cable_here(const struct ix_ibfab *f, uint32_t n, uint32_t p)
+{
+	const struct ix_ibfab_port *pt = ix_ibfab_port(f, (int32_t)n, p);
+
+	return pt && pt->peer_node >= 0 &&
+	       ((uint32_t)pt->peer_node > n || ((uint32_t)pt->peer_node == n && pt->peer_port > p));
+}
+
+void ix_ibfab_counts(const struct ix_ibfab *f, uint32_t *switches, uint32_t *cables)
+{
+	*switches = *cables = 0;
+	for (uint32_t i = 0; i < f->n; i++) {
+		*switches += f->nodes[i].is_switch;
+		for (uint32_t p = 1; p <= f->nodes[i].nports; p++)
+			*cables += ix_ibfab_cable_here(f, i, p);
+	}
+}
+
+uint64_t ix_ibfab_moved(const struct ix_ibfab_port *p, enum ix_ibfab_ctr k)
+{
+	const struct ix_ibfab_counters *c0 = &p->ctr[0], *c1 = &p->ctr[1];
+
+	if (!c0->valid || !c1->valid || (unsigned)k >= IX_IBC_N)
+		return 0;
+	return c1->v[k] >= c0->v[k] ? c1->v[k] - c0->v[k] : c1->v[k];
+}

@@ -16,13 +16,6 @@ static json_t *guid_json(uint64_t g)
 	return json_string(s);
 }
 
-static const char *state_name(uint8_t s)
-{
-	static const char *const names[] = { "?", "Down", "Init", "Armed", "Active" };
-
-	return s < 5 ? names[s] : "?";
-}
-
 static json_t *counters_json(const struct ix_ibfab_counters *c)
 {
 	json_t *o;
@@ -37,19 +30,17 @@ static json_t *counters_json(const struct ix_ibfab_counters *c)
 }
 
 /* What moved between the reads (a cleared counter counts from 0). */
-static json_t *moved_json(const struct ix_ibfab_counters *c0, const struct ix_ibfab_counters *c1)
+static json_t *moved_json(const struct ix_ibfab_port *p)
 {
 	json_t *o;
 
-	if (!c0->valid || !c1->valid)
+	if (!p->ctr[0].valid || !p->ctr[1].valid)
 		return json_null();
 	o = json_object();
-	for (int k = 0; k < IX_IBC_N; k++) {
-		uint64_t d = c1->v[k] >= c0->v[k] ? c1->v[k] - c0->v[k] : c1->v[k];
-
-		json_object_set_new(o, ix_ibfab_ctr_name((enum ix_ibfab_ctr)k),
-				    json_integer((json_int_t)d));
-	}
+	for (int k = 0; k < IX_IBC_N; k++)
+		json_object_set_new(
+			o, ix_ibfab_ctr_name((enum ix_ibfab_ctr)k),
+			json_integer((json_int_t)ix_ibfab_moved(p, (enum ix_ibfab_ctr)k)));
 	return o;
 }
 
@@ -61,7 +52,7 @@ static json_t *port_json(const struct ix_ibfab *f, const struct ix_ibfab_port *p
 	json_t *o = json_pack(
 		"{s:i,s:o,s:i,s:s,s:i,s:{s:s,s:i,s:i,s:i},s:{s:s,s:i,s:i,s:i,s:i,s:i,s:i},s:f}",
 		"port", p->num, "guid", guid_json(p->guid), "lid", p->lid, "state",
-		state_name(p->state), "phys_state", p->phys, "width", "active",
+		ix_ibfab_state_name(p->state), "phys_state", p->phys, "width", "active",
 		ix_ibfab_width_name(p->width_active), "active_bits", p->width_active,
 		"enabled_bits", p->width_enabled, "supported_bits", p->width_supported, "speed",
 		"active", ix_ibfab_speed_name(p->speed_active, p->ext_active), "active_bits",
@@ -75,8 +66,7 @@ static json_t *port_json(const struct ix_ibfab *f, const struct ix_ibfab_port *p
 		peer ? json_pack("{s:o,s:i}", "guid", guid_json(peer->guid), "port", p->peer_port)
 		     : json_null());
 	json_object_set_new(o, "counters", counters_json(last));
-	json_object_set_new(o, "moved",
-			    reads > 1 ? moved_json(&p->ctr[0], &p->ctr[1]) : json_null());
+	json_object_set_new(o, "moved", reads > 1 ? moved_json(p) : json_null());
 	json_object_set_new(o, "counters_error",
 			    last->valid || !last->error[0] ? json_null()
 							   : json_string(last->error));
@@ -87,20 +77,18 @@ static json_t *port_json(const struct ix_ibfab *f, const struct ix_ibfab_port *p
 json_t *ix_json_ibfab(const struct ix_ibfab *f, const struct ix_ibfab_findings *fs, int reads)
 {
 	json_t *nodes = json_array(), *finds = json_array();
-	uint32_t sw = 0, links = 0;
+	uint32_t sw, links;
 
+	ix_ibfab_counts(f, &sw, &links);
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct ix_ibfab_node *nd = &f->nodes[i];
 		json_t *ports = json_array();
 
-		sw += nd->is_switch;
 		for (uint32_t p = 1; p <= nd->nports; p++) {
 			const struct ix_ibfab_port *pt = &nd->ports[p];
 
 			if (pt->peer_node < 0)
 				continue; /* no cable: nothing to say */
-			links += (uint32_t)pt->peer_node > i ||
-				 ((uint32_t)pt->peer_node == i && pt->peer_port > p);
 			json_array_append_new(ports, port_json(f, pt, reads));
 		}
 		json_array_append_new(nodes, json_pack("{s:o,s:s,s:s,s:i,s:i,s:o}", "guid",

@@ -10,13 +10,6 @@
 #include "report/fmt/safe.h"
 #include "report/text/text.h"
 
-static const char *state_name(uint8_t s)
-{
-	static const char *const names[] = { "?", "Down", "Init", "Armed", "Active" };
-
-	return s < 5 ? names[s] : "?";
-}
-
 /* A port's label, with what a peer put in its node description made safe. */
 static const char *label(const struct ix_ibfab *f, int32_t n, uint32_t p, char *buf, size_t len)
 {
@@ -31,14 +24,11 @@ static const char *label(const struct ix_ibfab *f, int32_t n, uint32_t p, char *
 static void moved_line(FILE *out, const struct ix_ibfab *f, int32_t n,
 		       const struct ix_ibfab_port *p)
 {
-	const struct ix_ibfab_counters *c0 = &p->ctr[0], *c1 = &p->ctr[1];
 	char l[128];
 	int shown = 0;
 
-	if (!c0->valid || !c1->valid)
-		return;
 	for (int k = 0; k < IX_IBC_N; k++) {
-		uint64_t d = c1->v[k] >= c0->v[k] ? c1->v[k] - c0->v[k] : c1->v[k];
+		uint64_t d = ix_ibfab_moved(p, (enum ix_ibfab_ctr)k);
 
 		if (!d || (!ix_ibfab_ctr_is_error((enum ix_ibfab_ctr)k) && k != IX_IBC_XMIT_WAIT))
 			continue;
@@ -52,19 +42,10 @@ static void moved_line(FILE *out, const struct ix_ibfab *f, int32_t n,
 void ix_text_ibfab(FILE *out, const struct ix_ibfab *f, const struct ix_ibfab_findings *fs,
 		   int reads, const char *between)
 {
-	uint32_t sw = 0, links = 0;
+	uint32_t sw, links;
 	char a[128], b[128];
 
-	for (uint32_t i = 0; i < f->n; i++)
-		sw += f->nodes[i].is_switch;
-	for (uint32_t i = 0; i < f->n; i++)
-		for (uint32_t p = 1; p <= f->nodes[i].nports; p++) {
-			const struct ix_ibfab_port *pt = &f->nodes[i].ports[p];
-
-			links += pt->peer_node >= 0 &&
-				 ((uint32_t)pt->peer_node > i ||
-				  ((uint32_t)pt->peer_node == i && pt->peer_port > p));
-		}
+	ix_ibfab_counts(f, &sw, &links);
 	fprintf(out, "ixperf fabric: %u switches, %u adapters, %u cables", sw, f->n - sw, links);
 	if (f->via[0])
 		fprintf(out, " (through %s)", f->via);
@@ -75,16 +56,14 @@ void ix_text_ibfab(FILE *out, const struct ix_ibfab *f, const struct ix_ibfab_fi
 		for (uint32_t p = 1; p <= f->nodes[i].nports; p++) {
 			const struct ix_ibfab_port *pt = &f->nodes[i].ports[p];
 
-			if (pt->peer_node < 0 ||
-			    ((uint32_t)pt->peer_node < i ||
-			     ((uint32_t)pt->peer_node == i && pt->peer_port < p)))
+			if (!ix_ibfab_cable_here(f, i, p))
 				continue;
 			fprintf(out, "  %-28s %-28s %-5s %-4s %9.2f  %s\n",
 				label(f, (int32_t)i, p, a, sizeof(a)),
 				label(f, pt->peer_node, pt->peer_port, b, sizeof(b)),
 				ix_ibfab_width_name(pt->width_active),
 				ix_ibfab_speed_name(pt->speed_active, pt->ext_active),
-				ix_ibfab_port_gbps(pt), state_name(pt->state));
+				ix_ibfab_port_gbps(pt), ix_ibfab_state_name(pt->state));
 		}
 	if (reads > 1) {
 		fprintf(out, "Counters that moved %s:\n", between && between[0] ? between : "");

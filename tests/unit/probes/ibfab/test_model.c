@@ -86,3 +86,48 @@ Test(model, the_first_read_is_carried_by_guid_and_port)
 	ix_ibfab_free(&a);
 	ix_ibfab_free(&b);
 }
+
+/* Each cable once, from its lower end; what a counter moved, a cleared one
+ * from 0; the state names. */
+Test(model, cables_counts_moved_and_states)
+{
+	struct ix_ibfab f;
+	struct ix_ibfab_port *p;
+	uint32_t sw, cables;
+
+	ix_ibfab_init(&f);
+	ix_ibfab_add(&f, 0x1, true, "s", 4);
+	ix_ibfab_add(&f, 0x2, false, "h", 1);
+	f.nodes[0].ports[2].peer_node = 1;
+	f.nodes[0].ports[2].peer_port = 1;
+	f.nodes[1].ports[1].peer_node = 0;
+	f.nodes[1].ports[1].peer_port = 2;
+	f.nodes[0].ports[3].peer_node = 0; /* a loop from port 3 to port 4 */
+	f.nodes[0].ports[3].peer_port = 4;
+	f.nodes[0].ports[4].peer_node = 0;
+	f.nodes[0].ports[4].peer_port = 3;
+	cr_assert(ix_ibfab_cable_here(&f, 0, 2));
+	cr_assert_not(ix_ibfab_cable_here(&f, 1, 1));
+	cr_assert(ix_ibfab_cable_here(&f, 0, 3));
+	cr_assert_not(ix_ibfab_cable_here(&f, 0, 4));
+	cr_assert_not(ix_ibfab_cable_here(&f, 0, 1), "no cable");
+	cr_assert_not(ix_ibfab_cable_here(&f, 0, 9), "no port");
+	ix_ibfab_counts(&f, &sw, &cables);
+	cr_assert_eq(sw, 1);
+	cr_assert_eq(cables, 2);
+	p = &f.nodes[0].ports[2];
+	p->ctr[0] = (struct ix_ibfab_counters){ .valid = true };
+	p->ctr[1] = p->ctr[0];
+	p->ctr[0].v[IX_IBC_RCV_ERRORS] = 4;
+	p->ctr[1].v[IX_IBC_RCV_ERRORS] = 9;
+	p->ctr[0].v[IX_IBC_LINK_DOWNED] = 6;
+	p->ctr[1].v[IX_IBC_LINK_DOWNED] = 2;
+	cr_assert_eq(ix_ibfab_moved(p, IX_IBC_RCV_ERRORS), 5);
+	cr_assert_eq(ix_ibfab_moved(p, IX_IBC_LINK_DOWNED), 2, "cleared, then 2");
+	p->ctr[1].valid = false;
+	cr_assert_eq(ix_ibfab_moved(p, IX_IBC_RCV_ERRORS), 0, "one read: nothing moved");
+	cr_assert_str_eq(ix_ibfab_state_name(4), "Active");
+	cr_assert_str_eq(ix_ibfab_state_name(2), "Init");
+	cr_assert_str_eq(ix_ibfab_state_name(9), "?");
+	ix_ibfab_free(&f);
+}
