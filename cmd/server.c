@@ -221,7 +221,10 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	running_agent = NULL;
 	ix_agent_close(&agent);
 	if (!o.quiet)
-		fprintf(stderr, "ixperf server: stopped after %llu test(s), %llu refused\n",
-			(unsigned long long)agent.tests_run, (unsigned long long)agent.refused);
+		fprintf(stderr,
+			"ixperf server: stopped after %llu test(s), %llu refused, %llu stalled "
+			"connection(s) closed\n",
+			(unsigned long long)agent.tests_run, (unsigned long long)agent.refused,
+			(unsigned long long)agent.evicted);
 	return IX_EXIT_OK;
 }

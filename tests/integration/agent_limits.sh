@@ -381,6 +381,10 @@ check "connections past the unauthenticated share were refused, naming it" \
 check "stalled connections were closed to make room, and logged" \
 	grep -q "closed: stalled in its handshake while connections were short" "$J/share.err"
 wait "$idle"
+kill -TERM "$spid"
+wait "$spid"
+check "its stop line counts the stalled connections it closed ($(grep 'stopped after' "$J/share.err"))" \
+	grep -Eq "stopped after .*, [1-9][0-9]* stalled connection\(s\) closed" "$J/share.err"
 
 # --- A stop while a RUN job sends traffic. ---------------------------------
 ix_server target || exit 99
