@@ -471,9 +471,7 @@ static int serve_test(struct session *ss, json_t *req)
 		return ix_fail(&ss->err, IX_EXIT_USAGE, "test request: unknown kind");
 	}
 	/* bw: its streams' buffers and windows; lat and block: one stream's */
-	mem = is_bw ? ix_bw_mem(&bw, tp)
-		    : (streams[0].msg_size > IX_STREAM_BUF_MIN ? streams[0].msg_size
-							       : IX_STREAM_BUF_MIN);
+	mem = is_bw ? ix_bw_mem(&bw, tp) : ix_stream_buf_bytes(streams[0].msg_size);
 	if (claim_slot(ss, &slot, mem) < 0)
 		return -1;
 	t.streams = streams;

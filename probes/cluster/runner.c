@@ -207,9 +207,8 @@ static uint64_t lat_samples(uint64_t iters, double seconds)
 /* A socket latency test's end: its stream's buffer and the samples. */
 static uint64_t lat_mem(const struct ix_lat_params *p)
 {
-	uint64_t buf = p->msg_size > IX_STREAM_BUF_MIN ? p->msg_size : IX_STREAM_BUF_MIN;
-
-	return buf + ix_samples_bytes(lat_samples(p->iters, p->warmup_s + p->duration_s));
+	return ix_stream_buf_bytes(p->msg_size) +
+	       ix_samples_bytes(lat_samples(p->iters, p->warmup_s + p->duration_s));
 }
 
 /* A bw or lat test towards one peer. 0 ok, -1 failed (terr), REFUSED. */

@@ -200,7 +200,7 @@ void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s
 uint64_t ix_bw_mem(const struct ix_bw_params *p, const struct ix_transport *tp)
 {
 	uint64_t n = (uint64_t)p->streams * (p->mode == IX_MODE_BIDIR ? 2 : 1);
-	uint64_t m = p->msg_size > IX_STREAM_BUF_MIN ? p->msg_size : IX_STREAM_BUF_MIN;
+	uint64_t m = ix_stream_buf_bytes(p->msg_size);
 
 	if (tp && tp->stream_mem > m)
 		m = tp->stream_mem;

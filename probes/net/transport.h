@@ -21,6 +21,12 @@
 /* What one stream's buffers cost at least (a receive buffer's floor). */
 #define IX_STREAM_BUF_MIN (256u * 1024)
 
+/* What a stream of msg_size messages holds in buffers. */
+static inline uint64_t ix_stream_buf_bytes(uint64_t msg_size)
+{
+	return msg_size > IX_STREAM_BUF_MIN ? msg_size : IX_STREAM_BUF_MIN;
+}
+
 enum ix_cap {
 	IX_CAP_ATTACH = 1u << 0,     /* data channel connects to the agent port (ATTACH) */
 	IX_CAP_RETRANS = 1u << 1,    /* sender reports retransmits, RTT, cwnd */
