@@ -28,6 +28,7 @@ struct ix_coord;
 #define IX_ECMP_SLOW_RATIO   0.7 /* an uplink's flows below 0.7 x the others' median */
 #define IX_ECMP_EXPLAINS     0.8 /* an interface moved 80% of a flow's bytes at least */
 #define IX_ECMP_AMBIGUOUS    0.5 /* a second one moved half of them: no single one */
+#define IX_ECMP_VERDICT_MAX  800
 
 struct ix_ecmp_params {
 	/* The flows at once: path, message size, rate, times; streams is
@@ -100,8 +101,14 @@ struct ix_ecmp_switch {
 	uint32_t nup;
 	uint32_t mapped;    /* flows mapped to an uplink */
 	bool together_read; /* its counters were read around the flows at once */
+	/* At once, every uplink moved what its mapped flows carried (within
+	 * the warm-up, headers and retransmissions); false when one moved far
+	 * more or less: the flows did not keep the paths they took alone.
+	 * drift says where; "" when they kept them or it was not read. */
+	bool paths_kept;
+	char drift[200];
 	enum ix_ecmp_state state;
-	char verdict[512];
+	char verdict[IX_ECMP_VERDICT_MAX];
 	char evidence[512]; /* a slow uplink's figures; "" otherwise */
 };
 
@@ -125,7 +132,7 @@ struct ix_ecmp_result {
 	uint64_t pair_bytes;
 	struct ix_ecmp_spread spread;
 	enum ix_ecmp_state state;
-	char verdict[512];
+	char verdict[IX_ECMP_VERDICT_MAX];
 	char note[400]; /* without switches: identical or two-group figures */
 	bool complete;
 	char error[IX_ERR_MAX];
@@ -146,7 +153,8 @@ void ix_ecmp_hop_from(struct ix_ecmp_hop *h, const struct ix_ifstat *before, uin
 void ix_ecmp_map_switch(struct ix_ecmp_result *r, uint32_t s, const struct ix_ifstat *ifs,
 			uint32_t n);
 /* The together figures of switch s's uplinks: each one's flows and what
- * its counters moved between before and after (NULL: not read). */
+ * its counters moved between before and after (NULL: not read), and
+ * whether that agrees with the mapping (paths_kept). */
 void ix_ecmp_together_switch(struct ix_ecmp_result *r, uint32_t s, const struct ix_ifstat *before,
 			     uint32_t nb, const struct ix_ifstat *after, uint32_t na);
 /* The spread of the flows at once, every switch's verdict and the whole

@@ -178,6 +178,40 @@ void ix_ecmp_map_switch(struct ix_ecmp_result *r, uint32_t s, const struct ix_if
 		map_flow(r, s, &r->flows[i]);
 }
 
+/* Whether each uplink moved, at once, what its mapped flows carried: no
+ * less than 90% of their payload, no more than their payload over the
+ * measured window stretched to the warm-up and 15% of headers and
+ * retransmissions, each give or take 2% of the whole and a megabyte (the
+ * control connections, other traffic). */
+static void check_kept(struct ix_ecmp_result *r, struct ix_ecmp_switch *sw)
+{
+	const struct ix_bw_params *bw = &r->params.bw;
+	double stretch = bw->duration_s > 0 ? (bw->warmup_s + bw->duration_s) / bw->duration_s : 1;
+	double total = 0;
+
+	sw->paths_kept = true;
+	sw->drift[0] = 0;
+	for (uint32_t u = 0; u < sw->nup; u++)
+		total += (double)sw->up[u].together_if_bytes;
+	for (uint32_t u = 0; u < sw->nup && sw->together_read; u++) {
+		const struct ix_ecmp_uplink *up = &sw->up[u];
+		double flow = (double)up->together_flow_bytes, got = (double)up->together_if_bytes;
+		double slack = 0.02 * total + 1e6;
+		char a[32], b[32], name[IX_IFNAME_SIZE];
+
+		if (got >= 0.9 * flow - slack && got <= 1.15 * stretch * flow + slack)
+			continue;
+		sw->paths_kept = false;
+		bytes_text(up->together_if_bytes, a, sizeof(a));
+		bytes_text(up->together_flow_bytes, b, sizeof(b));
+		snprintf(name, sizeof(name), "%s", up->name);
+		snprintf(sw->drift, sizeof(sw->drift),
+			 "at once, %s moved %s while the flows mapped to it carried %s", name, a,
+			 b);
+		return;
+	}
+}
+
 void ix_ecmp_together_switch(struct ix_ecmp_result *r, uint32_t s, const struct ix_ifstat *before,
 			     uint32_t nb, const struct ix_ifstat *after, uint32_t na)
 {
@@ -200,6 +234,7 @@ void ix_ecmp_together_switch(struct ix_ecmp_result *r, uint32_t s, const struct 
 		else
 			sw->together_read = false;
 	}
+	check_kept(r, sw);
 }
 
 static void spread_of(const double *v, uint32_t n, struct ix_ecmp_spread *sp)
@@ -325,6 +360,24 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 		 up->name, n_on, alone ? "alone" : "at once", a, worst, b, n_off, c, d);
 }
 
+/* The flows at once did not take the uplinks they took alone: the mapping
+ * holds for the flows alone only. A polarisation or a spread of the flows
+ * at once is then not shown; a slow uplink (judged on the flows alone)
+ * still is. */
+static void doubt(struct ix_ecmp_switch *sw)
+{
+	char was[IX_ECMP_VERDICT_MAX];
+
+	snprintf(was, sizeof(was), "%s", sw->verdict);
+	if (sw->state != IX_ECMP_SLOW)
+		sw->state = IX_ECMP_UNKNOWN;
+	snprintf(sw->verdict, sizeof(sw->verdict),
+		 "%s%.200s; but the flows did not keep these uplinks at once (%s): the hash is not "
+		 "over the 5-tuple alone (a Linux router reuses the sender's socket hash) or a "
+		 "path changed",
+		 sw->state == IX_ECMP_SLOW ? "" : "alone: ", was, sw->drift);
+}
+
 static void judge_switch(struct ix_ecmp_result *r, uint32_t s)
 {
 	struct ix_ecmp_switch *sw = &r->sw[s];
@@ -383,6 +436,8 @@ static void judge_switch(struct ix_ecmp_result *r, uint32_t s)
 		spread_sentence(sw, r->nflows, sw->verdict, sizeof(sw->verdict));
 		blame(r, s);
 	}
+	if (sw->together_read && !sw->paths_kept && sw->state != IX_ECMP_UNKNOWN)
+		doubt(sw);
 }
 
 /* Without switches: figures that hint at how the flows were placed. */

@@ -99,14 +99,18 @@ static json_t *switches_json(const struct ix_ecmp_result *r)
 					  int_if(sw->together_read, up->together_if_bytes),
 					  "blamed", up->blamed));
 		}
-		json_array_append_new(
-			a, json_pack("{s:o,s:b,s:o,s:o,s:b,s:i,s:o,s:s,s:s,s:o}", "host",
-				     host_of(r->hosts, sw->host), "ok", sw->ok, "error",
-				     str_or_null(sw->ok ? NULL : sw->error), "edge",
-				     str_or_null(sw->edge), "first_hop", sw->first_hop, "mapped",
-				     (int)sw->mapped, "uplinks", ups, "state",
-				     ix_ecmp_state_name(sw->state), "verdict", sw->verdict,
-				     "evidence", str_or_null(sw->evidence)));
+		json_t *o = json_pack("{s:o,s:b,s:o,s:o,s:b,s:i,s:o,s:s,s:s,s:o}", "host",
+				      host_of(r->hosts, sw->host), "ok", sw->ok, "error",
+				      str_or_null(sw->ok ? NULL : sw->error), "edge",
+				      str_or_null(sw->edge), "first_hop", sw->first_hop, "mapped",
+				      (int)sw->mapped, "uplinks", ups, "state",
+				      ix_ecmp_state_name(sw->state), "verdict", sw->verdict,
+				      "evidence", str_or_null(sw->evidence));
+
+		json_object_set_new(o, "paths_kept",
+				    sw->together_read ? json_boolean(sw->paths_kept) : json_null());
+		json_object_set_new(o, "drift", str_or_null(sw->drift));
+		json_array_append_new(a, o);
 	}
 	return a;
 }

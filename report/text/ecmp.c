@@ -75,6 +75,8 @@ static void switch_block(FILE *f, const struct ix_ecmp_result *r, uint32_t s,
 				r->flows[i].hop[s].why);
 	if (sw->evidence[0])
 		fprintf(f, "  evidence: %s\n", sw->evidence);
+	if (sw->together_read && !sw->paths_kept)
+		fprintf(f, "  paths not kept: %s\n", sw->drift);
 	if (r->nswitches > 1)
 		fprintf(f, "  %s\n", sw->verdict);
 }
