@@ -85,13 +85,13 @@ SPORT=31000
 # nft counters in leaf1's forward path: one per flow (source port) and
 # uplink, the kernel's own account of which uplink each flow took.
 nft_setup() {
-	local k=$1 i u
+	local k=$1 proto=${2:-tcp} i u
 	ip netns exec "${P}leaf1" nft delete table inet ixe 2>/dev/null
 	ip netns exec "${P}leaf1" nft add table inet ixe || return 1
 	ip netns exec "${P}leaf1" nft add chain inet ixe fw '{ type filter hook forward priority 0; }' || return 1
 	for ((i = 0; i < k; i++)); do
 		for u in to-spine1 to-spine2; do
-			ip netns exec "${P}leaf1" nft add rule inet ixe fw oifname "$u" tcp sport $((SPORT + i)) counter || return 1
+			ip netns exec "${P}leaf1" nft add rule inet ixe fw oifname "$u" "$proto" sport $((SPORT + i)) counter || return 1
 		done
 	done
 }
@@ -109,9 +109,10 @@ tx_bytes() {
 # run_case NAME K [ixperf options]: ixperf ecmp with leaf1's agent, the
 # kernel's counters around it.
 run_case() {
-	local name=$1 k=$2
+	local name=$1 k=$2 proto=tcp
 	shift 2
-	nft_setup "$k" || { not_ok "$name: nft counters set up"; return 1; }
+	[ "${1:-}" = --udp ] && proto=udp
+	nft_setup "$k" "$proto" || { not_ok "$name: nft counters set up"; return 1; }
 	local t1 t2
 	t1=$(tx_bytes to-spine1)
 	t2=$(tx_bytes to-spine2)
@@ -197,6 +198,19 @@ check "slow spine2: leaf1's port counters agree with the bytes per uplink" check
 # its own port counters: bytes over the flows' time alone.
 schema_check "$J/slow.json"
 shape 2 $RATE
+
+# UDP: the agent at B binds the flow's port too, so each flow is the same
+# 5-tuple alone and at once; the mapping is the kernel's again.
+policy l4
+run_case udp 8 --udp -b 40M
+check "udp: every flow went to the port it came from (B bound it)" jq_true "$J/udp.json" \
+	'[.results[0].flows[] | .dport == .sport and .alone.dport == .sport] | all'
+check "udp: every flow is on the uplink the kernel's nft counters saw it on" check_mapping udp
+check "udp: leaf1's port counters agree with the bytes per uplink" check_bytes udp
+used=$(awk '$3 > 0 {print $2}' "$J/udp.nft" | sort -u | wc -l)
+check "udp: the verdict is the one nft's counters call for ($used uplink(s) used)" jq_true "$J/udp.json" \
+	".results[0].state == (if $used == 2 then \"spread\" else \"polarised\" end) and .results[0].switches[0].paths_kept"
+schema_check "$J/udp.json"
 
 # Without a switch: the flows at once only; their figures sum to the
 # pair's total as hB's own port counted it.

@@ -224,3 +224,41 @@ Test(judge, without_a_switch_two_groups_are_noted)
 	cr_assert(strncmp(r.note, "two groups: 5 flow(s) near", 26) == 0, "%s", r.note);
 	cr_assert_str_eq(ix_ecmp_state_name(IX_ECMP_SLOW), "slow_uplink");
 }
+
+/* The uplinks' counters at once, in MB: s1 moved a, s2 b. */
+static void at_once(struct ix_ecmp_result *r, uint64_t a, uint64_t b)
+{
+	struct ix_ifstat before[4], after[4];
+
+	memcpy(before, last_after, sizeof(before));
+	memcpy(after, before, sizeof(after));
+	after[2].tx_bytes += a * MB;
+	after[3].tx_bytes += b * MB;
+	r->params.bw.duration_s = 5;
+	r->params.bw.warmup_s = 1;
+	ix_ecmp_together_switch(r, 0, before, 4, after, 4);
+}
+
+Test(judge, polarised_alone_but_not_at_once_is_not_claimed)
+{
+	const char *up[] = { "s2", "s2", "s2", "s2" };
+	const double bps[4] = { 190e6, 190e6, 190e6, 190e6 }, tog[4] = { 48e6, 48e6, 48e6, 48e6 };
+	static struct ix_ecmp_result r;
+
+	fill(&r, 4, up, bps, tog); /* each flow carries 30 MB at once */
+	at_once(&r, 0, 130);
+	cr_assert(r.sw[0].paths_kept, "120 MB of flows, 130 MB moved with the warm-up: kept");
+	ix_ecmp_judge(&r);
+	cr_assert_eq(r.state, IX_ECMP_POLARISED);
+	at_once(&r, 60, 65);
+	cr_assert_not(r.sw[0].paths_kept);
+	cr_assert_str_eq(r.sw[0].drift,
+			 "at once, s1 moved 60.0 MB while the flows mapped to it carried 0 bytes");
+	ix_ecmp_judge(&r);
+	cr_assert_eq(r.state, IX_ECMP_UNKNOWN, "%s", r.verdict);
+	cr_assert(strstr(r.verdict, "alone: the flows between a and b share 1 of 2 uplinks") ==
+			  r.verdict,
+		  "%s", r.verdict);
+	cr_assert(strstr(r.verdict, "; but the flows did not keep these uplinks at once"), "%s",
+		  r.verdict);
+}
