@@ -240,23 +240,25 @@ int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 		goto out;
 	}
 	if (r->nswitches) {
+		/* The uplinks named must be there before any flow runs. */
+		read_switches(co, r, &b);
+		for (uint32_t s = 0; s < r->nswitches; s++)
+			for (uint32_t u = 0; b.ok[s] && r->sw[s].ok && u < p->nuplinks; u++)
+				if (!ix_ifstats_find(b.v[s], b.n[s], p->uplinks[u])) {
+					r->sw[s].ok = false;
+					snprintf(r->sw[s].error, sizeof(r->sw[s].error),
+						 "it has no interface '%s' (--uplinks)",
+						 p->uplinks[u]);
+				}
 		r->alone_done = true;
 		for (uint32_t i = 0; i < r->nflows; i++) {
 			if (alone(co, r, i, &b, &a, err) < 0)
 				goto out;
 			r->alone_done &= r->flows[i].alone_ok;
 		}
-		for (uint32_t s = 0; s < r->nswitches; s++) {
-			for (uint32_t u = 0; r->sw[s].ok && u < p->nuplinks; u++)
-				if (!ix_ifstats_find(a.v[s], a.n[s], p->uplinks[u])) {
-					r->sw[s].ok = false;
-					snprintf(r->sw[s].error, sizeof(r->sw[s].error),
-						 "it has no interface '%s' (--uplinks)",
-						 p->uplinks[u]);
-				}
+		for (uint32_t s = 0; s < r->nswitches; s++)
 			if (r->sw[s].ok)
 				ix_ecmp_map_switch(r, s, a.v[s], a.n[s]);
-		}
 	}
 	if (together(co, r, &b, &a, err) < 0)
 		goto out;

@@ -20,8 +20,8 @@ static void flows_table(FILE *f, const struct ix_ecmp_result *r, const struct ix
 
 	if (r->nswitches)
 		ix_host_format(&r->hosts->v[r->sw[0].host], host, sizeof(host));
-	fprintf(f, "\n%5s %6s %6s %14s %14s  %s\n", "flow", "sport", "dport", "alone", "at once",
-		r->nswitches ? "uplink at " : "");
+	fprintf(f, "\n%5s %6s %6s %14s %14s  %s%s%s\n", "flow", "sport", "dport", "alone",
+		"at once", r->nswitches ? "uplink (at " : "", host, r->nswitches ? ")" : "");
 	for (uint32_t i = 0; i < r->nflows; i++) {
 		const struct ix_ecmp_flow *fl = &r->flows[i];
 		const struct ix_ecmp_hop *h = &fl->hop[0];
@@ -34,8 +34,6 @@ static void flows_table(FILE *f, const struct ix_ecmp_result *r, const struct ix
 			: h->uplink[0] ? h->uplink
 				       : "?");
 	}
-	if (r->nswitches)
-		fprintf(f, "(uplinks at %s)\n", host);
 }
 
 static void switch_block(FILE *f, const struct ix_ecmp_result *r, uint32_t s,
@@ -61,7 +59,7 @@ static void switch_block(FILE *f, const struct ix_ecmp_result *r, uint32_t s,
 
 		rate(up->alone_median_bps, up->flows && r->alone_done, u, a, sizeof(a));
 		rate(up->together_median_bps, up->flows && r->together_ok, u, b, sizeof(b));
-		rate(up->together_sum_bps, r->together_ok, u, c, sizeof(c));
+		rate(up->together_sum_bps, up->flows && r->together_ok, u, c, sizeof(c));
 		if (r->together_ok)
 			snprintf(d, sizeof(d), "%.1f MB", (double)up->together_flow_bytes / 1e6);
 		if (sw->together_read)
