@@ -410,11 +410,17 @@ Test(figures, ecmp_document)
 				 "\"switches\":[{\"mapped\":1}]}]}",
 		&n);
 
-	cr_expect_eq(n, 5);
-	expect(v, n, "ecmp/pair_bw", 3.8e8);
-	expect(v, n, "ecmp/min_flow_bw", 1e8);
-	expect(v, n, "ecmp/median_flow_bw", 1.9e8);
-	expect(v, n, "ecmp/jain", 0.82);
-	expect(v, n, "ecmp/unmapped_flows@switch0", 1);
+	static const struct {
+		const char *key;
+		double v;
+	} want[] = { { "ecmp/pair_bw", 3.8e8 },
+		     { "ecmp/min_flow_bw", 1e8 },
+		     { "ecmp/median_flow_bw", 1.9e8 },
+		     { "ecmp/jain", 0.82 },
+		     { "ecmp/unmapped_flows@switch0", 1 } };
+
+	cr_expect_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect(v, n, want[i].key, want[i].v);
 	free(v);
 }
