@@ -250,8 +250,14 @@ int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 						 "it has no interface '%s' (--uplinks)",
 						 p->uplinks[u]);
 				}
-		r->alone_done = true;
-		for (uint32_t i = 0; i < r->nflows; i++) {
+		/* With no switch left to read, running the flows alone maps
+		 * nothing. */
+		bool readable = false;
+
+		for (uint32_t s = 0; s < r->nswitches; s++)
+			readable |= r->sw[s].ok;
+		r->alone_done = readable;
+		for (uint32_t i = 0; readable && i < r->nflows; i++) {
 			if (alone(co, r, i, &b, &a, err) < 0)
 				goto out;
 			r->alone_done &= r->flows[i].alone_ok;
@@ -267,14 +273,16 @@ int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 			ix_ecmp_together_switch(r, s, b.ok[s] ? b.v[s] : NULL, b.n[s],
 						a.ok[s] ? a.v[s] : NULL, a.n[s]);
 	ix_ecmp_judge(r);
-	r->complete = r->together_ok && (r->nswitches == 0 || r->alone_done);
+	bool switches = true;
+
 	for (uint32_t s = 0; s < r->nswitches; s++)
-		r->complete &= r->sw[s].ok;
+		switches &= r->sw[s].ok;
+	r->complete = r->together_ok && switches && (r->nswitches == 0 || r->alone_done);
 	if (!r->complete)
 		snprintf(r->error, sizeof(r->error), "%s",
-			 !r->together_ok  ? "the flows at once failed"
-			 : !r->alone_done ? "a flow failed alone"
-					  : "a switch's counters could not be read");
+			 !r->together_ok ? "the flows at once failed"
+			 : !switches     ? "a switch's counters could not be read"
+					 : "a flow failed alone");
 	rc = 0;
 out:
 	free(b.v);

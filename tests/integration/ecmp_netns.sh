@@ -234,6 +234,14 @@ check "no switch: the per-flow rates sum to the pair's total" jq_true "$J/none.j
 	'.results[0] | (.spread.sum_bps - .pair.bps | fabs) <= 0.02 * .pair.bps'
 schema_check "$J/none.json"
 
+# An uplink leaf1 does not have: said before any flow runs alone.
+ip netns exec "${P}hA" "$IXPERF" ecmp --flows 2 --sport $SPORT -t 0.5 -w 0 --switch "$L1" \
+	--uplinks to-spine1,to-spine9 "$A" "$B" >"$J/nope.txt" 2>&1
+rc=$?
+check "an uplink the switch lacks: exit 1, named, and no flow run alone" bash -c \
+	"test $rc = 1 && grep -q \"^Switch 10.1.1.1:$PL: it has no interface 'to-spine9' (--uplinks)\" '$J/nope.txt' &&
+	 grep -qE '^ +0 +$SPORT +[0-9]+ +- +[0-9.]+ [kMG]bit/s' '$J/nope.txt'" || cat "$J/nope.txt"
+
 # A source port in use at A: refused with a clear error.
 ip netns exec "${P}hA" python3 -c 'import socket,time; s=socket.socket(); s.bind(("0.0.0.0", 32002)); s.listen(); time.sleep(30)' &
 IX_PIDS+=("$!")
