@@ -70,8 +70,8 @@ const struct ix_cmd_spec ix_ecmp_spec = {
 		  "sent bytes rose by most of the flow's bytes carries it. Then all run at once.\n"
 		  "A, B and every switch run 'ixperf server' (A's with --allow-run or a token).\n"
 		  "Hosts as ixperf mesh takes them: host or host:port, A and B or A,B.\n"
-		  "Exit status: 0 the flows spread (or no switch to tell), 1 a test failed,\n"
-		  "4 the hash is polarised or one uplink's flows are slow.\n"
+		  "Exit status: 0 the flows spread (or no switch to tell), 1 a test failed\n"
+		  "(it wins), 4 the hash is polarised or one uplink's flows are slow.\n"
 		  "Examples:\n"
 		  "  ixperf ecmp node01 node17 --switch leaf01\n"
 		  "  ixperf ecmp --flows 16 --uplinks swp51,swp52 --switch leaf01 node01 node17\n",
@@ -238,10 +238,12 @@ int cmd_ecmp(int argc, char **argv, const struct ix_env *env)
 		ix_text_ecmp(c.sink.f, r, &c.units);
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
-	rc = rc < 0 ? ix_report_error("ecmp", &err)
-	     : (r->state == IX_ECMP_POLARISED || r->state == IX_ECMP_SLOW) ? IX_EXIT_THRESHOLD
-	     : !r->complete                                                ? IX_EXIT_FAIL
-									   : IX_EXIT_OK;
+	/* A failure wins over a finding: a run that could not measure
+	 * everything does not stand as a verdict alone. */
+	rc = rc < 0         ? ix_report_error("ecmp", &err)
+	     : !r->complete ? IX_EXIT_FAIL
+	     : r->state == IX_ECMP_POLARISED || r->state == IX_ECMP_SLOW ? IX_EXIT_THRESHOLD
+									 : IX_EXIT_OK;
 	free(r);
 	ix_coord_cmd_free(&c);
 	return rc;
