@@ -287,6 +287,10 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, bool requester,
 	/* The ceiling, once the buffer's place is known. */
 	ix_link_of_rdma(h->root, h->port.dev, h->gid.netdev, info->rate_bps,
 			h->gpu >= 0 ? h->gctx.dev[h->gpu].pci_bus_id : NULL, &info->link);
+	/* InfiniBand: the GID's low half is the port GUID (the subnet's name
+	 * for this port); RoCE GIDs are addresses. */
+	for (int b = 8; !l.ethernet && b < 16; b++)
+		info->link.port_guid = info->link.port_guid << 8 | h->gid.raw[b];
 	return 0;
 }
 
