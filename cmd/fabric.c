@@ -220,15 +220,23 @@ static void place_hosts(struct mesh_join *j, const struct ix_ibfab *routes)
 }
 
 static int join_mesh(const struct fabric_opts *o, time_t started, const struct ix_ibfab *routes,
-		     const struct ix_ibfab *ctrs, const char *no_ctrs, struct mesh_join *j,
-		     struct ix_err *err)
+		     const struct ix_ibfab *ctrs, const char *no_ctrs,
+		     const struct ix_ibfab *judged, const struct ix_ibfab_findings *fs,
+		     struct mesh_join *j, struct ix_err *err)
 {
 	char stale[160] = "";
+	struct ix_ibblame_input in = { .mesh = &j->m.r,
+				       .routes = routes,
+				       .ctrs = stale[0] ? NULL : ctrs,
+				       .why_no_counters = stale[0] ? stale : no_ctrs,
+				       .judged = judged,
+				       .findings = fs };
 
 	if (load_mesh(o->mesh, started, j, stale, sizeof(stale), err) < 0)
 		return -1;
-	if (ix_ibblame_build(&j->m.r, routes, stale[0] ? NULL : ctrs, stale[0] ? stale : no_ctrs,
-			     &j->b, err) < 0)
+	in.ctrs = stale[0] ? NULL : ctrs;
+	in.why_no_counters = stale[0] ? stale : no_ctrs;
+	if (ix_ibblame_build(&in, &j->b, err) < 0)
 		return -1;
 	j->built = true;
 	place_hosts(j, routes);
@@ -338,7 +346,7 @@ int cmd_fabric(int argc, char **argv, const struct ix_env *env)
 		      partial      ? "the second read failed"
 		      : reads == 1 ? "the subnet was read once (give a COMMAND or --interval)"
 				   : NULL,
-		      &mj, &jerr) < 0)
+		      &now, &fs, &mj, &jerr) < 0)
 		join_failed = true;
 	if (o.json) {
 		json_t *res = ix_json_ibfab(&now, &fs, reads), *arr = json_array();

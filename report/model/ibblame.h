@@ -19,7 +19,8 @@
  * host's cable, one switch-to-switch link, a switch's uplinks (all its
  * cables towards other switches), or a switch. Evidence: how many bad and
  * good pairs cross it, one bad pair, the counters that moved at its ends
- * over the same window and what the subnet's own findings say of it.
+ * over the same window and what the subnet's own findings say of its
+ * ends.
  */
 #ifndef IX_IBBLAME_MODEL_H
 #define IX_IBBLAME_MODEL_H
@@ -75,13 +76,23 @@ struct ix_ibblame {
 	char counters_why[160]; /* why not, when not */
 };
 
-/* Join r (its cells' bad flags as analysed) with the subnet routes (its
- * forwarding tables read, ix_ibfab_read_routes) and the counters in ctrs
- * (read before and after the mesh; NULL, or why_no_counters set: not
- * joined, said). -1 with err on no memory. */
-int ix_ibblame_build(const struct ix_mesh_result *r, const struct ix_ibfab *routes,
-		     const struct ix_ibfab *ctrs, const char *why_no_counters,
-		     struct ix_ibblame *out, struct ix_err *err);
+/* What is joined. */
+struct ix_ibblame_input {
+	const struct ix_mesh_result *mesh; /* its cells' bad flags as analysed */
+	/* the subnet whose forwarding tables were read (ix_ibfab_read_routes)
+	 * when the mesh started: the routes its pairs took */
+	const struct ix_ibfab *routes;
+	/* the counters read before and after the mesh (NULL, or
+	 * why_no_counters set: not joined, said) */
+	const struct ix_ibfab *ctrs;
+	const char *why_no_counters;
+	/* the subnet's findings (ix_ibfab_check) over judged; NULL: none */
+	const struct ix_ibfab *judged;
+	const struct ix_ibfab_findings *findings;
+};
+
+/* Join the mesh with the subnet. -1 with err on no memory. */
+int ix_ibblame_build(const struct ix_ibblame_input *in, struct ix_ibblame *out, struct ix_err *err);
 void ix_ibblame_free(struct ix_ibblame *b);
 const char *ix_ibb_kind_name(enum ix_ibb_kind k);
 /* Each tied host's switch port as a neighbour (source "ib", chassis

@@ -1,4 +1,5 @@
-/* Unit tests for report/model/ibblame.c: meshes over the hand-routed fat
+/* Unit tests for report/model/ibblame.h (ibblame_place.c and
+ * ibblame_elements.c): meshes over the hand-routed fat
  * tree of tests/unit/ibfab_fixture.h (made up here, a simulation named as
  * one), their bad pairs those of one element, blamed as that element. */
 #include "config.h"
@@ -60,7 +61,9 @@ static void build(void)
 {
 	struct ix_err err = { 0 };
 
-	cr_assert_eq(ix_ibblame_build(&r, &f, NULL, NULL, &b, &err), 0, "%s", err.msg);
+	struct ix_ibblame_input in = { .mesh = &r, .routes = &f };
+
+	cr_assert_eq(ix_ibblame_build(&in, &b, &err), 0, "%s", err.msg);
 }
 
 /* One element blamed: its kind, name and pairs. */
@@ -193,12 +196,21 @@ Test(ibblame, counters_that_moved_at_its_ends_are_its_evidence)
 	f.nodes[IX_T_S2].ports[1].ctr[1].v[IX_IBC_SYMBOL_ERRORS] = 7;
 	f.nodes[IX_T_S2].ports[1].ctr[1].v[IX_IBC_XMIT_DATA] = 1000; /* traffic: not evidence */
 	bad_up_l1_s2();
-	cr_assert_eq(ix_ibblame_build(&r, &f, &f, NULL, &b, &err), 0);
+	struct ix_ibfab_finding x = { IX_IBF_ERRORS, IX_T_L1, 4, "\"L1\"/4: LinkDownedCounter +1" };
+	struct ix_ibfab_findings fs = { &x, 1, 1 };
+	struct ix_ibblame_input in = {
+		.mesh = &r, .routes = &f, .ctrs = &f, .judged = &f, .findings = &fs
+	};
+
+	cr_assert_eq(ix_ibblame_build(&in, &b, &err), 0);
 	cr_expect(b.counters);
 	cr_assert_eq(b.n, 1);
 	cr_expect(strstr(b.v[0].evidence, "moved over the mesh: \"S2\"/1 SymbolErrorCounter +7"),
 		  "%s", b.v[0].evidence);
 	cr_expect(!strstr(b.v[0].evidence, "XmitData"), "%s", b.v[0].evidence);
+	cr_expect(
+		strstr(b.v[0].evidence, "; the subnet's findings: \"L1\"/4: LinkDownedCounter +1"),
+		"%s", b.v[0].evidence);
 }
 
 Test(ibblame, hosts_sit_under_their_switch_ports)
