@@ -5,7 +5,8 @@
 # the oracles. A fat tree written here: 2 spines, 4 leaves, 16 adapters;
 # opensm -o assigns the LIDs once.
 #   Clean: every node, cable and port GUID as ibnetdiscover has them, all
-#   Active at 4X, no findings.
+#   Active at 4X, no findings; each host's switch port as its agent reads
+#   it (one directed-route SMP from the host) is ibnetdiscover's.
 #   A host cable trained at 1X (its adapter port enabled for 1X only) and
 #   left in Init: the width, the state and the unreadable counters named.
 #   Between two reads (a command run by ixperf fabric): SymbolErrorCounter
@@ -110,6 +111,17 @@ check "clean: no findings" jq_true "$J/clean.json" "$R.findings == []"
 fab >"$J/clean.txt"
 check "clean: the text names the cables and says there is nothing" bash -c \
 	"grep -q '^ixperf fabric: 6 switches, 16 adapters, 24 cables' '$J/clean.txt' && grep -q '^No findings' '$J/clean.txt'"
+
+# ---- each host's first hop, as its agent reads it (one SMP, no discovery) ----
+IBNBR=${IBNBR:-$(pwd)/tests/tools/ibnbr}
+[ -x "$IBNBR" ] || { echo "tests/tools/ibnbr is not built ($IBNBR)" >&2; exit 99; }
+for h in $(seq -f 'h%02g' 1 16); do
+	SIM_HOST=$h ibsim-run "$IBNBR" 2>/dev/null | awk -F '\t' -v h="$h" '{ sub(/^ib /, "", $1); print h, $1, $2, $3 }'
+done >"$J/nbr.ours"
+ibsim-run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { gsub(/\047/, ""); print $13, $11, $15, $10 }' |
+	sort >"$J/nbr.disc"
+check "each host's switch port as an agent reads it is ibnetdiscover's ($(wc -l <"$J/nbr.ours") hosts)" \
+	bash -c "[ \$(wc -l <'$J/nbr.ours') = 16 ] && diff '$J/nbr.disc' '$J/nbr.ours'"
 
 # ---- a host cable at 1X, left in Init ----
 # The subnet manager in ibsim trains every cable it sets up at the width
