@@ -21,7 +21,7 @@ static void flows_table(FILE *f, const struct ix_ecmp_result *r, const struct ix
 	if (r->nswitches)
 		ix_host_format(&r->hosts->v[r->sw[0].host], host, sizeof(host));
 	fprintf(f, "\n%5s %6s %6s %14s %14s  %s%s%s\n", "flow", "sport", "dport", "alone",
-		"at once", r->nswitches ? "uplink (at " : "", host, r->nswitches ? ")" : "");
+		"at once", r->nswitches ? "uplink alone (at " : "", host, r->nswitches ? ")" : "");
 	for (uint32_t i = 0; i < r->nflows; i++) {
 		const struct ix_ecmp_flow *fl = &r->flows[i];
 		const struct ix_ecmp_hop *h = &fl->hop[0];
