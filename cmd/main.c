@@ -18,6 +18,7 @@ static const struct ix_command commands[] = {
 	{ "server", cmd_server, &ix_server_spec, IX_CMD_NETWORK },
 	{ "mesh", cmd_mesh, &ix_mesh_spec, IX_CMD_NETWORK },
 	{ "incast", cmd_incast, &ix_incast_spec, IX_CMD_NETWORK },
+	{ "ecmp", cmd_ecmp, &ix_ecmp_spec, IX_CMD_NETWORK },
 	{ "run", cmd_run, &ix_run_spec, IX_CMD_NETWORK },
 	{ "report", cmd_report, &ix_report_spec, 0 },
 	{ "compare", cmd_compare, &ix_compare_spec, 0 },

@@ -478,6 +478,14 @@ static void text_single(FILE *f, const struct input *in)
 		ix_text_safe(str_or(in->doc, "error", ""), e, sizeof(e));
 		fprintf(f, "  incomplete: %s\n", e);
 	}
+	/* A result that judges itself in a sentence (ecmp) says it. */
+	json_t *res = json_array_get(json_object_get(in->doc, "results"), 0);
+	if (json_is_string(json_object_get(res, "verdict"))) {
+		char v[1024];
+
+		ix_text_safe(str_or(res, "verdict", ""), v, sizeof(v));
+		fprintf(f, "  verdict: %s\n", v);
+	}
 	for (size_t i = 0; i < in->n; i++)
 		if (!in->figs[i].detail)
 			w = (int)strlen(in->figs[i].name) > w ? (int)strlen(in->figs[i].name) : w;

@@ -8,7 +8,8 @@
 #
 #   contrib/fuzz.sh [NAME...]       (make fuzz; NAME: frame, wire, rdma,
 #                                    pcap, plan, result, heatstate, hostlist,
-#                                    inventory, lldp, rtnl, launchenv, ibfab)
+#                                    inventory, ifstats, lldp, rtnl, launchenv,
+#                                    ibfab)
 #
 # Configures a clang build tree with ASan+UBSan and libFuzzer's coverage
 # ($FUZZ_BUILD, default ./fuz-build), builds libixperf.a there, links one

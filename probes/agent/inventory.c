@@ -1,13 +1,16 @@
 /* The agent's answer to INVENTORY (probes/agent/session.h): the request
  * names nothing, the agent reads its own node below its --sysfs root, adds
- * the addresses of its network namespace and answers in one frame. Read-only, and at most MAX_INVENTORIES at once. */
+ * the addresses of its network namespace and answers in one frame. Read-only, and at most MAX_INVENTORIES at once.
+ * And to IFSTATS: its interfaces' counters, read live (a switch's ports). */
 #include "config.h"
 
 #include <stdlib.h>
 
 #include "probes/agent/session.h"
 #include "probes/core/clock.h"
+#include "probes/ctl/ifwire.h"
 #include "probes/ctl/invwire.h"
+#include "probes/host/fabric.h"
 #include "probes/host/ifaddr.h"
 #include "probes/host/nodeinv.h"
 #include "probes/net/proto.h"
@@ -52,5 +55,32 @@ int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_
 	pthread_mutex_lock(&a->lock);
 	a->inventories--;
 	pthread_mutex_unlock(&a->lock);
+	return rc;
+}
+
+int ix_agent_serve_ifstats(struct ix_agent *a, int fd, json_t *req, struct ix_err *err)
+{
+	struct ix_ifstat *v;
+	char control[IX_IFNAME_SIZE] = "";
+	bool truncated;
+	uint32_t n;
+	json_t *reply;
+	int rc;
+
+	(void)a;
+	if (ix_ifstats_request_parse(req, err) < 0)
+		return -1;
+	v = calloc(IX_IFSTAT_MAX, sizeof(*v));
+	if (!v)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (ix_fabric_iface_of_socket(fd, control, sizeof(control)) < 0)
+		control[0] = 0;
+	n = ix_ifstats_read(v, IX_IFSTAT_MAX, control[0] ? control : NULL, &truncated);
+	reply = ix_ifstats_reply(v, n, truncated);
+	rc = reply ? ix_frame_send(fd, IX_MSG_IFSTATS_REPLY, reply,
+				   ix_now_ns() + 5 * IX_NSEC_PER_SEC, err)
+		   : ix_fail(err, IX_EXIT_FAIL, "cannot encode the interface counters");
+	json_decref(reply);
+	free(v);
 	return rc;
 }

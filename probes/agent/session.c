@@ -696,6 +696,8 @@ static void serve_session(struct session *ss_, json_t *hello)
 		} else if (type == IX_MSG_INVENTORY) {
 			ix_agent_logf(a, "%s: INVENTORY", peer);
 			rc = ix_agent_serve_inventory(a, fd, body, &ss.err);
+		} else if (type == IX_MSG_IFSTATS) {
+			rc = ix_agent_serve_ifstats(a, fd, body, &ss.err);
 		} else if (type == IX_MSG_RUN) {
 			/* Traffic towards third hosts: only for a coordinator
 			 * this agent trusts. */

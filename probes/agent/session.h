@@ -31,6 +31,10 @@ void ix_agent_conn_greeted(struct ix_agent *a, struct ix_agent_conn *c, bool aut
  * agent's --sysfs root. -1 with err when the request is malformed or too
  * many are being answered (the session then ends with an ERROR). */
 int ix_agent_serve_inventory(struct ix_agent *a, int fd, json_t *req, struct ix_err *err);
+/* IFSTATS (inventory.c): every interface of this network namespace with
+ * its byte counters, the one fd's connection came by marked. Read-only;
+ * -1 with err when the request is malformed. */
+int ix_agent_serve_ifstats(struct ix_agent *a, int fd, json_t *req, struct ix_err *err);
 
 /* TEST of kind rdma (rdma.c) on a session from peer, authenticated or not
  * (ixperf-server(1), RDMA TESTS): refused with err unless this session

@@ -125,6 +125,25 @@ static int64_t job_deadline(const struct ix_runner_ctx *ctx, int64_t start)
 	return start + ix_seconds_to_ns(max + JOB_GRACE_S);
 }
 
+/* Each forward stream: its ports and what its receiver counted. */
+static json_t *report_streams(const struct ix_bw_result *r)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < r->nstreams; i++) {
+		const struct ix_stream_result *s = &r->streams[i];
+		const struct ix_stream_end *e = &s->receiver;
+
+		if (s->dir != IX_DIR_FORWARD)
+			continue;
+		json_array_append_new(a, json_pack("{s:i,s:i,s:I,s:f}", "sport", (int)s->local_port,
+						   "dport", (int)s->remote_port, "bytes",
+						   (json_int_t)(e->valid ? e->bytes : 0), "seconds",
+						   e->valid ? e->seconds : 0.0));
+	}
+	return a;
+}
+
 static json_t *report_bw(const struct ix_bw_result *r)
 {
 	struct ix_dir_summary s;
@@ -139,6 +158,7 @@ static json_t *report_bw(const struct ix_bw_result *r)
 		json_object_set_new(o, "lost", json_integer((json_int_t)s.lost.v));
 	if (s.loss_percent.valid)
 		json_object_set_new(o, "loss_percent", json_real(s.loss_percent.v));
+	json_object_set_new(o, "streams", report_streams(r));
 	return o;
 }
 
@@ -552,4 +572,36 @@ void ix_runner_parse_buffers(json_t *report, char *local, char *remote, size_t l
 
 	snprintf(local, len, "%s", l ? l : "");
 	snprintf(remote, len, "%s", r ? r : "");
+}
+
+int ix_runner_parse_streams(json_t *report, struct ix_run_stream *out, uint32_t cap, uint32_t *n,
+			    struct ix_err *err)
+{
+	json_t *arr = json_object_get(json_object_get(report, "bw"), "streams"), *o;
+	size_t i;
+
+	*n = 0;
+	if (!arr)
+		return 0;
+	if (!json_is_array(arr) || json_array_size(arr) > cap)
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "REPORT: 'bw.streams' is not a list of %u at most", cap);
+	json_array_foreach(arr, i, o)
+	{
+		json_t *sp = json_object_get(o, "sport"), *dp = json_object_get(o, "dport");
+		json_t *b = json_object_get(o, "bytes"), *s = json_object_get(o, "seconds");
+
+		if (!json_is_integer(sp) || !json_is_integer(dp) || !json_is_integer(b) ||
+		    !json_is_number(s) || json_integer_value(sp) < 0 ||
+		    json_integer_value(sp) > 65535 || json_integer_value(dp) < 0 ||
+		    json_integer_value(dp) > 65535 || json_integer_value(b) < 0 ||
+		    !(json_number_value(s) >= 0 && json_number_value(s) < 1e7))
+			return ix_fail(err, IX_EXIT_FAIL, "REPORT: stream %zu is malformed", i);
+		out[i] = (struct ix_run_stream){ (uint16_t)json_integer_value(sp),
+						 (uint16_t)json_integer_value(dp),
+						 (uint64_t)json_integer_value(b),
+						 json_number_value(s) };
+	}
+	*n = (uint32_t)json_array_size(arr);
+	return 0;
 }

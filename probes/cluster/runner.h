@@ -9,7 +9,7 @@
  *            rdma: {op, qps, traffic_class, service_level, gpu} with path "rdma",
  *            source: a numeric address of the agent's to send from (rails) }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
- *            loss_percent} | lat: {samples, lost, min, p50, p99, max, mean}
+ *            loss_percent, streams: [{sport, dport, bytes, seconds}]} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures>,
  *            counters: {local, remote} (probes/core/counters.h, bw and lat),
  *            link: {local, remote} (probes/core/link.h: the links the test
@@ -94,6 +94,18 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 const char *ix_runner_describe(json_t *run);
 /* Coordinator: read a REPORT body. */
 int ix_runner_parse_report(json_t *report, struct ix_run_figures *f);
+/* One forward stream of a bw REPORT: its client's ports and what its
+ * receiver counted in the measured window. */
+struct ix_run_stream {
+	uint16_t sport, dport; /* 0: not known */
+	uint64_t bytes;
+	double seconds;
+};
+/* Coordinator: the forward streams of a bw REPORT (at most cap). *n is 0
+ * when the REPORT has none (an agent older than this member); -1 with
+ * err when they are malformed or more than cap. */
+int ix_runner_parse_streams(json_t *report, struct ix_run_stream *out, uint32_t cap, uint32_t *n,
+			    struct ix_err *err);
 /* Coordinator: the links of the job's agent (local) and of its peer
  * (remote); iface "" where the REPORT has none, -1 with err when they are
  * malformed. */

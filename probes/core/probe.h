@@ -68,6 +68,10 @@ struct ix_bw_params {
 	uint64_t window;                 /* socket buffer size, 0 = system default */
 	bool no_offload;                 /* UDP: no GSO/GRO, batched calls only */
 	bool zerocopy;                   /* TCP senders: MSG_ZEROCOPY */
+	/* The client's end of stream i binds port src_port + i (UDP: the
+	 * server's end too), so that a flow's 5-tuple is known and the same
+	 * in every test; 0: ports the kernel picks. */
+	uint16_t src_port;
 };
 
 struct ix_lat_params {
@@ -208,6 +212,9 @@ struct ix_stream_end {
 struct ix_stream_result {
 	uint32_t id;
 	enum ix_dir dir;
+	/* The client's: its data socket's local and peer ports (0: not
+	 * known), what makes the stream's 5-tuple. */
+	uint16_t local_port, remote_port;
 	struct ix_stream_end sender;
 	struct ix_stream_end receiver;
 };

@@ -530,6 +530,10 @@ int ix_bw_run(struct ix_client *c, const struct ix_bw_params *p, struct ix_bw_re
 	rc = ix_client_negotiate(c, req, b->s, b->n, tp, p, r->congestion_used,
 				 sizeof(r->congestion_used), err);
 	json_decref(req);
+	for (uint32_t i = 0; rc == 0 && i < b->n; i++) {
+		r->streams[i].local_port = ix_net_local_port(b->s[i].fd);
+		r->streams[i].remote_port = ix_net_peer_port(b->s[i].fd);
+	}
 	if (rc == 0) {
 		ix_fabric_snapshot_socket(c->fd, &b->ctr0); /* this end's */
 		getrusage(RUSAGE_SELF, &b->ru0);

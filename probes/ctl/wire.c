@@ -23,12 +23,19 @@ static void get_opt_u64(json_t *o, const char *k, struct ix_opt_u64 *v)
 
 json_t *ix_wire_bw_params(const struct ix_bw_params *p)
 {
-	return json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I,s:b,s:b}", "path", p->path,
-			 "msg_size", (json_int_t)p->msg_size, "streams", (int)p->streams, "mode",
-			 (int)p->mode, "duration", p->duration_s, "bytes", (json_int_t)p->bytes,
-			 "warmup", p->warmup_s, "interval", p->interval_s, "congestion",
-			 p->congestion, "rate", (json_int_t)p->rate_bps, "window",
-			 (json_int_t)p->window, "offload", !p->no_offload, "zerocopy", p->zerocopy);
+	json_t *o = json_pack("{s:s,s:I,s:i,s:i,s:f,s:I,s:f,s:f,s:s,s:I,s:I,s:b,s:b}", "path",
+			      p->path, "msg_size", (json_int_t)p->msg_size, "streams",
+			      (int)p->streams, "mode", (int)p->mode, "duration", p->duration_s,
+			      "bytes", (json_int_t)p->bytes, "warmup", p->warmup_s, "interval",
+			      p->interval_s, "congestion", p->congestion, "rate",
+			      (json_int_t)p->rate_bps, "window", (json_int_t)p->window, "offload",
+			      !p->no_offload, "zerocopy", p->zerocopy);
+
+	/* Only when set: an agent that does not know it must not be sent it
+	 * for nothing (it would ignore it; the REPORT's ports tell). */
+	if (o && p->src_port)
+		json_object_set_new(o, "src_port", json_integer(p->src_port));
+	return o;
 }
 
 json_t *ix_wire_lat_params(const struct ix_lat_params *p)
@@ -126,6 +133,17 @@ int ix_wire_parse_bw(json_t *j, const struct ix_limits *lim, struct ix_bw_params
 	if (json_object_get(j, "zerocopy") && !json_is_boolean(json_object_get(j, "zerocopy")))
 		return ix_fail(err, IX_EXIT_USAGE, "test request: 'zerocopy' is not a boolean");
 	p->zerocopy = json_is_true(json_object_get(j, "zerocopy"));
+	if (json_object_get(j, "src_port")) {
+		uint64_t sp, last = streams * (mode == IX_MODE_BIDIR ? 2 : 1);
+
+		if (get_u64(j, "src_port", 1024, 65535, &sp, err) < 0)
+			return -1;
+		if (sp + last - 1 > 65535)
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "test request: source ports %llu to %llu go past 65535",
+				       (unsigned long long)sp, (unsigned long long)(sp + last - 1));
+		p->src_port = (uint16_t)sp;
+	}
 	if (p->zerocopy && strcmp(p->path, "tcp") != 0)
 		return ix_fail(err, IX_EXIT_USAGE, "test request: 'zerocopy' is for TCP only");
 	if (p->duration_s <= 0 && p->bytes == 0)

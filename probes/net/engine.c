@@ -188,6 +188,7 @@ void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s
 			ix_stream_init(&s[k], k, (enum ix_dir)d, sending);
 			s[k].msg_size = p->msg_size;
 			s[k].rate_bps = sending ? p->rate_bps : 0;
+			s[k].local_port = p->src_port ? (uint16_t)(p->src_port + k) : 0;
 			/* --bytes is per direction: split it over the streams. */
 			s[k].byte_limit = sending ? p->bytes / p->streams +
 							    (i < p->bytes % p->streams ? 1 : 0)

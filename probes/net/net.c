@@ -112,26 +112,62 @@ static int resolve(const char *host, uint16_t port, int type, int passive, struc
 	return 0;
 }
 
-static int bind_to(int fd, const char *bind_addr, int family, struct ix_err *err)
+/* A fixed source port: any address of the family, or bind_addr's. */
+static int bind_port(int fd, int family, uint16_t lport, struct ix_err *err)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+
+	memset(&ss, 0, sizeof(ss));
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+
+		a->sin6_family = AF_INET6;
+		a->sin6_port = htons(lport);
+		sl = sizeof(*a);
+	} else {
+		struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+
+		a->sin_family = AF_INET;
+		a->sin_port = htons(lport);
+		sl = sizeof(*a);
+	}
+	if (bind(fd, (struct sockaddr *)&ss, sl) == 0)
+		return 0;
+	return ix_fail(err, IX_EXIT_FAIL, "cannot bind source port %u: %s", lport,
+		       errno == EADDRINUSE ? "the port is in use on this host" : strerror(errno));
+}
+
+static int bind_to(int fd, const char *bind_addr, int family, uint16_t lport, struct ix_err *err)
 {
 	struct addrinfo *res, *ai;
+	int e = 0;
 
 	if (!bind_addr)
-		return 0;
-	if (resolve(bind_addr, 0, SOCK_STREAM, 1, &res, err) < 0)
+		return lport ? bind_port(fd, family, lport, err) : 0;
+	if (resolve(bind_addr, lport, SOCK_STREAM, 1, &res, err) < 0)
 		return -1;
 	for (ai = res; ai; ai = ai->ai_next) {
-		if (ai->ai_family == family && bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
+		if (ai->ai_family != family)
+			continue;
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0) {
 			freeaddrinfo(res);
 			return 0;
 		}
+		e = errno;
 	}
 	freeaddrinfo(res);
-	return ix_fail(err, IX_EXIT_FAIL, "cannot bind to '%s': %s", bind_addr, strerror(errno));
+	if (lport && e == EADDRINUSE)
+		return ix_fail(
+			err, IX_EXIT_FAIL,
+			"cannot bind source port %u of '%s': the port is in use on this host",
+			lport, bind_addr);
+	return ix_fail(err, IX_EXIT_FAIL, "cannot bind to '%s': %s", bind_addr,
+		       strerror(e ? e : errno));
 }
 
-static int connect_one(const struct addrinfo *ai, const char *bind_addr, int64_t deadline,
-		       struct ix_err *err)
+static int connect_one(const struct addrinfo *ai, const char *bind_addr, uint16_t lport,
+		       int64_t deadline, struct ix_err *err)
 {
 	struct pollfd pfd;
 	int fd, rc, soerr = 0;
@@ -140,12 +176,28 @@ static int connect_one(const struct addrinfo *ai, const char *bind_addr, int64_t
 	fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 	if (fd < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
-	if (bind_to(fd, bind_addr, ai->ai_family, err) < 0)
+	if (lport && ai->ai_socktype == SOCK_STREAM) {
+		/* The same 5-tuple again: over the TIME_WAIT of the last test
+		 * from this port (a bound connect reuses it, with timestamps);
+		 * a listener or a socket without SO_REUSEADDR on the port still
+		 * refuses the bind. */
+		struct linger lg = { 1, 0 };
+		int one = 1;
+
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	}
+	if (bind_to(fd, bind_addr, ai->ai_family, lport, err) < 0)
 		goto fail_quiet;
 	ix_net_set_nonblock(fd, 1);
 	rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
 	if (rc < 0 && errno != EINPROGRESS) {
-		ix_fail(err, IX_EXIT_FAIL, "%s", strerror(errno));
+		if (lport && errno == EADDRNOTAVAIL)
+			ix_fail(err, IX_EXIT_FAIL,
+				"source port %u is in use towards this peer by another connection",
+				lport);
+		else
+			ix_fail(err, IX_EXIT_FAIL, "%s", strerror(errno));
 		goto fail_quiet;
 	}
 	if (rc < 0) {
@@ -173,13 +225,19 @@ fail_quiet:
 int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_addr,
 		   int64_t deadline_ns, struct ix_err *err)
 {
+	return ix_net_connect_from(host, port, type, bind_addr, 0, deadline_ns, err);
+}
+
+int ix_net_connect_from(const char *host, uint16_t port, int type, const char *bind_addr,
+			uint16_t lport, int64_t deadline_ns, struct ix_err *err)
+{
 	struct addrinfo *res, *ai;
 	int fd = -1, one = 1;
 
 	if (resolve(host, port, type, 0, &res, err) < 0)
 		return -1;
 	for (ai = res; ai; ai = ai->ai_next) {
-		fd = connect_one(ai, bind_addr, deadline_ns, err);
+		fd = connect_one(ai, bind_addr, lport, deadline_ns, err);
 		if (fd >= 0)
 			break;
 	}
@@ -240,15 +298,21 @@ int ix_net_udp_bind_like(int ref_fd, uint16_t *port, struct ix_err *err)
 	if (getsockname(ref_fd, (struct sockaddr *)&ss, &sl) < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "getsockname: %s", strerror(errno));
 	if (ss.ss_family == AF_INET)
-		((struct sockaddr_in *)&ss)->sin_port = 0;
+		((struct sockaddr_in *)&ss)->sin_port = htons(*port);
 	else
-		((struct sockaddr_in6 *)&ss)->sin6_port = 0;
+		((struct sockaddr_in6 *)&ss)->sin6_port = htons(*port);
 	fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "socket: %s", strerror(errno));
 	if (bind(fd, (struct sockaddr *)&ss, sl) < 0) {
+		int e = errno;
+
 		close(fd);
-		return ix_fail(err, IX_EXIT_FAIL, "cannot bind UDP socket: %s", strerror(errno));
+		if (*port && e == EADDRINUSE)
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "cannot bind UDP port %u: the port is in use on this host",
+				       *port);
+		return ix_fail(err, IX_EXIT_FAIL, "cannot bind UDP socket: %s", strerror(e));
 	}
 	*port = ix_net_local_port(fd);
 	return fd;
@@ -343,6 +407,19 @@ uint16_t ix_net_local_port(int fd)
 	if (ss.ss_family == AF_INET)
 		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+uint16_t ix_net_peer_port(int fd)
+{
+	struct sockaddr_storage ss;
+
+	if (ix_net_peer_addr(fd, &ss) < 0)
+		return 0;
+	if (ss.ss_family == AF_INET)
+		return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+	if (ss.ss_family == AF_INET6)
+		return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+	return 0;
 }
 
 int ix_net_peer_addr(int fd, struct sockaddr_storage *ss)

@@ -16,10 +16,17 @@
  * trying each address; bind to bind_addr when not NULL. */
 int ix_net_connect(const char *host, uint16_t port, int type, const char *bind_addr,
 		   int64_t deadline_ns, struct ix_err *err);
+/* The same from local port lport (0: any): a port in use is an error
+ * naming it. With a port, a TCP socket takes SO_REUSEADDR, so that the
+ * TIME_WAIT of the last test from it does not refuse the same 5-tuple
+ * (a listener on it still does), and closes with a reset (SO_LINGER 0). */
+int ix_net_connect_from(const char *host, uint16_t port, int type, const char *bind_addr,
+			uint16_t lport, int64_t deadline_ns, struct ix_err *err);
 /* Listening TCP socket on bind_addr (NULL = any, IPv6 dual-stack) : port. */
 int ix_net_listen(const char *bind_addr, uint16_t port, int backlog, struct ix_err *err);
 /* UDP socket bound to the address family of ref (a connected socket's
- * local address), on an ephemeral port; *port gets the port. */
+ * local address), on port *port (0: an ephemeral one); *port gets the
+ * port. */
 int ix_net_udp_bind_like(int ref_fd, uint16_t *port, struct ix_err *err);
 /* Read/write exactly len bytes before the deadline. */
 int ix_net_read_full(int fd, void *buf, size_t len, int64_t deadline_ns, struct ix_err *err);
@@ -47,6 +54,8 @@ int ix_net_set_timeouts(int fd, int ms);
 /* Printable address of a socket's peer ("[::1]:5301"). */
 void ix_net_peer_name(int fd, char *buf, size_t len);
 uint16_t ix_net_local_port(int fd);
+/* The port of a connected socket's peer; 0 when not connected. */
+uint16_t ix_net_peer_port(int fd);
 /* The peer's address of a connected socket; -1 when unknown. */
 int ix_net_peer_addr(int fd, struct sockaddr_storage *ss);
 /* Same host address (ports ignored; IPv4-mapped IPv6 equals IPv4). */

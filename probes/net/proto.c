@@ -53,6 +53,8 @@ static const char *const msg_names[IX_MSG__MAX] = {
 	[IX_MSG_REPORT] = "REPORT",
 	[IX_MSG_INVENTORY] = "INVENTORY",
 	[IX_MSG_INVENTORY_REPLY] = "INVENTORY_REPLY",
+	[IX_MSG_IFSTATS] = "IFSTATS",
+	[IX_MSG_IFSTATS_REPLY] = "IFSTATS_REPLY",
 };
 
 const char *ix_msg_name(uint16_t type)

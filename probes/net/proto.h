@@ -46,6 +46,8 @@ enum ix_msg {
 	IX_MSG_REPORT,          /* agent -> coordinator: the figures of a RUN */
 	IX_MSG_INVENTORY,       /* client -> agent: what is this node made of (invwire.h) */
 	IX_MSG_INVENTORY_REPLY, /* agent -> client: its inventory and findings */
+	IX_MSG_IFSTATS,         /* client -> agent: its interfaces' byte counters (ifwire.h) */
+	IX_MSG_IFSTATS_REPLY,   /* agent -> client */
 	IX_MSG__MAX
 };
 

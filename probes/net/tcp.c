@@ -243,7 +243,8 @@ static int tcp_client_open(struct ix_stream *s, const struct ix_dial *d, json_t 
 	json_t *att;
 	int rc;
 
-	s->fd = ix_net_connect(d->host, d->port, SOCK_STREAM, d->bind_addr, deadline, err);
+	s->fd = ix_net_connect_from(d->host, d->port, SOCK_STREAM, d->bind_addr, s->local_port,
+				    deadline, err);
 	if (s->fd < 0)
 		return -1;
 	att = json_pack("{s:s,s:i}", "cookie", d->cookie, "stream", (json_int_t)s->id);

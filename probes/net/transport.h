@@ -69,6 +69,9 @@ struct ix_stream {
 	uint32_t io_batch; /* UDP: the most datagrams one call carried */
 	bool zerocopy;     /* TCP sender: MSG_ZEROCOPY */
 	struct ix_zerocopy zc;
+	/* The port this end's data socket binds (ix_bw_params.src_port + the
+	 * stream's index; the server's end binds it on UDP only); 0: any. */
+	uint16_t local_port;
 
 	struct ix_counters c;
 	/* Filled by the data thread at the warm-up boundary and at the end. */

@@ -57,7 +57,7 @@ static uint64_t get64(const uint8_t *p)
 
 static int udp_server_open(struct ix_stream *s, int ctrl_fd, json_t *setup, struct ix_err *err)
 {
-	uint16_t port;
+	uint16_t port = s->local_port;
 
 	s->fd = ix_net_udp_bind_like(ctrl_fd, &port, err);
 	if (s->fd < 0)
@@ -117,7 +117,8 @@ static int udp_client_open(struct ix_stream *s, const struct ix_dial *d, json_t 
 	if (port <= 0 || port > 65535)
 		return ix_fail(err, IX_EXIT_FAIL, "server sent no valid UDP port for stream %u",
 			       s->id);
-	s->fd = ix_net_connect(d->host, (uint16_t)port, SOCK_DGRAM, d->bind_addr, deadline, err);
+	s->fd = ix_net_connect_from(d->host, (uint16_t)port, SOCK_DGRAM, d->bind_addr,
+				    s->local_port, deadline, err);
 	if (s->fd < 0)
 		return -1;
 	hlen = hello_fill(hello, sizeof(hello), d->cookie, s->id);

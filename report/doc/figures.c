@@ -466,6 +466,36 @@ static void incast_figures(struct figs *l, const char *check, json_t *r)
 	}
 }
 
+/* ECMP: the pair's goodput and the spread of its flows at once, and the
+ * flows each switch left unmapped. */
+static void ecmp_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *sp = json_object_get(r, "spread"), *sw;
+	size_t i;
+
+	addj(l, check, "pair_bw", json_object_get(json_object_get(r, "pair"), "bps"),
+	     IX_HIGHER_BETTER, "bit/s");
+	addj(l, check, "min_flow_bw", json_object_get(sp, "min_bps"), IX_HIGHER_BETTER, "bit/s");
+	addj(l, check, "median_flow_bw", json_object_get(sp, "median_bps"), IX_HIGHER_BETTER,
+	     "bit/s");
+	addj(l, check, "jain", json_object_get(sp, "jain"), IX_HIGHER_BETTER, "");
+	json_array_foreach(json_object_get(r, "switches"), i, sw)
+	{
+		json_t *flows = json_object_get(r, "flows"),
+		       *mapped = json_object_get(sw, "mapped");
+		char name[64];
+
+		if (!json_is_integer(mapped) || !json_is_array(flows))
+			continue;
+		json_t *un = json_integer((json_int_t)json_array_size(flows) -
+					  json_integer_value(mapped));
+
+		snprintf(name, sizeof(name), "unmapped_flows@switch%zu", i);
+		add_count(l, check, name, un, 0, "");
+		json_decref(un);
+	}
+}
+
 static const char *label_at(json_t *labels, size_t i)
 {
 	const char *s = json_string_value(json_array_get(labels, i));
@@ -643,6 +673,8 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 			rails_figures(l, check, r);
 		else if (kind && strcmp(kind, "incast") == 0)
 			incast_figures(l, check, r);
+		else if (kind && strcmp(kind, "ecmp") == 0)
+			ecmp_figures(l, check, r);
 		else if (kind && strcmp(kind, "gpu") == 0)
 			gpu_figures(l, check, r);
 		else if (kind && strcmp(kind, "run") == 0)

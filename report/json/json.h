@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "probes/capture/talkers.h"
+#include "probes/cluster/ecmp.h"
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
@@ -79,6 +80,8 @@ json_t *ix_json_mesh_lazy(const struct ix_mesh_result *r, struct ix_json_lazy la
  * all-rail throughput). A new array. */
 json_t *ix_json_rails(const struct ix_rails_result *r);
 json_t *ix_json_incast(const struct ix_incast_result *r);
+/* ---- ecmp.c ---- */
+json_t *ix_json_ecmp(const struct ix_ecmp_result *r);
 
 /* ---- fleet.c ---- */
 

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "probes/capture/talkers.h"
+#include "probes/cluster/ecmp.h"
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
@@ -88,6 +89,9 @@ void ix_text_mesh(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_
 void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct ix_unit_choice *u,
 			  const char *const *reasons, size_t nreasons);
 void ix_text_incast(FILE *f, const struct ix_incast_result *r, const struct ix_unit_choice *u);
+
+/* ---- ecmp.c ---- */
+void ix_text_ecmp(FILE *f, const struct ix_ecmp_result *r, const struct ix_unit_choice *u);
 
 /* ---- fabric.c ---- */
 

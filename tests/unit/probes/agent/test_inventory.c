@@ -1,7 +1,7 @@
 /* Unit tests for probes/agent/inventory.c: an INVENTORY answered over a
  * socket pair from the agent's --sysfs root with this namespace's
  * addresses, a request that names something refused, and the cap on
- * inventories read at once. */
+ * inventories read at once; and IFSTATS, the interfaces with their counters. */
 #include "config.h"
 
 #include <pthread.h>
@@ -15,6 +15,7 @@
 
 #include "probes/agent/session.h"
 #include "probes/core/clock.h"
+#include "probes/ctl/ifwire.h"
 #include "probes/ctl/invwire.h"
 #include "probes/host/ifaddr.h"
 #include "probes/net/proto.h"
@@ -96,5 +97,34 @@ Test(agent_inventory, too_many_at_once_are_refused, .init = setup, .fini = teard
 	cr_expect_eq(ix_agent_serve_inventory(&agent, fds[0], req, &err), -1);
 	cr_expect_not_null(strstr(err.msg, "being read already"), "%s", err.msg);
 	cr_expect_eq(agent.inventories, 2, "the others' claims are left as they were");
+	json_decref(req);
+}
+
+/* IFSTATS: every interface of this namespace but loopback, as the live
+ * read has them; a socket pair is no interface, so none is marked. */
+Test(agent_ifstats, answers_with_this_namespace_s_interfaces, .init = setup, .fini = teardown)
+{
+	static struct ix_ifstat got[IX_IFSTAT_MAX], live[IX_IFSTAT_MAX];
+	struct ix_err err = { 0 };
+	json_t *req = ix_ifstats_request(), *body;
+	uint32_t n, nlive;
+	bool trunc;
+	uint16_t type;
+
+	cr_assert_eq(ix_agent_serve_ifstats(&agent, fds[0], req, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_frame_recv(fds[1], &type, &body, ix_now_ns() + IX_NSEC_PER_SEC, &err), 0,
+		     "%s", err.msg);
+	cr_assert_eq(type, IX_MSG_IFSTATS_REPLY);
+	cr_assert_eq(ix_ifstats_reply_parse(body, got, &n, &trunc, &err), 0, "%s", err.msg);
+	nlive = ix_ifstats_read(live, IX_IFSTAT_MAX, NULL, &trunc);
+	cr_expect_eq(n, nlive);
+	for (uint32_t i = 0; i < n; i++) {
+		cr_expect_str_eq(got[i].name, live[i].name);
+		cr_expect_not(got[i].control);
+	}
+	json_decref(body);
+	/* A request that asks for more is refused. */
+	json_object_set_new(req, "iface", json_string("eth0"));
+	cr_expect_eq(ix_agent_serve_ifstats(&agent, fds[0], req, &err), -1);
 	json_decref(req);
 }

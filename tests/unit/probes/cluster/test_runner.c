@@ -394,3 +394,69 @@ Test(run, jobs_are_charged_before_they_start)
 	cr_assert_leq(asked, 1u << 20);
 	json_decref(run);
 }
+
+Test(request, bw_carries_the_source_port_only_when_set)
+{
+	struct ix_host h = { "node07", 6000, 0, "" };
+	struct ix_bw_params p = bw(), back;
+	struct ix_run_job job = { .kind = IX_RUN_BW, .targets = &h, .ntargets = 1, .bw = &p };
+	struct ix_err err = { 0 };
+	json_t *run = ix_runner_request(&job);
+
+	cr_assert_null(json_object_get(json_object_get(run, "bw"), "src_port"));
+	json_decref(run);
+	p.src_port = 30000;
+	p.streams = 4;
+	run = ix_runner_request(&job);
+	cr_assert_eq(ix_wire_parse_bw(json_object_get(run, "bw"), &limits, &back, &err), 0, "%s",
+		     err.msg);
+	cr_assert_eq(back.src_port, 30000);
+	/* An agent refuses ports it cannot give every stream. */
+	json_object_set_new(json_object_get(run, "bw"), "src_port", json_integer(65533));
+	cr_assert_eq(ix_wire_parse_bw(json_object_get(run, "bw"), &limits, &back, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "source ports 65533 to 65536 go past 65535"), "%s",
+			   err.msg);
+	json_object_set_new(json_object_get(run, "bw"), "src_port", json_integer(80));
+	cr_assert_eq(ix_wire_parse_bw(json_object_get(run, "bw"), &limits, &back, &err), -1);
+	cr_assert_not_null(strstr(err.msg, "'src_port' = 80 is out of range"), "%s", err.msg);
+	json_decref(run);
+}
+
+static int streams_of(const char *text, struct ix_run_stream *st, uint32_t cap, uint32_t *n)
+{
+	struct ix_err err = { 0 };
+	json_t *rep = json_loads(text, 0, NULL);
+	int rc;
+
+	cr_assert_not_null(rep, "bad test JSON: %s", text);
+	rc = ix_runner_parse_streams(rep, st, cap, n, &err);
+	json_decref(rep);
+	return rc;
+}
+
+Test(report, streams_with_their_ports)
+{
+	struct ix_run_stream st[2];
+	uint32_t n = 9;
+
+	cr_assert_eq(streams_of("{\"ok\":true,\"bw\":{\"bps\":1}}", st, 2, &n), 0);
+	cr_assert_eq(n, 0, "an older agent's REPORT has none");
+	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{\"sport\":30000,\"dport\":5301,"
+				"\"bytes\":1000,\"seconds\":2.0},{\"sport\":30001,\"dport\":5301,"
+				"\"bytes\":3000,\"seconds\":2.0}]}}",
+				st, 2, &n),
+		     0);
+	cr_assert_eq(n, 2);
+	cr_assert_eq(st[1].sport, 30001);
+	cr_assert_eq(st[1].dport, 5301);
+	cr_assert_eq(st[1].bytes, 3000);
+	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{\"sport\":70000,\"dport\":1,"
+				"\"bytes\":1,\"seconds\":1}]}}",
+				st, 2, &n),
+		     -1);
+	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{\"sport\":1,\"dport\":1,"
+				"\"bytes\":-1,\"seconds\":1}]}}",
+				st, 2, &n),
+		     -1);
+	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{},{},{}]}}", st, 2, &n), -1, "over cap");
+}

@@ -170,3 +170,21 @@ Test(bw_mem, streams_buffers_and_windows)
 		     128ull * (IX_STREAM_BUF_MIN + ix_net_window_bytes(1ull << 31)));
 	cr_assert_gt(ix_net_window_bytes(1ull << 31), 0);
 }
+
+Test(layout, streams_take_consecutive_source_ports)
+{
+	struct ix_bw_params p = { .path = "tcp", .msg_size = 1000, .streams = 3, .duration_s = 1 };
+	struct ix_stream s[6];
+	uint32_t n;
+
+	ix_bw_layout(&p, true, s, &n);
+	cr_assert_eq(n, 3);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(s[i].local_port, 0, "no base: the kernel's ports");
+	p.src_port = 40000;
+	p.mode = IX_MODE_BIDIR;
+	ix_bw_layout(&p, true, s, &n);
+	cr_assert_eq(n, 6);
+	for (uint32_t i = 0; i < n; i++)
+		cr_assert_eq(s[i].local_port, 40000 + i);
+}

@@ -11,6 +11,7 @@
 
 #include <criterion/criterion.h>
 
+#include "probes/core/clock.h"
 #include "probes/net/net.h"
 
 static void feed(struct ix_net_seq *q, const uint64_t *seqs, size_t n)
@@ -261,4 +262,62 @@ Test(source, ipv6_by_its_64_ipv4_by_address)
 	cr_assert(ix_net_same_source(&d, &m), "IPv4-mapped is the IPv4 address");
 	cr_assert_not(ix_net_same_source(&a, &d));
 	cr_assert_not(ix_net_same_host(&a, &b), "the allow lists stay exact");
+}
+
+/* A free TCP port of loopback (bound and let go). */
+static uint16_t free_port(void)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	uint16_t port;
+
+	cr_assert_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	port = ix_net_local_port(fd);
+	close(fd);
+	return port;
+}
+
+Test(source_port, the_same_port_again_and_a_listener_refuses_it)
+{
+	struct ix_err err = { 0 };
+	int l = ix_net_listen("127.0.0.1", 0, 4, &err), c, a;
+	uint16_t lp = ix_net_local_port(l), sp = free_port(), busy;
+
+	cr_assert_geq(l, 0, "%s", err.msg);
+	for (int round = 0; round < 2; round++) {
+		/* The second time from the same port: over the first's close. */
+		c = ix_net_connect_from("127.0.0.1", lp, SOCK_STREAM, NULL, sp,
+					ix_now_ns() + 2000000000LL, &err);
+		cr_assert_geq(c, 0, "round %d: %s", round, err.msg);
+		cr_assert_eq(ix_net_local_port(c), sp);
+		cr_assert_eq(ix_net_peer_port(c), lp);
+		a = accept(l, NULL, NULL);
+		cr_assert_geq(a, 0);
+		shutdown(c, SHUT_WR); /* this end closes first, as a sender does */
+		close(a);
+		close(c);
+	}
+	busy = ix_net_local_port(ix_net_listen("127.0.0.1", 0, 1, &err));
+	c = ix_net_connect_from("127.0.0.1", lp, SOCK_STREAM, NULL, busy,
+				ix_now_ns() + 2000000000LL, &err);
+	cr_assert_eq(c, -1);
+	cr_assert_not_null(strstr(err.msg, "the port is in use on this host"), "%s", err.msg);
+	close(l);
+}
+
+Test(source_port, udp_binds_the_asked_port)
+{
+	struct ix_err err = { 0 };
+	int l = ix_net_listen("127.0.0.1", 0, 1, &err), u, v;
+	uint16_t port = free_port();
+
+	cr_assert_geq(l, 0);
+	u = ix_net_udp_bind_like(l, &port, &err);
+	cr_assert_geq(u, 0, "%s", err.msg);
+	cr_assert_eq(ix_net_local_port(u), port);
+	v = ix_net_udp_bind_like(l, &port, &err);
+	cr_assert_eq(v, -1);
+	cr_assert_not_null(strstr(err.msg, "the port is in use on this host"), "%s", err.msg);
+	close(u);
+	close(l);
 }

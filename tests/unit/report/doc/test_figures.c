@@ -1,5 +1,6 @@
 /* Unit tests for report/doc/figures.c: figures of run and single-command
- * documents (fixtures in tests/data), validation, values with units. */
+ * documents (fixtures in tests/data; an ecmp one inline), validation, values
+ * with units. */
 #include "config.h"
 
 #include <math.h>
@@ -396,4 +397,30 @@ Test(figures, gpu_cells_and_compare)
 	free(rows);
 	free(b);
 	free(c);
+}
+
+Test(figures, ecmp_document)
+{
+	size_t n;
+	struct ix_figure *v = figures_of(
+		ENVELOPE("ecmp") "[{\"kind\":\"ecmp\",\"pair\":{\"ok\":true,\"bps\":3.8e8,"
+				 "\"bytes\":1},\"spread\":{\"flows\":2,\"min_bps\":1e8,"
+				 "\"median_bps\":1.9e8,\"max_bps\":2.8e8,\"mean_bps\":1.9e8,"
+				 "\"sum_bps\":3.8e8,\"cv\":0.47,\"jain\":0.82},\"flows\":[{},{}],"
+				 "\"switches\":[{\"mapped\":1}]}]}",
+		&n);
+
+	static const struct {
+		const char *key;
+		double v;
+	} want[] = { { "ecmp/pair_bw", 3.8e8 },
+		     { "ecmp/min_flow_bw", 1e8 },
+		     { "ecmp/median_flow_bw", 1.9e8 },
+		     { "ecmp/jain", 0.82 },
+		     { "ecmp/unmapped_flows@switch0", 1 } };
+
+	cr_expect_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		expect(v, n, want[i].key, want[i].v);
+	free(v);
 }

@@ -1,0 +1,55 @@
+/* Unit tests for report/text/ecmp.c: an ecmp result as text. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "report/text/text.h"
+
+Test(ecmp, a_switch_block_names_the_blamed_uplink)
+{
+	static struct ix_ecmp_result r;
+	static struct ix_host hv[3];
+	static struct ix_hostlist h = { .v = hv, .n = 3 };
+	struct ix_unit_choice u;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(ix_parse_units("bits", &u, NULL), 0);
+	snprintf(h.v[0].name, sizeof(h.v[0].name), "a");
+	snprintf(h.v[1].name, sizeof(h.v[1].name), "b");
+	snprintf(h.v[2].name, sizeof(h.v[2].name), "leaf1");
+	r.hosts = &h;
+	r.params.bw.path = "tcp";
+	r.params.bw.src_port = 30000;
+	r.nflows = 2;
+	r.nswitches = 1;
+	r.sw[0].host = 2;
+	r.sw[0].ok = true;
+	r.sw[0].first_hop = true;
+	snprintf(r.sw[0].edge, sizeof(r.sw[0].edge), "pa");
+	r.sw[0].nup = 2;
+	snprintf(r.sw[0].up[0].name, sizeof(r.sw[0].up[0].name), "s1");
+	snprintf(r.sw[0].up[1].name, sizeof(r.sw[0].up[1].name), "s2");
+	r.sw[0].up[0].up = r.sw[0].up[1].up = true;
+	r.sw[0].up[1].blamed = true;
+	snprintf(r.flows[1].hop[0].why, sizeof(r.flows[1].hop[0].why),
+		 "the flow did not run alone");
+	snprintf(r.flows[0].hop[0].uplink, sizeof(r.flows[0].hop[0].uplink), "s2");
+	snprintf(r.verdict, sizeof(r.verdict), "1 flows over 1 of 2 uplinks (1)");
+	r.flows[0].sport = 30000;
+	r.flows[1].sport = 30001;
+	ix_text_ecmp(f, &r, &u);
+	fclose(f);
+	cr_assert(strstr(buf, "ECMP: a:0 -> b:0, 2 tcp flows from source ports 30000-30001") ||
+			  strstr(buf, "ECMP: a -> b, 2 tcp flows from source ports 30000-30001"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<- BLAME"), "%s", buf);
+	cr_assert(strstr(buf, "flow 1 (sport 30001): no uplink: the flow did not run alone"), "%s",
+		  buf);
+	cr_assert(strstr(buf, "Verdict: 1 flows over 1 of 2 uplinks (1)"), "%s", buf);
+	free(buf);
+}
