@@ -596,8 +596,7 @@ static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, en
 		json_t *res = ix_json_pattern(&r);
 
 		json_object_set_new(res, "fleet", ix_json_fleet(&fleet));
-		rc = ix_coord_cmd_json(c, env, json_pack("[o]", res),
-				       r.complete ? NULL : "some tests failed", err);
+		rc = ix_coord_cmd_json(c, env, res, r.complete ? NULL : "some tests failed", err);
 	} else {
 		ix_text_pattern(c->sink.f, &r, &c->units);
 		ix_text_fleet(c->sink.f, &fleet);

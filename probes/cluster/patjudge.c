@@ -136,6 +136,7 @@ static void name_sides(struct ix_pattern_result *r)
 {
 	uint32_t half = r->n / 2;
 
+	r->side_switches = true;
 	for (int s = 0; s < 2; s++) {
 		const uint32_t *idx = r->order + (s ? half : 0);
 		char *out = r->side[s];
@@ -161,6 +162,7 @@ static void name_sides(struct ix_pattern_result *r)
 		}
 		if (!all)
 			host_names(r, idx, half, out, cap);
+		r->side_switches &= all;
 	}
 }
 
@@ -258,13 +260,21 @@ static void verdict(struct ix_pattern_result *r)
 				       "not every host's line rate is known)",
 				       name, rate);
 	off = off < len ? off : len - 1;
-	if (r->pattern == IX_PATTERN_BISECTION && nbad == judged && line) {
+	if (r->pattern == IX_PATTERN_BISECTION && nbad == judged && line && share > 0) {
 		fraction_words(share, words, sizeof(words));
-		off += (size_t)snprintf(buf + off, len - off,
-					": the pairs across %s/%s uplinks run at %s their hosts' "
-					"links (oversubscribed about %.0f:1)",
-					r->side[0], r->side[1], words,
-					share > 0 ? 100.0 / share : 0);
+		if (r->side_switches)
+			off += (size_t)snprintf(buf + off, len - off,
+						": the pairs across %s/%s uplinks run at %s their "
+						"hosts' links (oversubscribed about %.0f:1)",
+						r->side[0], r->side[1], words, 100.0 / share);
+		else
+			off += (size_t)snprintf(
+				buf + off, len - off,
+				": the pairs across the cut between (%s) and (%s) run "
+				"at %s their hosts' links: the uplinks between the "
+				"halves are oversubscribed about %.0f:1 (no switch "
+				"known: the halves are the host list's)",
+				r->side[0], r->side[1], words, 100.0 / share);
 	} else if (nbad == judged && nbad > 1) {
 		off += (size_t)snprintf(buf + off, len - off,
 					": every host below %.2g x its %s: what they share holds "

@@ -58,11 +58,12 @@ struct ix_pattern_result {
 	struct ix_mesh_params params;
 	const struct ix_hostlist *hosts; /* borrowed */
 	uint32_t n;
-	uint32_t rounds;   /* stages run */
-	uint64_t seed;     /* permutation */
-	uint32_t *order;   /* bisection: cut order (n); the first half is side A */
-	char split[256];   /* bisection: how the halves were made */
-	char side[2][128]; /* bisection: each half's switches, or its hosts */
+	uint32_t rounds;    /* stages run */
+	uint64_t seed;      /* permutation */
+	uint32_t *order;    /* bisection: cut order (n); the first half is side A */
+	char split[256];    /* bisection: how the halves were made */
+	char side[2][128];  /* bisection: each half's switches, or its hosts */
+	bool side_switches; /* ... its switches (every host's neighbour known) */
 	struct ix_pattern_test *tests;
 	uint32_t ntests;
 	uint64_t tests_failed;

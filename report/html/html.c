@@ -152,6 +152,12 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		c->path = "infiniband";
 		if (strcmp(c->verdict, "ERROR") && json_array_size(json_object_get(r, "findings")))
 			c->verdict = "FAIL";
+	} else if (kind && !strcmp(kind, "pattern")) {
+		c->hosts = json_object_get(r, "hosts");
+		c->head_name = "median per host";
+		c->has_head = ix_html_num(r, "median_bps", &c->head);
+		if (strcmp(c->verdict, "ERROR") && ix_html_num(r, "bad_hosts", &v) && v > 0)
+			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "incast")) {
 		c->hosts = json_object_get(r, "receiver");
 		c->head_name = "goodput at the largest fan-in";
@@ -477,6 +483,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))
 				ix_html_incast(f, r);
+			else if (!strcmp(p, "pattern"))
+				ix_html_pattern(f, r);
 			else if (!strcmp(p, "gpu"))
 				ix_html_gpu(f, r);
 			else if (!strcmp(p, "topo"))

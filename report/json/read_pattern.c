@@ -25,6 +25,7 @@ static int read_params(json_t *res, struct ix_pattern_saved *s, struct ix_err *e
 	if (ix_member_u32(res, "", "rounds", &s->r.rounds, err) < 0 ||
 	    ix_member_count(res, "", "seed", IX_MEMBER_NULLABLE, UINT64_MAX, &seed, err) < 0 ||
 	    ix_member_bool(res, "", "both_directions", &p->both_directions, err) < 0 ||
+	    ix_member_bool(res, "", "counters_read", &s->r.counters_any, err) < 0 ||
 	    ix_member_object(res, "", "params", &o, err) < 0 ||
 	    ix_member_text(o, "params", "path", IX_MEMBER_REQUIRED, s->path, sizeof(s->path), err) <
 		    0 ||

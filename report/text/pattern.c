@@ -60,6 +60,12 @@ void ix_text_pattern(FILE *f, const struct ix_pattern_result *r, const struct ix
 		ix_fmt_rate(h->figure_bps, u, fig, sizeof(fig));
 		snprintf(basis, sizeof(basis), "-");
 		snprintf(share, sizeof(share), "-");
+		if (h->sat_out)
+			snprintf(tx, sizeof(tx), "-");
+		if (h->sat_out)
+			snprintf(rx, sizeof(rx), "-");
+		if (h->basis == IX_BASIS_NONE)
+			snprintf(fig, sizeof(fig), "-");
 		if (h->basis != IX_BASIS_NONE) {
 			ix_fmt_rate(h->basis_bps, u, basis, sizeof(basis));
 			snprintf(share, sizeof(share), "%.0f%%", h->share);
