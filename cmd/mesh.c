@@ -648,7 +648,12 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	if (rc > 0) /* one task of a launch, done serving */
 		return c.spmd_exit;
 	if (c.hosts.n < 2) {
-		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
+		if (pat == IX_PATTERN_BISECTION)
+			ix_fail(&err, IX_EXIT_USAGE,
+				"--pattern bisection needs at least two hosts, one on each side "
+				"of the cut");
+		else
+			ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
 		goto fail;
 	}
 	tests = p.tests;

@@ -104,6 +104,8 @@ void ix_text_pattern_estimate(FILE *f, const struct ix_pattern_plan *pl,
 	fprintf(f, "%s over %u hosts: %u round%s of %u test%s, %s", ix_pattern_name(pl->pattern),
 		pl->n, e->rounds, e->rounds == 1 ? "" : "s", e->tests_per_round,
 		e->tests_per_round == 1 ? "" : "s", t);
+	if (pl->pattern == IX_PATTERN_BISECTION && pl->n % 2)
+		fprintf(f, " (an odd count: one host sits out)");
 }
 
 void ix_text_pattern_estimates(FILE *f, const struct ix_mesh_params *p, unsigned tests, uint32_t n,
