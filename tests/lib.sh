@@ -246,5 +246,43 @@ ix_two_leaves() {
 	done
 }
 
+# ix_lldp_two_leaves PREFIX: an lldpd of its own in every namespace of
+# ix_two_leaves PREFIX's fabric, leaf a and b announcing system names
+# leaf-a and leaf-b, host i hosti; each one's control socket is
+# $IX_TMP/lldp/NAME.sock (an agent reads its host's with
+# IXPERF_LLDPD_SOCKET) and its PID is in IX_LLDP_PIDS. Then waits, 10 s at
+# most, until every host sees its leaf: IX_LLDP_SEEN says how many do.
+# lldpcli drops to lldpd's user: the directory must let it through.
+IX_LLDP_PIDS=()
+IX_LLDP_SEEN=0
+ix_lldpd_in() { # NS NAME IFACES
+	local d=$IX_TMP/lldp
+	ip netns exec "$1" lldpd -d -u "$d/$2.sock" -I "$3" >"$IX_TMP/lldpd-$2.log" 2>&1 &
+	IX_PIDS+=("$!")
+	IX_LLDP_PIDS+=("$!")
+	for _ in $(seq 1 50); do
+		[ -S "$d/$2.sock" ] && break
+		sleep 0.1
+	done
+	ip netns exec "$1" lldpcli -u "$d/$2.sock" configure system hostname "$2" >/dev/null
+}
+ix_lldp_two_leaves() {
+	local p=$1 leaf=(a a b b) l i
+	mkdir -m 755 "$IX_TMP/lldp"
+	chmod 711 "$IX_TMP"
+	for l in a b; do ix_lldpd_in "${p}l$l" "leaf-$l" 'swp*,up0'; done
+	for i in 1 2 3 4; do ix_lldpd_in "${p}h$i" "host$i" eth0; done
+	for l in a b; do ip netns exec "${p}l$l" lldpcli -u "$IX_TMP/lldp/leaf-$l.sock" update >/dev/null; done
+	for _ in $(seq 1 100); do
+		IX_LLDP_SEEN=0
+		for i in 1 2 3 4; do
+			ip netns exec "${p}h$i" lldpcli -u "$IX_TMP/lldp/host$i.sock" -f keyvalue show neighbors 2>/dev/null |
+				grep -q "chassis.name=leaf-${leaf[i - 1]}\$" && IX_LLDP_SEEN=$((IX_LLDP_SEEN + 1))
+		done
+		[ "$IX_LLDP_SEEN" = 4 ] && break
+		sleep 0.1
+	done
+}
+
 command -v jq >/dev/null || ix_skip "jq is not installed (contrib/setup.sh installs it)"
 [ -x "$IXPERF" ] || { echo "ixperf binary not found at $IXPERF" >&2; exit 99; }

@@ -150,6 +150,33 @@ static void run_stage(struct ix_coord *co, struct ix_pattern_result *r, uint32_t
 	r->ntests += np;
 }
 
+#define DISCOVER_S 0.05 /* the ring that finds each host's switch before a bisection */
+
+/* Bisection without an order given: a short ring first (every host sends
+ * once and receives once, so each one's link comes back with its switch),
+ * then whole switches on each side where the agents know them. What the
+ * ring measured is not kept. */
+static void discover(struct ix_coord *co, struct ix_pattern_result *r, struct ix_pair *pairs,
+		     struct ix_coord_job *jobs, uint32_t *lane)
+{
+	struct ix_bw_params keep = r->params.bw;
+	uint32_t n = r->n;
+
+	for (uint32_t i = 0; i < n; i++)
+		pairs[i] = (struct ix_pair){ i, (i + 1) % n };
+	r->params.bw.duration_s = DISCOVER_S;
+	r->params.bw.warmup_s = 0;
+	run_stage(co, r, 0, pairs, n, jobs, lane);
+	r->params.bw = keep;
+	r->ntests = 0;
+	r->counters_any = false;
+	for (uint32_t i = 0; i < n; i++) {
+		r->host[i].counters_read = false;
+		memset(&r->host[i].counters, 0, sizeof(r->host[i].counters));
+	}
+	ix_pattern_split(r->host, n, r->order, r->split, sizeof(r->split));
+}
+
 int ix_pattern_run(struct ix_coord *co, enum ix_pattern p, const struct ix_mesh_params *mp,
 		   uint32_t rounds, uint64_t seed, const uint32_t *order,
 		   const struct ix_hostlist *hosts, struct ix_pattern_result *r, struct ix_err *err)
@@ -180,24 +207,26 @@ int ix_pattern_run(struct ix_coord *co, enum ix_pattern p, const struct ix_mesh_
 	stages = ix_pattern_stages(&pl);
 	max = ix_pattern_stage_max(&pl);
 	r->rounds = stages;
-	pairs = calloc(max ? max : 1, sizeof(*pairs));
-	jobs = calloc(max ? max : 1, sizeof(*jobs));
+	pairs = calloc((size_t)max + n + 1, sizeof(*pairs));
+	jobs = calloc((size_t)max + n + 1, sizeof(*jobs));
 	lane = calloc(n ? n : 1, sizeof(*lane));
-	r->tests = calloc((size_t)stages * max + 1, sizeof(*r->tests));
+	r->tests = calloc((size_t)stages * max + n + 1, sizeof(*r->tests));
 	if (!r->order || !r->host || !pairs || !jobs || !lane || !r->tests) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory for a %u-host %s", n,
 			     ix_pattern_name(p));
 		goto out;
 	}
-	if (p == IX_PATTERN_BISECTION)
-		snprintf(r->split, sizeof(r->split), "%s",
-			 order ? "whole switches on each side"
-			       : "the host list's order: its first half against its second");
-	if (p == IX_PATTERN_BISECTION && n % 2)
-		r->host[r->order[n - 1]].sat_out = true;
 	for (uint32_t h = 0; h < co->n; h++)
 		if (!ix_coord_ready(co, h) && co->peers[h].error[0])
 			host_failed(r, h % n, co->peers[h].error);
+	if (p == IX_PATTERN_BISECTION)
+		snprintf(r->split, sizeof(r->split), "%s",
+			 order ? "the order given"
+			       : "the host list's order: its first half against its second");
+	if (p == IX_PATTERN_BISECTION && !order && n >= 4)
+		discover(co, r, pairs, jobs, lane);
+	if (p == IX_PATTERN_BISECTION && n % 2)
+		r->host[r->order[n - 1]].sat_out = true;
 	for (uint32_t s = 0; s < stages; s++) {
 		uint32_t np = ix_pattern_stage(&pl, s, pairs);
 

@@ -96,6 +96,13 @@ uint32_t ix_pattern_lanes(enum ix_pattern p, uint32_t n, bool both_directions);
 void ix_pattern_estimate_mesh(enum ix_pattern pat, const struct ix_mesh_params *p, unsigned tests,
 			      uint32_t n, uint32_t rounds, struct ix_pattern_plan *pl,
 			      struct ix_pattern_estimate *e);
+/* A bisection's cut order from each host's switch (h[i].link.neighbor):
+ * the hosts of whole switches on each side where their sizes allow
+ * (1), else the hosts in switch order with one switch across the cut
+ * (0); -1 when not every host's switch is known (order 0 .. n - 1). why:
+ * how the halves were made, in a few words. */
+int ix_pattern_split(const struct ix_pattern_host *h, uint32_t n, uint32_t *order, char *why,
+		     size_t len);
 /* Figures, judgement and verdict from r->tests (ix_pattern_run does it;
  * a document read back has them saved). -1: out of memory. */
 int ix_pattern_judge(struct ix_pattern_result *r);

@@ -366,8 +366,9 @@ int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limi
 
 	if (out->iface[0] && rc != -2)
 		pcie_of(out->iface, sysroot, out);
-	/* The switch port: the live system's lldpd only (fixtures have none). */
-	if (out->iface[0] && (!sysroot || !sysroot[0]))
+	/* The switch port: the live system's lldpd (a saved tree has none),
+	 * or beside a saved tree the lldpd IXPERF_LLDPD_SOCKET names. */
+	if (out->iface[0] && (!sysroot || !sysroot[0] || getenv("IXPERF_LLDPD_SOCKET")))
 		(void)ix_lldp_neighbor(out->iface, &out->neighbor, why, sizeof(why));
 	return rc < 0 ? -1 : 0;
 }

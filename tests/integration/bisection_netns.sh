@@ -58,7 +58,7 @@ pattern() {
 	local name=$1
 	shift
 	snap "$J/$name.before"
-	ip netns exec "${P}h1" "$IXPERF" mesh --pattern "$name" -t 3 -w 0 -J "$@" "$hosts" \
+	ip netns exec "${P}h1" "$IXPERF" mesh --pattern "${name%-lldp}" -t 3 -w 0 -J "$@" "$hosts" \
 		>"$J/$name.json" 2>"$J/$name.err"
 	echo $? >"$J/$name.rc"
 	snap "$J/$name.after"
@@ -112,18 +112,19 @@ check "the bisection exits 4: every host below its line rate" test "$rc" = 4 || 
 check "each host's line rate is the one its agent read (${L_MBIT} Mbit/s in its sysfs)" jq_true \
 	"$J/bisection.json" "[.results[0].nodes[] | .against == \"line_rate\" and .against_bps == $L_MBIT * 1e6] | all"
 check "what each host sent and received is what its eth0 moved" bytes_match bisection
-# The cut: what leaf a's hosts sent is what its uplink carried, each way.
+# cut_ok NAME: what each leaf's hosts sent is what its uplink carried.
 cut_ok() {
-	local side hosts_sent kern
-	for side in "a 0 1" "b 2 3"; do
+	local name=$1 side hosts_sent kern
+	for side in "a 1 2" "b 3 4"; do
 		set -- $side
-		hosts_sent=$(jq -r "[.results[0].nodes[$2, $3].sent_bytes] | add" "$J/bisection.json")
-		kern=$(moved "$J/bisection.before" "$J/bisection.after" "l$1" tx)
+		hosts_sent=$(jq -r "[.results[0].nodes[] | select(.host | test(\"^198\\\\.18\\\\.0\\\\.[$2$3]:\"))
+			| .sent_bytes] | add" "$J/$name.json")
+		kern=$(moved "$J/$name.before" "$J/$name.after" "l$1" tx)
 		echo "    leaf $1: its hosts sent $hosts_sent B across, its uplink carried $kern B"
 		within "$(awk -v a="$hosts_sent" -v b="$kern" 'BEGIN { print a / b }')" $LO $HI || return 1
 	done
 }
-check "what crossed the cut is what the uplinks carried" cut_ok
+check "what crossed the cut is what the uplinks carried" cut_ok bisection
 # Half: each host's share of its line rate is its half of the uplink, as
 # the uplink's counters say: the bytes it carried each way over the test's
 # seconds, over its two hosts.
@@ -140,6 +141,8 @@ half_ok() {
 	done
 }
 check "each host runs at its half of the uplink, as the uplink's counters say" half_ok
+check "without switches known, the halves are the host list's" jq_true "$J/bisection.json" \
+	'.results[0].halves.split | startswith("the host list'"'"'s order")'
 check "the verdict names the uplinks across the cut and the oversubscription" jq_true "$J/bisection.json" \
 	'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across the cut between \\(198\\.18\\.0\\.1:[0-9]+, 198\\.18\\.0\\.2:[0-9]+\\) and \\(198\\.18\\.0\\.3:[0-9]+, 198\\.18\\.0\\.4:[0-9]+\\) run at about half their hosts. links: the uplinks between the halves are oversubscribed about 2:1")'
 schema_check "$J/bisection.json"
@@ -175,5 +178,29 @@ check "all-to-all ran its 12 tests in one round" jq_true "$J/all-to-all.json" \
 	'.results[0].rounds == 1 and (.results[0].tests | length) == 12 and .results[0].tests_failed == 0'
 check "all-to-all: what each host sent and received is what its eth0 moved" bytes_match all-to-all
 for p in ring permutation all-to-all; do schema_check "$J/$p.json"; done
+
+# The switches known (lldpd in every namespace, the agents reading it):
+# the host list mixes the leaves (1, 3, 2, 4), and the halves are still
+# made of whole switches, named in the verdict.
+if command -v lldpd >/dev/null && "$IXPERF" --version | grep -q "built with:.* lldpctl"; then
+	ix_lldp_two_leaves "$P"
+	check "every host's lldpd sees its leaf ($IX_LLDP_SEEN of 4)" test "$IX_LLDP_SEEN" = 4
+	hosts=
+	for i in 1 3 2 4; do
+		IXPERF_LLDPD_SOCKET="$IX_TMP/lldp/host$i.sock" IX_NS="${P}h$i" ix_server "l$i" \
+			--allow-run 198.18.0.1 --sysfs "$J/sys" || exit 99
+		hosts="${hosts:+$hosts,}198.18.0.$i:$IX_PORT"
+	done
+	pattern bisection-lldp
+	check "the halves are whole switches whatever the host list's order" jq_true "$J/bisection-lldp.json" \
+		'.results[0].halves | .a == "leaf-a" and .b == "leaf-b" and
+		 (.split | startswith("whole switches on each side: leaf-a | leaf-b"))'
+	check "the verdict names the leaves' uplinks" jq_true "$J/bisection-lldp.json" \
+		'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across leaf-a/leaf-b uplinks run at about half their hosts. links \\(oversubscribed about 2:1\\)")'
+	check "what crossed the cut is what the uplinks carried" cut_ok bisection-lldp
+	schema_check "$J/bisection-lldp.json"
+else
+	skip_check "a bisection split by the switches LLDP names" "lldpd or ixperf's liblldpctl is missing"
+fi
 
 ix_done

@@ -23,37 +23,9 @@ LEAF=(a a b b) # host i+1 hangs off leaf ${LEAF[i]}
 # uplink's 100 Mbit/s is the one thing that stands out.
 ix_two_leaves "$P" "rate 100mbit burst 32kb" "rate 1gbit burst 256kb"
 
-# lldpd_in NS NAME IFACES: an lldpd of its own in NS, its control socket
-# $J/lldp/NAME.sock, announcing system name NAME on IFACES. lldpcli drops
-# to lldpd's user: the directory must let it through.
-LPIDS=()
-mkdir -m 755 "$J/lldp"
-chmod 711 "$J"
-lldpd_in() {
-	ip netns exec "$1" lldpd -d -u "$J/lldp/$2.sock" -I "$3" >"$J/lldpd-$2.log" 2>&1 &
-	IX_PIDS+=("$!")
-	LPIDS+=("$!")
-	for _ in $(seq 1 50); do
-		[ -S "$J/lldp/$2.sock" ] && break
-		sleep 0.1
-	done
-	ip netns exec "$1" lldpcli -u "$J/lldp/$2.sock" configure system hostname "$2" >/dev/null
-}
-for l in a b; do lldpd_in "${P}l$l" "leaf-$l" 'swp*,up0'; done
-for i in 1 2 3 4; do lldpd_in "${P}h$i" "host$i" eth0; done
-for l in a b; do ip netns exec "${P}l$l" lldpcli -u "$J/lldp/leaf-$l.sock" update >/dev/null; done
-
-# Each host sees its leaf's chassis and port within a few seconds.
-seen=0
-for _ in $(seq 1 100); do
-	seen=0
-	for i in 1 2 3 4; do
-		ip netns exec "${P}h$i" lldpcli -u "$J/lldp/host$i.sock" -f keyvalue show neighbors 2>/dev/null |
-			grep -q "chassis.name=leaf-${LEAF[i - 1]}\$" && seen=$((seen + 1))
-	done
-	[ "$seen" = 4 ] && break
-	sleep 0.1
-done
+ix_lldp_two_leaves "$P"
+seen=$IX_LLDP_SEEN
+LPIDS=("${IX_LLDP_PIDS[@]}")
 check "every host's lldpd sees its leaf ($seen of 4)" test "$seen" = 4
 
 agents() {
