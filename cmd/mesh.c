@@ -423,7 +423,7 @@ static int check_pattern(const struct mesh_opts *o, enum ix_pattern *pat, uint64
 	if (o->seed && ix_parse_uint(o->seed, 0, UINT64_MAX, seed, err) < 0)
 		return ix_fail_prefix(err, "--seed");
 	if (!o->seed)
-		*seed = ((uint64_t)ix_now_ns() ^ ((uint64_t)getpid() << 32)) % 1000000000000ull;
+		*seed = ix_pattern_new_seed();
 	if (*pat == IX_PATTERN_ALL_PAIRS)
 		return 0;
 	if (o->test && strcmp(o->test, "bw") != 0)

@@ -27,6 +27,29 @@ uint32_t ix_pattern_lanes(enum ix_pattern p, uint32_t n, bool both_directions)
 	}
 }
 
+int ix_pattern_run_open(const struct ix_hostlist *hosts, const struct ix_token *token,
+			double timeout_s, enum ix_pattern p, const struct ix_mesh_params *mp,
+			uint32_t rounds, uint64_t seed, struct ix_pattern_result *r,
+			struct ix_err *err)
+{
+	uint32_t n = (uint32_t)hosts->n, lanes = ix_pattern_lanes(p, n, mp->both_directions);
+	struct ix_hostlist wide = { calloc((size_t)n * lanes + 1, sizeof(struct ix_host)), 0, 0 };
+	struct ix_coord co;
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	if (!wide.v)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (uint32_t k = 0; k < lanes; k++)
+		memcpy(wide.v + (size_t)k * n, hosts->v, n * sizeof(*wide.v));
+	wide.n = wide.cap = (size_t)n * lanes;
+	ix_coord_open(&co, &wide, token, timeout_s, err);
+	rc = ix_pattern_run(&co, p, mp, rounds, seed, NULL, hosts, r, err);
+	ix_coord_close(&co);
+	ix_hostlist_free(&wide);
+	return rc;
+}
+
 void ix_pattern_estimate_mesh(enum ix_pattern pat, const struct ix_mesh_params *p, unsigned tests,
 			      uint32_t n, uint32_t rounds, struct ix_pattern_plan *pl,
 			      struct ix_pattern_estimate *e)

@@ -17,6 +17,7 @@
 #include "probes/core/err.h"
 
 struct ix_coord;
+struct ix_token;
 
 /* One test of one stage: a sent to b. */
 struct ix_pattern_test {
@@ -87,6 +88,12 @@ int ix_pattern_run(struct ix_coord *co, enum ix_pattern p, const struct ix_mesh_
 		   uint32_t rounds, uint64_t seed, const uint32_t *order,
 		   const struct ix_hostlist *hosts, struct ix_pattern_result *r,
 		   struct ix_err *err);
+/* The same over agents of its own: hosts opened as often as the pattern
+ * needs (ix_pattern_lanes) with token, closed after. r->hosts is hosts. */
+int ix_pattern_run_open(const struct ix_hostlist *hosts, const struct ix_token *token,
+			double timeout_s, enum ix_pattern p, const struct ix_mesh_params *mp,
+			uint32_t rounds, uint64_t seed, struct ix_pattern_result *r,
+			struct ix_err *err);
 /* Connections a pattern needs to each agent: the most tests one host
  * starts in one stage. */
 uint32_t ix_pattern_lanes(enum ix_pattern p, uint32_t n, bool both_directions);

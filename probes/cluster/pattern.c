@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "probes/cluster/pattern.h"
 
@@ -175,6 +177,16 @@ uint32_t ix_pattern_stage(const struct ix_pattern_plan *pl, uint32_t s, struct i
 	default:
 		return 0;
 	}
+}
+
+uint64_t ix_pattern_new_seed(void)
+{
+	struct timespec ts;
+	uint64_t x;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	x = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
+	return splitmix(&x) % 1000000000000ull;
 }
 
 void ix_pattern_estimate(const struct ix_pattern_plan *pl, double test_s, uint32_t kinds,

@@ -70,6 +70,10 @@ uint32_t ix_pattern_stage(const struct ix_pattern_plan *pl, uint32_t s, struct i
  * permutation); n >= 2. The same seed and r give the same one anywhere. */
 void ix_pattern_derangement(uint32_t n, uint64_t seed, uint32_t r, uint32_t *to);
 
+/* A seed for a permutation nobody gave one: from the clock and the
+ * process (12 digits, easy to copy into --seed). */
+uint64_t ix_pattern_new_seed(void);
+
 /* How long a plan takes: stages (rounds) of batches, each batch the test
  * time plus the per-batch overhead. */
 struct ix_pattern_estimate {

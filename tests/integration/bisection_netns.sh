@@ -152,6 +152,21 @@ check "ixperf report of the saved bisection gives its verdict back" \
 "$IXPERF" report -f html -o "$J/bisection.html" "$J/bisection.json" 2>"$J/html.err"
 check "the HTML report has the pattern's table" grep -q 'class="pattern"' "$J/bisection.html"
 
+# The same cut as a check of an acceptance plan: its bad hosts fail the
+# default max_bad_hosts = 0, and its figures are what the ports moved.
+printf '[plan]\nname = cut\nhosts = %s\n[cut]\nprobe = mesh\npattern = bisection\ntime = 2\nwarmup = 0\n' \
+	"$hosts" >"$J/cut.ini"
+snap "$J/plan.before"
+ip netns exec "${P}h1" "$IXPERF" run -J -d "$J/run" --no-html "$J/cut.ini" >"$J/run.json" 2>"$J/run.err"
+rc=$?
+snap "$J/plan.after"
+jq '{results: [.results[0].checks[0].results[0]]}' "$J/run.json" >"$J/plan.json"
+check "ixperf run: pattern = bisection fails max_bad_hosts = 0 (the default), exit 4" jq_true "$J/run.json" \
+	"$rc == 4 and (.results[0].checks[0] | .verdict == \"FAIL\" and .results[0].kind == \"pattern\" and
+	 ([.expectations[] | select(.key == \"max_bad_hosts\")][0] | .pass == false and .measured == 4))"
+check "the plan's bisection: what each host sent and received is what its eth0 moved" bytes_match plan
+schema_check "$J/run.json"
+
 # Ring and permutation: every host sends to one and receives from one.
 pattern ring
 check "the ring ran every test" jq_true "$J/ring.json" '.results[0].tests_failed == 0 and (.results[0].tests | length) == 4'
