@@ -584,8 +584,8 @@ static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, en
 			"ixperf mesh: bisection over an odd count of %u hosts: the last "
 			"one sits out\n",
 			n);
-	if (widen_hosts(&c->hosts, ix_pattern_lanes(pat, n, p->both_directions), err) < 0 ||
-	    ix_coord_cmd_connect(c, k, err) < 0)
+	c->lanes = ix_pattern_lanes(pat, n, p->both_directions);
+	if (widen_hosts(&c->hosts, c->lanes, err) < 0 || ix_coord_cmd_connect(c, k, err) < 0)
 		return -1;
 	view = (struct ix_hostlist){ c->hosts.v, n, n };
 	if (ix_pattern_run(&c->co, pat, p, (uint32_t)rounds, seed, NULL, &view, &r, err) < 0)

@@ -60,9 +60,9 @@ void ix_text_pattern(FILE *f, const struct ix_pattern_result *r, const struct ix
 		ix_fmt_rate(h->figure_bps, u, fig, sizeof(fig));
 		snprintf(basis, sizeof(basis), "-");
 		snprintf(share, sizeof(share), "-");
-		if (h->sat_out)
+		if (h->sat_out || h->tests == h->failed) /* nothing it was in measured */
 			snprintf(tx, sizeof(tx), "-");
-		if (h->sat_out)
+		if (h->sat_out || h->tests == h->failed)
 			snprintf(rx, sizeof(rx), "-");
 		if (h->basis == IX_BASIS_NONE)
 			snprintf(fig, sizeof(fig), "-");
