@@ -435,10 +435,10 @@ static int check_pattern(const struct mesh_opts *o, enum ix_pattern *pat, uint64
 			       "--both-directions is for all-pairs and ring (%s sends both ways "
 			       "as it is)",
 			       o->pattern);
-	if (o->rails || o->live || o->state || o->concurrency)
+	if (o->rails || o->live || o->state || o->concurrency || o->cap.iface)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "--pattern %s starts every test of a round at once: --rails, "
-			       "--live, --state and --concurrency are for all-pairs",
+			       "--live, --state, --concurrency and --capture are for all-pairs",
 			       o->pattern);
 	return 0;
 }
