@@ -479,12 +479,13 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_lat(f, r);
 			else if (ix_html_str(r, "kind") && !strcmp(ix_html_str(r, "kind"), "rails"))
 				ix_html_rails(f, r); /* a rail mesh's rails side by side */
+			else if (ix_html_str(r, "kind") &&
+				 !strcmp(ix_html_str(r, "kind"), "pattern"))
+				ix_html_pattern(f, r); /* a plan's mesh check with a pattern */
 			else if (!strcmp(p, "mesh"))
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))
 				ix_html_incast(f, r);
-			else if (!strcmp(p, "pattern"))
-				ix_html_pattern(f, r);
 			else if (!strcmp(p, "gpu"))
 				ix_html_gpu(f, r);
 			else if (!strcmp(p, "topo"))

@@ -50,7 +50,10 @@ static int read_tests(json_t *res, struct ix_member_hosts *hs, struct ix_pattern
 	json_t *tests, *t;
 	size_t i;
 
-	if (ix_member_array(res, "", "tests", (size_t)s->r.n * s->r.n * 8 + 8, &tests, err) < 0)
+	/* all-to-all's n (n - 1), or a permutation's n per round */
+	if (ix_member_array(res, "", "tests",
+			    (size_t)s->r.n * (s->r.n + 2 * (size_t)IX_PATTERN_MAX_ROUNDS) + 8,
+			    &tests, err) < 0)
 		return -1;
 	s->r.tests = calloc(json_array_size(tests) + 1, sizeof(*s->r.tests));
 	if (!s->r.tests)

@@ -166,6 +166,9 @@ check "ixperf run: pattern = bisection fails max_bad_hosts = 0 (the default), ex
 	 ([.expectations[] | select(.key == \"max_bad_hosts\")][0] | .pass == false and .measured == 4))"
 check "the plan's bisection: what each host sent and received is what its eth0 moved" bytes_match plan
 schema_check "$J/run.json"
+"$IXPERF" report -f html -o "$J/run.html" "$J/run.json" 2>"$J/run-html.err"
+check "the run's HTML report has the check's pattern table, not a heatmap" bash -c \
+	"grep -q 'class=\"pattern\"' '$J/run.html' && ! grep -q '<canvas' '$J/run.html'"
 
 # Ring and permutation: every host sends to one and receives from one.
 pattern ring
