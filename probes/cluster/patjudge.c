@@ -290,6 +290,11 @@ static void verdict(struct ix_pattern_result *r)
 	}
 	if (off + 2 < len)
 		counters_clause(r, buf, len);
+	off = strlen(buf);
+	if (r->tests_failed && off + 2 < len) /* figures in doubt: said */
+		snprintf(buf + off, len - off,
+			 "; %llu of %u tests failed: the figures are of those that ran",
+			 (unsigned long long)r->tests_failed, r->ntests);
 	free(bad);
 }
 

@@ -114,6 +114,8 @@ Test(patjudge, stages_are_medians_failed_tests_counted_odd_host_sits_out)
 	cr_assert_eq(r.host[0].failed, 1);
 	cr_assert_eq(r.tests_failed, 1);
 	cr_assert_not(r.complete);
+	cr_assert(strstr(r.verdict, "; 1 of 6 tests failed: the figures are of those that ran"),
+		  "%s", r.verdict);
 	ix_pattern_result_free(&r);
 
 	pat_init(&r, &hl, IX_PATTERN_BISECTION, 3);
