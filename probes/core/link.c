@@ -1,5 +1,6 @@
 #include "config.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,12 @@ json_t *ix_link_json(const struct ix_link_limit *l)
 			    l->bottleneck[0] ? json_string(l->bottleneck) : json_null());
 	if (l->neighbor.source[0])
 		json_object_set_new(o, "neighbor", ix_neighbor_json(&l->neighbor));
+	if (l->port_guid) {
+		char g[24];
+
+		snprintf(g, sizeof(g), "0x%016llx", (unsigned long long)l->port_guid);
+		json_object_set_new(o, "port_guid", json_string(g));
+	}
 	return o;
 }
 
@@ -122,9 +129,31 @@ static int parse_neighbor(json_t *j, struct ix_neighbor *n, struct ix_err *err)
 	    get_string(j, "name", false, n->name, sizeof(n->name), err) < 0 ||
 	    get_string(j, "port", false, n->port, sizeof(n->port), err) < 0)
 		return -1;
-	if (strcmp(n->source, "lldp") != 0 || !n->chassis[0])
+	if ((strcmp(n->source, "lldp") != 0 && strcmp(n->source, "ib") != 0) || !n->chassis[0])
 		return ix_fail(err, IX_EXIT_FAIL,
-			       "link: a neighbor needs source \"lldp\" and a chassis");
+			       "link: a neighbor needs source \"lldp\" or \"ib\" and a chassis");
+	return 0;
+}
+
+/* "0x" and 16 hex digits; absent or null: 0. */
+static int parse_guid(json_t *j, uint64_t *out, struct ix_err *err)
+{
+	const char *s = json_string_value(j);
+
+	*out = 0;
+	if (!j || json_is_null(j))
+		return 0;
+	if (!s || strncmp(s, "0x", 2) != 0 || strlen(s) != 18)
+		return ix_fail(err, IX_EXIT_FAIL, "link: 'port_guid' is not 0x and 16 hex digits");
+	for (s += 2; *s; s++) {
+		if (!isxdigit((unsigned char)*s)) {
+			*out = 0;
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "link: 'port_guid' is not 0x and 16 hex digits");
+		}
+		*out = *out << 4 |
+		       (uint64_t)(isdigit((unsigned char)*s) ? *s - '0' : (*s | 0x20) - 'a' + 10);
+	}
 	return 0;
 }
 
@@ -143,7 +172,8 @@ int ix_link_parse(json_t *j, struct ix_link_limit *out, struct ix_err *err)
 	    get_string(j, "bottleneck", false, out->bottleneck, sizeof(out->bottleneck), err) < 0 ||
 	    parse_pcie(json_object_get(j, "pcie"), "pcie", &out->pcie, err) < 0 ||
 	    parse_pcie(json_object_get(j, "gpu_pcie"), "gpu_pcie", &out->gpu, err) < 0 ||
-	    parse_neighbor(json_object_get(j, "neighbor"), &out->neighbor, err) < 0) {
+	    parse_neighbor(json_object_get(j, "neighbor"), &out->neighbor, err) < 0 ||
+	    parse_guid(json_object_get(j, "port_guid"), &out->port_guid, err) < 0) {
 		memset(out, 0, sizeof(*out));
 		return -1;
 	}

@@ -130,7 +130,7 @@ struct ix_link_pcie {
 /* The switch port at the far end of a link, as the switch announces it
  * (LLDP through lldpd). source "" when nothing is known. */
 struct ix_neighbor {
-	char source[8];   /* "lldp" */
+	char source[8];   /* "lldp", or "ib" (a subnet's switch, chassis "ib 0xGUID") */
 	char chassis[80]; /* the chassis ID as announced ("mac 02:bd:..", "local leaf-a") */
 	char name[64];    /* the system name, "" when not announced */
 	char port[64];    /* the port's description, else its ID */
@@ -153,6 +153,9 @@ struct ix_link_limit {
 	char bottleneck[8];
 	/* The switch port it is cabled to, where the host knows it. */
 	struct ix_neighbor neighbor;
+	/* An InfiniBand port's GUID (the low half of its GID 0), which ties
+	 * the host to its adapter in the subnet; 0 when not InfiniBand. */
+	uint64_t port_guid;
 };
 
 /* CPU time consumed by one end of a test. */

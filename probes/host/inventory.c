@@ -16,6 +16,7 @@
 
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
+#include "probes/host/ibnbr.h"
 #include "probes/host/inventory.h"
 #include "probes/host/lldp.h"
 #include "probes/host/links.h"
@@ -167,7 +168,8 @@ static long port_number(const char *name)
  * names iface (RoCE), else port dev_port + 1 (IPoIB on a multi-port
  * adapter), else the lowest-numbered port. Its rate (0 when unreadable)
  * and whether its link layer is InfiniBand; false when there is none. */
-static bool ib_port_rate(const char *sysroot, const char *iface, double *bps, bool *ib_layer)
+static bool ib_port_rate(const char *sysroot, const char *iface, double *bps, bool *ib_layer,
+			 char *dev, size_t devlen, long *port)
 {
 	char dir[512], best[1024] = "", path[1100], buf[128];
 	long want = read_long(sysroot, iface, "dev_port");
@@ -215,6 +217,12 @@ static bool ib_port_rate(const char *sysroot, const char *iface, double *bps, bo
 	closedir(d);
 	if (!best_score)
 		return false;
+	if (dev) { /* best is DIR/DEV/ports/N */
+		const char *d0 = best + strlen(dir) + 1;
+
+		snprintf(dev, devlen, "%.*s", (int)strcspn(d0, "/"), d0);
+		*port = best_port;
+	}
 	snprintf(path, sizeof(path), "%s/rate", best);
 	read_full(path, buf, sizeof(buf));
 	if (ix_links_parse_rate(buf, bps) < 0 || *bps <= 0)
@@ -347,7 +355,7 @@ static int link_rate_of(const char *iface, const char *sysroot, struct ix_link_l
 	type = read_long(sysroot, iface, "type");
 	if (type == IX_ARPHRD_LOOPBACK)
 		return -2;
-	ib_port = ib_port_rate(sysroot, iface, &ib_bps, &ib_layer);
+	ib_port = ib_port_rate(sysroot, iface, &ib_bps, &ib_layer, NULL, 0, NULL);
 	if ((type == IX_ARPHRD_INFINIBAND || (ib_port && ib_layer)) && ib_bps > 0)
 		return link_limit_set(out, ib_bps, "infiniband rate");
 	speed = iface_speed(sysroot, iface);
@@ -361,15 +369,27 @@ static int link_rate_of(const char *iface, const char *sysroot, struct ix_link_l
 int ix_link_limit_of(const char *iface, const char *sysroot, struct ix_link_limit *out)
 {
 	int rc = link_rate_of(iface, sysroot, out);
+	bool live;
 
 	char why[128];
 
 	if (out->iface[0] && rc != -2)
 		pcie_of(out->iface, sysroot, out);
-	/* The switch port: the live system's lldpd (a saved tree has none),
-	 * or beside a saved tree the lldpd IXPERF_LLDPD_SOCKET names. */
-	if (out->iface[0] && (!sysroot || !sysroot[0] || getenv("IXPERF_LLDPD_SOCKET")))
-		(void)ix_lldp_neighbor(out->iface, &out->neighbor, why, sizeof(why));
+	/* The switch port: the live system's lldpd (a saved tree has none, but
+	 * beside one the lldpd IXPERF_LLDPD_SOCKET names is read), else, on
+	 * InfiniBand, the live subnet's first hop. */
+	live = !sysroot || !sysroot[0];
+	if (out->iface[0] && (live || getenv("IXPERF_LLDPD_SOCKET")) &&
+	    ix_lldp_neighbor(out->iface, &out->neighbor, why, sizeof(why)) < 0 && live) {
+		char dev[64];
+		double bps;
+		bool ib_layer;
+		long port;
+
+		if (ib_port_rate("", out->iface, &bps, &ib_layer, dev, sizeof(dev), &port) &&
+		    ib_layer)
+			(void)ix_ib_neighbor(dev, (int)port, &out->neighbor, why, sizeof(why));
+	}
 	return rc < 0 ? -1 : 0;
 }
 

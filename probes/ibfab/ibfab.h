@@ -73,7 +73,14 @@ struct ix_ibfab_node {
 	uint16_t lid;
 	uint8_t nports;
 	struct ix_ibfab_port *ports; /* ports[0 .. nports], [0] the switch's own */
+	/* A switch's linear forwarding table as read (ix_ibfab_read_routes):
+	 * lft[lid] the port a packet for that LID leaves by, IX_IBFAB_NO_ROUTE
+	 * where there is none; nlft entries (0: not read). */
+	uint8_t *lft;
+	uint32_t nlft;
 };
+
+#define IX_IBFAB_NO_ROUTE 0xff
 
 struct ix_ibfab {
 	char via[64]; /* the local port discovery started from */
@@ -135,6 +142,34 @@ int ix_ibfab_read_counters(struct ix_ibfab *f, const char *ca, int port, int slo
 			   unsigned timeout_ms, struct ix_err *err);
 /* Copy each port's ctr[0] from first, matched by node GUID and port. */
 void ix_ibfab_take_first(struct ix_ibfab *f, const struct ix_ibfab *first);
+/* Read every switch's linear forwarding table (SwitchInfo's LinearFDBTop,
+ * then LinearForwardingTable blocks of 64 LIDs, LID-routed SMPs as ibroute
+ * sends them). A switch that does not answer keeps none (nlft 0); the
+ * number of switches read is returned, -1 with err when the local port
+ * cannot be opened. */
+int ix_ibfab_read_routes(struct ix_ibfab *f, const char *ca, int port, unsigned timeout_ms,
+			 struct ix_err *err);
+
+/* ---- routes (route.c) ---- */
+
+#define IX_IBFAB_MAX_HOPS 64
+
+/* One cable a packet crosses: the port it leaves by. */
+struct ix_ibfab_hop {
+	int32_t node;
+	uint8_t port;
+};
+
+/* The path from adapter node src's port sport to LID dlid through the
+ * switches' forwarding tables: the cables in order, the first leaving src,
+ * the last arriving at the port that owns dlid. -1 with why (a switch
+ * without a table or a route for dlid, a port with no cable, a loop). */
+int ix_ibfab_path(const struct ix_ibfab *f, int32_t src, uint32_t sport, uint16_t dlid,
+		  struct ix_ibfab_hop *hops, uint32_t *nhops, char *why, size_t whylen);
+/* The adapter node and port whose LID is lid; -1 when none. */
+int32_t ix_ibfab_by_lid(const struct ix_ibfab *f, uint16_t lid, uint32_t *port);
+/* The node and port of the adapter port with this port GUID; -1 when none. */
+int32_t ix_ibfab_by_port_guid(const struct ix_ibfab *f, uint64_t guid, uint32_t *port);
 
 /* ---- findings ---- */
 

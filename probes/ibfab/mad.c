@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "probes/ibfab/ibfab.h"
@@ -31,6 +32,17 @@ int ix_ibfab_read_counters(struct ix_ibfab *f, const char *ca, int port, int slo
 	(void)timeout_ms;
 	return ix_fail(err, IX_EXIT_UNAVAILABLE,
 		       "this ixperf was built without libibmad: no port counters");
+}
+
+int ix_ibfab_read_routes(struct ix_ibfab *f, const char *ca, int port, unsigned timeout_ms,
+			 struct ix_err *err)
+{
+	(void)f;
+	(void)ca;
+	(void)port;
+	(void)timeout_ms;
+	return ix_fail(err, IX_EXIT_UNAVAILABLE,
+		       "this ixperf was built without libibmad: no forwarding tables");
 }
 
 #else /* HAVE_IBNETDISC */
@@ -167,19 +179,27 @@ static void read_port(struct ix_ibfab_counters *c, uint16_t lid, unsigned num, u
 	}
 }
 
+static struct ibmad_port *open_mad(const char *ca, int port, const char *what, struct ix_err *err)
+{
+	int classes[] = { IB_SMI_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS };
+	struct ibmad_port *mp = mad_rpc_open_port((char *)ca, port, classes, 3);
+
+	if (!mp)
+		ix_fail(err, IX_EXIT_FAIL, "cannot open the management port of %s port %d for %s",
+			ca ? ca : "the first adapter", port, what);
+	return mp;
+}
+
 int ix_ibfab_read_counters(struct ix_ibfab *f, const char *ca, int port, int slot,
 			   unsigned timeout_ms, struct ix_err *err)
 {
-	int classes[] = { IB_SMI_CLASS, IB_SA_CLASS, IB_PERFORMANCE_CLASS };
 	struct ibmad_port *mp;
 
 	if (slot < 0 || slot > 1)
 		return ix_fail(err, IX_EXIT_FAIL, "internal error: counter slot %d", slot);
-	mp = mad_rpc_open_port((char *)ca, port, classes, 3);
+	mp = open_mad(ca, port, "the counters", err);
 	if (!mp)
-		return ix_fail(err, IX_EXIT_FAIL,
-			       "cannot open the management port of %s port %d for the counters",
-			       ca ? ca : "the first adapter", port);
+		return -1;
 	for (uint32_t i = 0; i < f->n; i++) {
 		struct ix_ibfab_node *nd = &f->nodes[i];
 
@@ -190,6 +210,61 @@ int ix_ibfab_read_counters(struct ix_ibfab *f, const char *ca, int port, int slo
 	}
 	mad_rpc_close_port(mp);
 	return 0;
+}
+
+/* One switch's table, LIDs 0 .. LinearFDBTop; false when it does not
+ * answer (nd keeps none). */
+static bool read_lft(struct ix_ibfab_node *nd, unsigned timeout, const struct ibmad_port *mp)
+{
+	uint8_t buf[IB_SMP_DATA_SIZE];
+	ib_portid_t id;
+	uint32_t top;
+
+	memset(&id, 0, sizeof(id));
+	ib_portid_set(&id, nd->ports[0].lid, 0, 0);
+	memset(buf, 0, sizeof(buf));
+	if (!nd->ports[0].lid || !smp_query_via(buf, &id, IB_ATTR_SWITCH_INFO, 0, timeout, mp))
+		return false;
+	top = mad_get_field(buf, 0, IB_SW_LINEAR_FDB_TOP_F);
+	if (top >= 0xc000) /* unicast LIDs only */
+		top = 0xbfff;
+	nd->lft = malloc(top + 1);
+	if (!nd->lft)
+		return false;
+	memset(nd->lft, IX_IBFAB_NO_ROUTE, top + 1);
+	for (uint32_t block = 0; block * 64 <= top; block++) {
+		memset(buf, 0, sizeof(buf));
+		if (!smp_query_via(buf, &id, IB_ATTR_LINEARFORWTBL, block, timeout, mp)) {
+			free(nd->lft);
+			nd->lft = NULL;
+			return false;
+		}
+		for (uint32_t k = 0; k < 64 && block * 64 + k <= top; k++)
+			nd->lft[block * 64 + k] = buf[k];
+	}
+	nd->nlft = top + 1;
+	return true;
+}
+
+int ix_ibfab_read_routes(struct ix_ibfab *f, const char *ca, int port, unsigned timeout_ms,
+			 struct ix_err *err)
+{
+	struct ibmad_port *mp = open_mad(ca, port, "the forwarding tables", err);
+	int read = 0;
+
+	if (!mp)
+		return -1;
+	for (uint32_t i = 0; i < f->n; i++) {
+		struct ix_ibfab_node *nd = &f->nodes[i];
+
+		free(nd->lft);
+		nd->lft = NULL;
+		nd->nlft = 0;
+		if (nd->is_switch)
+			read += read_lft(nd, timeout_ms, mp);
+	}
+	mad_rpc_close_port(mp);
+	return read;
 }
 
 #endif /* HAVE_IBNETDISC */

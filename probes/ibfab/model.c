@@ -15,8 +15,10 @@ void ix_ibfab_init(struct ix_ibfab *f)
 
 void ix_ibfab_free(struct ix_ibfab *f)
 {
-	for (uint32_t i = 0; i < f->n; i++)
+	for (uint32_t i = 0; i < f->n; i++) {
 		free(f->nodes[i].ports);
+		free(f->nodes[i].lft);
+	}
 	free(f->nodes);
 	memset(f, 0, sizeof(*f));
 }

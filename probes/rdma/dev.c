@@ -20,6 +20,7 @@
 #include "probes/host/links.h"
 #include "probes/host/sysfs.h"
 #include "probes/host/topo.h"
+#include "probes/host/ibnbr.h"
 #include "probes/rdma/access.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
@@ -287,6 +288,17 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, bool requester,
 	/* The ceiling, once the buffer's place is known. */
 	ix_link_of_rdma(h->root, h->port.dev, h->gid.netdev, info->rate_bps,
 			h->gpu >= 0 ? h->gctx.dev[h->gpu].pci_bus_id : NULL, &info->link);
+	/* InfiniBand: the GID's low half is the port GUID (the subnet's name
+	 * for this port); RoCE GIDs are addresses. */
+	for (int b = 8; !l.ethernet && b < 16; b++)
+		info->link.port_guid = info->link.port_guid << 8 | h->gid.raw[b];
+	/* and the switch it is cabled to, as the subnet says (no lldpd) */
+	if (!l.ethernet && !info->link.neighbor.source[0] && !h->root[0]) {
+		char why[128];
+
+		(void)ix_ib_neighbor(h->port.dev, h->port.port, &info->link.neighbor, why,
+				     sizeof(why));
+	}
 	return 0;
 }
 

@@ -150,7 +150,9 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 	} else if (kind && !strcmp(kind, "ib_fabric")) {
 		c->hosts = NULL;
 		c->path = "infiniband";
-		if (strcmp(c->verdict, "ERROR") && json_array_size(json_object_get(r, "findings")))
+		if (strcmp(c->verdict, "ERROR") &&
+		    (json_array_size(json_object_get(r, "findings")) ||
+		     json_array_size(json_object_get(json_object_get(r, "blame"), "elements"))))
 			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "pattern")) {
 		c->hosts = json_object_get(r, "hosts");

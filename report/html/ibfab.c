@@ -269,6 +269,63 @@ static void cables_table(FILE *f, json_t *nodes, json_t *findings)
 	fputs("</tbody></table>\n", f);
 }
 
+/* fabric --mesh: the elements blamed for a mesh's bad pairs. */
+static void blame_section(FILE *f, json_t *b)
+{
+	json_t *x;
+	size_t i;
+
+	if (!json_is_object(b))
+		return;
+	fputs("<h3>The mesh ", f);
+	ix_html_esc(f, ix_html_str(b, "mesh"));
+	fprintf(f,
+		" on the subnet</h3>\n<p>%lld of %zu hosts tied; %lld bad and %lld good pairs "
+		"followed through %lld forwarding tables",
+		(long long)json_integer_value(json_object_get(b, "tied")),
+		json_array_size(json_object_get(b, "hosts")),
+		(long long)json_integer_value(json_object_get(json_object_get(b, "pairs"), "bad")),
+		(long long)json_integer_value(json_object_get(json_object_get(b, "pairs"), "good")),
+		(long long)json_integer_value(json_object_get(b, "switches_routed")));
+	fprintf(f, ", %lld not placed.</p>\n",
+		(long long)json_integer_value(
+			json_object_get(json_object_get(b, "pairs"), "unplaced")));
+	if (ix_html_str(b, "counters_why")) {
+		fputs("<p class=\"muted\">Counters not joined: ", f);
+		ix_html_esc(f, ix_html_str(b, "counters_why"));
+		fputs("</p>\n", f);
+	}
+	json_array_foreach(json_object_get(b, "hosts"), i, x) if (ix_html_str(x, "error"))
+	{
+		fputs("<p class=\"muted\">Not tied: ", f);
+		ix_html_esc(f, ix_html_str(x, "host"));
+		fputs(": ", f);
+		ix_html_esc(f, ix_html_str(x, "error"));
+		fputs("</p>\n", f);
+	}
+	if (!json_array_size(json_object_get(b, "elements"))) {
+		fputs("<p>No cable to blame.</p>\n", f);
+	} else {
+		fputs("<table><thead><tr><th>Blamed</th><th>Element</th><th>Evidence</th></tr>"
+		      "</thead><tbody>\n",
+		      f);
+		json_array_foreach(json_object_get(b, "elements"), i, x)
+		{
+			fputs("<tr class=\"fail\"><td>", f);
+			ix_html_esc(f, ix_html_str(x, "kind"));
+			fputs("</td><td>", f);
+			ix_html_esc(f, ix_html_str(x, "what"));
+			fputs("</td><td>", f);
+			ix_html_esc(f, ix_html_str(x, "evidence"));
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody></table>\n", f);
+	}
+	if (json_integer_value(json_object_get(b, "unexplained")))
+		fprintf(f, "<p>%lld bad pair(s) no cable explains.</p>\n",
+			(long long)json_integer_value(json_object_get(b, "unexplained")));
+}
+
 void ix_html_ibfab(FILE *f, json_t *r)
 {
 	json_t *nodes = json_object_get(r, "nodes"), *findings = json_object_get(r, "findings");
@@ -283,7 +340,20 @@ void ix_html_ibfab(FILE *f, json_t *r)
 		ix_html_esc(f, ix_html_str(r, "between"));
 		fputs("</p>\n", f);
 	}
+	json_t *marks = json_is_array(findings) ? json_copy(findings) : json_array(), *e, *c;
+	size_t i, k;
+
 	findings_table(f, findings);
-	figure(f, nodes, findings);
-	cables_table(f, nodes, findings);
+	blame_section(f, json_object_get(r, "blame"));
+	/* the cables blamed for a mesh's bad pairs are drawn as findings are */
+	json_array_foreach(json_object_get(json_object_get(r, "blame"), "elements"), i, e)
+		json_array_foreach(json_object_get(e, "cables"), k, c) json_array_append_new(
+			marks,
+			json_pack("{s:O,s:O,s:s}", "node",
+				  json_object_get(json_object_get(c, "from"), "guid"), "port",
+				  json_object_get(json_object_get(c, "from"), "port"), "kind",
+				  "blame"));
+	figure(f, nodes, marks);
+	cables_table(f, nodes, marks);
+	json_decref(marks);
 }

@@ -7,6 +7,7 @@
 
 #include "probes/ibfab/ibfab.h"
 #include "report/json/json.h"
+#include "report/model/ibblame.h"
 
 static json_t *guid_json(uint64_t g)
 {
@@ -109,4 +110,73 @@ json_t *ix_json_ibfab(const struct ix_ibfab *f, const struct ix_ibfab_findings *
 	return json_pack("{s:s,s:b,s:s,s:i,s:i,s:i,s:i,s:o,s:o}", "kind", "ib_fabric", "complete",
 			 1, "via", f->via, "reads", reads, "switches", sw, "adapters",
 			 (int)(f->n - sw), "links", links, "nodes", nodes, "findings", finds);
+}
+
+static json_t *end_json(const struct ix_ibfab *f, int32_t n, uint32_t p)
+{
+	return json_pack("{s:o,s:i,s:s}", "guid", guid_json(f->nodes[n].guid), "port", (int)p,
+			 "node", f->nodes[n].desc);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s && s[0] ? json_string(s) : json_null();
+}
+
+static json_t *ties_json(const struct ix_ibblame *b, const struct ix_mesh_result *r,
+			 const struct ix_ibfab *routes)
+{
+	json_t *a = json_array();
+
+	for (uint32_t i = 0; i < b->hosts; i++) {
+		const struct ix_ibb_tie *t = &b->ties[i];
+		json_t *o = json_pack("{s:s}", "host", r->hosts->v[i].name);
+
+		if (t->node >= 0) {
+			json_object_set_new(o, "adapter", end_json(routes, t->node, t->port));
+			json_object_set_new(o, "port_guid",
+					    guid_json(routes->nodes[t->node].ports[t->port].guid));
+			json_object_set_new(o, "by", json_string(t->by));
+			json_object_set_new(o, "error", json_null());
+		} else {
+			json_object_set_new(o, "adapter", json_null());
+			json_object_set_new(o, "port_guid", json_null());
+			json_object_set_new(o, "by", json_null());
+			json_object_set_new(o, "error", json_string(t->why));
+		}
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *ix_json_ibblame(const struct ix_ibblame *b, const struct ix_mesh_result *r,
+			const struct ix_ibfab *routes)
+{
+	json_t *els = json_array();
+
+	for (uint32_t i = 0; i < b->n; i++) {
+		const struct ix_ibb_element *e = &b->v[i];
+		json_t *cables = json_array();
+
+		for (uint32_t k = 0; k < e->ncables; k++) {
+			const struct ix_ibfab_hop *h = &e->cables[k];
+			const struct ix_ibfab_port *pt = ix_ibfab_port(routes, h->node, h->port);
+
+			json_array_append_new(
+				cables,
+				json_pack("{s:o,s:o}", "from", end_json(routes, h->node, h->port),
+					  "to", end_json(routes, pt->peer_node, pt->peer_port)));
+		}
+		json_array_append_new(els, json_pack("{s:s,s:s,s:s,s:i,s:i,s:o}", "kind",
+						     ix_ibb_kind_name(e->kind), "what", e->what,
+						     "evidence", e->evidence, "bad", (int)e->bad,
+						     "good", (int)e->good, "cables", cables));
+	}
+	return json_pack("{s:o,s:i,s:i,s:{s:I,s:I,s:I,s:o},s:b,s:o,s:o,s:I}", "hosts",
+			 ties_json(b, r, routes), "tied", (int)b->tied, "switches_routed",
+			 (int)b->switches_routed, "pairs", "bad", (json_int_t)b->pairs_bad, "good",
+			 (json_int_t)b->pairs_good, "unplaced", (json_int_t)b->unplaced,
+			 "unplaced_why", str_or_null(b->unplaced_why), "counters", b->counters,
+			 "counters_why", str_or_null(b->counters ? NULL : b->counters_why),
+			 "elements", els, "unexplained", (json_int_t)b->unexplained);
 }

@@ -122,6 +122,14 @@ json_t *ix_json_topo(const struct ix_topo *t);
 struct ix_ibfab;
 struct ix_ibfab_findings;
 json_t *ix_json_ibfab(const struct ix_ibfab *f, const struct ix_ibfab_findings *fs, int reads);
+/* A mesh's bad pairs joined with the subnet (report/model/ibblame.h): how
+ * each host was tied to it, the pairs placed, and the elements blamed
+ * with their cables and evidence; routes is the subnet they were followed
+ * through. */
+struct ix_ibblame;
+struct ix_mesh_result;
+json_t *ix_json_ibblame(const struct ix_ibblame *b, const struct ix_mesh_result *r,
+			const struct ix_ibfab *routes);
 
 /* ---- rdma.c ---- */
 

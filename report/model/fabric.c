@@ -246,7 +246,10 @@ static int assign(struct ix_fabric *f, const struct ix_fab_input *in, int *sw_of
 		if (g < 0)
 			g = add_switch(f, nb->name[0] ? nb->name : nb->chassis, nb->chassis, false);
 		sw_of[i] = g;
-		f->lldp_hosts++;
+		if (strcmp(nb->source, "ib") == 0)
+			f->ib_hosts++;
+		else
+			f->lldp_hosts++;
 	}
 	if (nu)
 		rc = infer_groups(f, in, u, nu, sw_of);
@@ -589,7 +592,7 @@ int ix_fabric_of_mesh(const struct ix_mesh_result *r, struct ix_fabric *out)
 
 bool ix_fabric_worth_drawing(const struct ix_fabric *f)
 {
-	return f->n >= 3 && (f->lldp_hosts > 0 || f->nsw > 1);
+	return f->n >= 3 && (f->lldp_hosts > 0 || f->ib_hosts > 0 || f->nsw > 1);
 }
 
 void ix_fabric_free(struct ix_fabric *f)
@@ -602,9 +605,16 @@ void ix_fabric_free(struct ix_fabric *f)
 
 const char *ix_fabric_source(const struct ix_fabric *f)
 {
-	if (!f->inferred)
-		return "LLDP";
-	return f->lldp_hosts ? "LLDP and inferred from the mesh" : "inferred from the mesh";
+	static const char *const names[2][2][2] = {
+		/* [lldp][ib][inferred] */
+		{ { "LLDP", "inferred from the mesh" },
+		  { "the InfiniBand subnet", "the InfiniBand subnet and inferred from the mesh" } },
+		{ { "LLDP", "LLDP and inferred from the mesh" },
+		  { "LLDP and the InfiniBand subnet",
+		    "LLDP, the InfiniBand subnet and inferred from the mesh" } },
+	};
+
+	return names[f->lldp_hosts > 0][f->ib_hosts > 0][f->inferred];
 }
 
 double ix_fab_share(const struct ix_fabric *f, const struct ix_fab_edge *e)

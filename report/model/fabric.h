@@ -5,8 +5,9 @@
  * health that says where the bad pairs point.
  *
  * Where the switches come from, in order of trust: the LLDP neighbour each
- * host's agent reported with its link (hosts on one chassis share a
- * switch), else groups inferred from the mesh itself (hosts whose mutual
+ * host's agent reported with its link, or the InfiniBand switch its
+ * adapter is cabled to (ibblame.h; hosts on one chassis share a switch),
+ * else groups inferred from the mesh itself (hosts whose mutual
  * pairs are fast and near, apart from the slower rest), marked inferred;
  * groups that the pairs do not bear out (most pairs within near, most
  * between not) are one group.
@@ -93,6 +94,7 @@ struct ix_fabric {
 	struct ix_fab_host *host; /* n, in drawing order */
 	uint32_t *at;             /* n: mesh index -> position in host */
 	uint32_t lldp_hosts;      /* hosts placed by their LLDP neighbour */
+	uint32_t ib_hosts;        /* hosts placed by their InfiniBand switch */
 	bool inferred;            /* some groups are inferred */
 	/* The colour scale and the bandwidth rule's baseline: the median
 	 * goodput of the pairs within a switch (ref_within), else of all. */
@@ -111,8 +113,9 @@ int ix_fabric_of_mesh(const struct ix_mesh_result *r, struct ix_fabric *out);
  * mesh split into groups. */
 bool ix_fabric_worth_drawing(const struct ix_fabric *f);
 void ix_fabric_free(struct ix_fabric *f);
-/* Where the switches came from: "LLDP", "inferred from the mesh", or
- * "LLDP and inferred from the mesh". */
+/* Where the switches came from: "LLDP", "the InfiniBand subnet",
+ * "inferred from the mesh", or those joined ("LLDP and inferred from the
+ * mesh"). */
 const char *ix_fabric_source(const struct ix_fabric *f);
 /* An edge's colour share: its worse direction's median against the
  * fabric's reference (0..1, capped); -1 when nothing through it is

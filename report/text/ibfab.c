@@ -8,6 +8,7 @@
 
 #include "probes/ibfab/ibfab.h"
 #include "report/fmt/safe.h"
+#include "report/model/ibblame.h"
 #include "report/text/text.h"
 
 /* A port's label, with what a peer put in its node description made safe. */
@@ -86,4 +87,53 @@ void ix_text_ibfab(FILE *out, const struct ix_ibfab *f, const struct ix_ibfab_fi
 		ix_text_safe(fs->v[i].text, t, sizeof(t));
 		fprintf(out, "  %-11s %s\n", ix_ibfab_kind_name(fs->v[i].kind), t);
 	}
+}
+
+/* Text made safe for a terminal (node descriptions and host names are the
+ * subnet's and the mesh document's), printed after prefix. */
+static void safe_line(FILE *out, const char *prefix, const char *s)
+{
+	char t[1024];
+
+	ix_text_safe(s, t, sizeof(t));
+	fprintf(out, "%s%s\n", prefix, t);
+}
+
+void ix_text_ibblame(FILE *out, const struct ix_ibblame *b, const struct ix_mesh_result *r,
+		     const char *mesh_path)
+{
+	char t[300];
+
+	ix_text_safe(mesh_path ? mesh_path : "", t, sizeof(t));
+	fprintf(out,
+		"The mesh %s on the subnet: %u of %u hosts tied, %" PRIu64 " bad and %" PRIu64
+		" good pairs followed through %u forwarding tables",
+		t, b->tied, b->hosts, b->pairs_bad, b->pairs_good, b->switches_routed);
+	if (b->unplaced)
+		fprintf(out, ", %" PRIu64 " not placed", b->unplaced);
+	fprintf(out, ".\n");
+	if (b->unplaced_why[0])
+		safe_line(out, "  not placed: ", b->unplaced_why);
+	for (uint32_t i = 0; i < b->hosts; i++)
+		if (b->ties[i].node < 0) {
+			snprintf(t, sizeof(t), "%.64s: %s", r->hosts->v[i].name, b->ties[i].why);
+			safe_line(out, "  not tied: ", t);
+		}
+	if (!b->counters)
+		safe_line(out, "  counters not joined: ", b->counters_why);
+	if (!b->n && !b->pairs_bad) {
+		fprintf(out, "No bad pairs to blame.\n");
+		return;
+	}
+	if (b->n)
+		fprintf(out, "BLAME (%u):\n", b->n);
+	for (uint32_t i = 0; i < b->n; i++) {
+		fprintf(out, "  %-10s ", ix_ibb_kind_name(b->v[i].kind));
+		safe_line(out, "", b->v[i].what);
+		safe_line(out, "             ", b->v[i].evidence);
+	}
+	if (b->unexplained)
+		fprintf(out, "%" PRIu64 " bad pair(s) no cable explains%s.\n", b->unexplained,
+			b->n ? " beside these"
+			     : " (no cable most of whose pairs are bad carries two of them)");
 }

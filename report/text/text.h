@@ -147,6 +147,12 @@ struct ix_ibfab;
 struct ix_ibfab_findings;
 void ix_text_ibfab(FILE *f, const struct ix_ibfab *fab, const struct ix_ibfab_findings *fs,
 		   int reads, const char *between);
+/* A mesh's bad pairs on the subnet: the elements blamed with their
+ * evidence, the pairs no element explains, the hosts not tied. */
+struct ix_ibblame;
+struct ix_mesh_result;
+void ix_text_ibblame(FILE *f, const struct ix_ibblame *b, const struct ix_mesh_result *r,
+		     const char *mesh_path);
 
 /* The PCI tree, the path matrix, NUMA and CXL, interfaces and RDMA ports
  * with GIDs, then the findings and notes. */

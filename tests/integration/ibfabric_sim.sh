@@ -5,13 +5,21 @@
 # the oracles. A fat tree written here: 2 spines, 4 leaves, 16 adapters;
 # opensm -o assigns the LIDs once.
 #   Clean: every node, cable and port GUID as ibnetdiscover has them, all
-#   Active at 4X, no findings.
+#   Active at 4X, no findings; each host's switch port as its agent reads
+#   it (one directed-route SMP from the host) is ibnetdiscover's.
 #   A host cable trained at 1X (its adapter port enabled for 1X only) and
 #   left in Init: the width, the state and the unreadable counters named.
 #   Between two reads (a command run by ixperf fabric): SymbolErrorCounter
 #   of one switch port raised through ibsim's console and one leaf-spine
 #   cable unlinked (the subnet manager then rerouting): exactly those two
 #   findings, the counter as perfquery reads it.
+#   Blame (ixperf fabric --mesh): meshes written here for h01..h16 (ibsim
+#   carries no data), their bad pairs those of one element: h07's cable;
+#   the pairs ibtracert routes across the cable leaf3/6 - spine2/3 (its
+#   SymbolErrorCounter raised while the mesh "runs"); every pair between
+#   leaf2's hosts and the rest. Each blamed alone, named, with the pairs
+#   counted and the counter as perfquery reads it; hosts tied by node
+#   description, and by port GUID for hosts named by address.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 for t in ibsim ibsim-run opensm ibnetdiscover perfquery jq python3; do
@@ -104,6 +112,17 @@ fab >"$J/clean.txt"
 check "clean: the text names the cables and says there is nothing" bash -c \
 	"grep -q '^ixperf fabric: 6 switches, 16 adapters, 24 cables' '$J/clean.txt' && grep -q '^No findings' '$J/clean.txt'"
 
+# ---- each host's first hop, as its agent reads it (one SMP, no discovery) ----
+IBNBR=${IBNBR:-$(pwd)/tests/tools/ibnbr}
+[ -x "$IBNBR" ] || { echo "tests/tools/ibnbr is not built ($IBNBR)" >&2; exit 99; }
+for h in $(seq -f 'h%02g' 1 16); do
+	SIM_HOST=$h ibsim-run "$IBNBR" 2>/dev/null | awk -F '\t' -v h="$h" '{ sub(/^ib /, "", $1); print h, $1, $2, $3 }'
+done >"$J/nbr.ours"
+ibsim-run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" { gsub(/\047/, ""); print $13, $11, $15, $10 }' |
+	sort >"$J/nbr.disc"
+check "each host's switch port as an agent reads it is ibnetdiscover's ($(wc -l <"$J/nbr.ours") hosts)" \
+	bash -c "[ \$(wc -l <'$J/nbr.ours') = 16 ] && diff '$J/nbr.disc' '$J/nbr.ours'"
+
 # ---- a host cable at 1X, left in Init ----
 # The subnet manager in ibsim trains every cable it sets up at the width
 # both ends enable; re-cabling after it ran keeps the width the ends
@@ -131,6 +150,95 @@ check "1X cable: nothing else" jq_true "$J/narrow.json" "($R.findings | length) 
 # ---- between two reads: errors on a switch port, a cable unlinked ----
 # The subnet manager brings the subnet back (h16 at 4X, Active) first.
 sm
+
+# ---- blame: a mesh's bad pairs on the subnet ----
+MESH="python3 $top_srcdir/tests/tools/ib-mesh.py"
+B="$R.blame"
+blame_of() { jq -c "[$B.elements[] | {kind, what, bad, good}]" "$1"; }
+# h07's cable: every pair with h07 bad, bandwidth and latency
+for h in $(seq -f 'h%02g' 1 16); do
+	[ "$h" = h07 ] || printf '%s h07\nh07 %s\n' "$h" "$h"
+done >"$J/bad.h07"
+$MESH mesh 16 "$J/bad.h07" "$J/mesh.h07.json"
+fab --check --mesh "$J/mesh.h07.json" -J -o "$J/blame1.json"
+rc=$?
+schema_check "$J/blame1.json"
+echo "# host cable: $(blame_of "$J/blame1.json")"
+check "host cable: exit 4" test "$rc" = 4
+check "host cable: 16 hosts tied by node description" jq_true "$J/blame1.json" \
+	"$B.tied == 16 and ([$B.hosts[].by] | unique) == [\"node description\"]"
+check "host cable: h07's cable blamed alone, both ways, its 30 bad pairs and no good one" jq_true "$J/blame1.json" \
+	"[$B.elements[] | {kind, what, bad, good}] == [{\"kind\": \"host_cable\", \"what\": \"h07's cable (\\\"h07\\\"/1 - \\\"leaf2\\\"/3, both ways)\", \"bad\": 30, \"good\": 0}]
+	 and $B.pairs.bad == 30 and $B.pairs.good == 210 and $B.unexplained == 0"
+check "host cable: the mesh comes back with its hosts under their InfiniBand switches" jq_true "$J/blame1.json" \
+	"[.results[1].nodes[].link.neighbor | select(.source == \"ib\") | .name] | (length == 16 and (unique == [\"leaf1\", \"leaf2\", \"leaf3\", \"leaf4\"]))"
+fab --mesh "$J/mesh.h07.json" >"$J/blame1.txt"
+check "host cable: the text blames it and draws the hosts under the leaves" bash -c \
+	"grep -q '^BLAME (1):' '$J/blame1.txt' && grep -q \"host_cable h07's cable\" '$J/blame1.txt' &&
+	 grep -q 'under 4 switches (the InfiniBand subnet)' '$J/blame1.txt' && grep -q 'h07:6200 .*BAD' '$J/blame1.txt'"
+"$IXPERF" report --format html "$J/blame1.json" >"$J/blame1.html" 2>>"$J/fabric.err"
+check "host cable: ixperf report draws the blame, FAIL, and the mesh's fabric with the leaves" bash -c \
+	"grep -q 'badge fail' '$J/blame1.html' && grep -q 'h07&#39;s cable' '$J/blame1.html' &&
+	 grep -q 'svg class=\"heatmap\"' '$J/blame1.html' && [ \$(grep -c 'svg class=\"fabric\"' '$J/blame1.html') = 2 ] &&
+	 grep -q 'under 4 switches, from the InfiniBand subnet' '$J/blame1.html'"
+
+# the same hosts named by address, tied by the port GUID of their link
+$MESH mesh 16 "$J/bad.h07" "$J/mesh.guid.json" --by-guid
+fab --mesh "$J/mesh.guid.json" -J -o "$J/blame2.json"
+schema_check "$J/blame2.json"
+G07=$(ibsim-run ibnetdiscover -p 2>/dev/null | awk '$1 == "CA" && /'"'"'h07'"'"' -/ {print $4}')
+check "by port GUID: 16 hosts tied by it, 10.9.0.7's is ibnetdiscover's $G07" jq_true "$J/blame2.json" \
+	"$B.tied == 16 and ([$B.hosts[].by] | unique) == [\"port GUID\"] and
+	 ([$B.hosts[] | select(.host == \"10.9.0.7\") | .port_guid] == [\"$G07\"])"
+check "by port GUID: the same cable blamed" jq_true "$J/blame2.json" \
+	"[$B.elements[] | .kind + \" \" + (.what | split(\" (\")[1])] == [\"host_cable \\\"h07\\\"/1 - \\\"leaf2\\\"/3, both ways)\"]"
+
+# one switch-to-switch cable: the pairs ibtracert routes across it, its
+# SymbolErrorCounter raised while the mesh "runs" between the reads
+$MESH paths 'leaf3[6]' 'spine2[3]' >"$J/bad.link"
+NLINK=$(wc -l <"$J/bad.link")
+$MESH mesh 16 "$J/bad.link" "$J/mesh.link.json" --bw-only
+cat >"$J/mesh-run.sh" <<EOF
+echo 'PerformanceSet "spine2"[3] PortCounters.SymbolErrorCounter=5' >&3
+sleep 0.5
+cp "$J/mesh.link.json" "$J/mesh.ran.json"
+EOF
+rm -f "$J/mesh.ran.json"
+fab --check --mesh "$J/mesh.ran.json" -J -o "$J/blame3.json" -- bash "$J/mesh-run.sh"
+rc=$?
+schema_check "$J/blame3.json"
+echo "# link: $(blame_of "$J/blame3.json") ($NLINK pairs cross it by ibtracert)"
+SPINE2=$(jq -r "$R.nodes[] | select(.desc == \"spine2\") | .lid" "$J/blame3.json")
+PQ=$(ibsim-run perfquery "$SPINE2" 3 2>/dev/null | sed -n 's/^SymbolErrorCounter:\.*//p')
+check "link: exit 4; $NLINK pairs cross it (ibtracert)" bash -c "[ $rc = 4 ] && [ $NLINK -gt 8 ]"
+check "link: the cable blamed alone, both ways, the $NLINK pairs ibtracert routes across it" jq_true "$J/blame3.json" \
+	"[$B.elements[] | {kind, what, bad, good}] == [{\"kind\": \"link\", \"what\": \"the link \\\"leaf3\\\"/6 - \\\"spine2\\\"/3, both ways\", \"bad\": $NLINK, \"good\": 0}]"
+check "link: the counters joined, SymbolErrorCounter +5 at spine2/3 as perfquery reads it ($PQ)" jq_true "$J/blame3.json" \
+	"$B.counters == true and ([$B.elements[0].evidence | test(\"\\\"spine2\\\"/3 SymbolErrorCounter \\\\+$PQ\")] == [true]) and $PQ == 5"
+
+# a leaf's uplinks: every pair between leaf2's hosts and the rest
+for a in h05 h06 h07 h08; do
+	for b in $(seq -f 'h%02g' 1 16); do
+		case $b in h05 | h06 | h07 | h08) ;; *) printf '%s %s\n%s %s\n' "$a" "$b" "$b" "$a" ;; esac
+	done
+done >"$J/bad.leaf2"
+$MESH mesh 16 "$J/bad.leaf2" "$J/mesh.leaf2.json" --bw-only
+fab --mesh "$J/mesh.leaf2.json" -J -o "$J/blame4.json"
+schema_check "$J/blame4.json"
+echo "# uplinks: $(blame_of "$J/blame4.json")"
+check "uplinks: leaf2's two uplinks blamed together, its 96 bad pairs" jq_true "$J/blame4.json" \
+	"[$B.elements[] | {kind, what, bad, good}] == [{\"kind\": \"uplinks\", \"what\": \"the uplinks of \\\"leaf2\\\" (all 2)\", \"bad\": 96, \"good\": 0}]
+	 and $B.counters == false and ($B.counters_why | test(\"read once\"))"
+
+# bad input: no mesh in the document; the subnet's read is kept
+fab --mesh "$J/clean.json" -J -o "$J/blame5.json"
+rc=$?
+check "a --mesh document without a mesh: exit 2, named, the fabric kept" bash -c \
+	"[ $rc = 2 ] && jq -e '.complete == false and (.error | test(\"clean.json: no mesh result\")) and $R.switches == 6 and $B == null' '$J/blame5.json' >/dev/null"
+fab --mesh "$J/missing.json" >/dev/null
+check "a --mesh document that is not there: a usage error (exit 2)" test "$?" = 2
+
+# the faults: on the subnet as the blame left it
 cat >"$J/between.sh" <<EOF
 echo 'PerformanceSet "leaf2"[5] PortCounters.SymbolErrorCounter=7' >&3
 sleep 0.5

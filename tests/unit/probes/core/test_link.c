@@ -93,6 +93,10 @@ Test(link, malformed_is_refused)
 		"\"expected_gen\": 4, \"expected_width\": 8, \"bps\": 1, \"downtrained\": 1}}",
 		"{\"iface\": "
 		"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}",
+		"{\"iface\": \"ib0\", \"port_guid\": \"0x0x00000000001234\"}",
+		"{\"iface\": \"ib0\", \"port_guid\": \"0x00000000001234\"}",
+		"{\"iface\": \"ib0\", \"port_guid\": 4660}",
+		"{\"iface\": \"ib0\", \"port_guid\": \"0x000000000000123g\"}",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -106,6 +110,31 @@ Test(link, malformed_is_refused)
 		cr_assert_str_eq(l.iface, "", "%s", bad[i]);
 		json_decref(j);
 	}
+}
+
+Test(link, an_infiniband_port_and_its_switch_round_trip)
+{
+	struct ix_link_limit a = { .iface = "ib0",
+				   .source = "infiniband rate",
+				   .port_guid = 0x0002c90300a1b2c3ull,
+				   .neighbor = { .source = "ib",
+						 .chassis = "ib 0x0002c90300ffee01",
+						 .name = "leaf1",
+						 .port = "7" } },
+			     b;
+	struct ix_err err = { 0 };
+	json_t *j = ix_link_json(&a);
+
+	cr_assert_str_eq(json_string_value(json_object_get(j, "port_guid")), "0x0002c90300a1b2c3");
+	cr_assert_eq(ix_link_parse(j, &b, &err), 0, "%s", err.msg);
+	cr_assert_eq(b.port_guid, a.port_guid);
+	cr_assert_str_eq(b.neighbor.source, "ib");
+	cr_assert_str_eq(b.neighbor.chassis, "ib 0x0002c90300ffee01");
+	json_decref(j);
+	a.port_guid = 0; /* not InfiniBand: no member */
+	j = ix_link_json(&a);
+	cr_assert_null(json_object_get(j, "port_guid"));
+	json_decref(j);
 }
 
 Test(link, the_lower_end_is_the_path_ceiling)
