@@ -251,7 +251,9 @@ ix_two_leaves() {
 # leaf-a and leaf-b, host i hosti; each one's control socket is
 # $IX_TMP/lldp/NAME.sock (an agent reads its host's with
 # IXPERF_LLDPD_SOCKET) and its PID is in IX_LLDP_PIDS. Then waits, 10 s at
-# most, until every host sees its leaf: IX_LLDP_SEEN says how many do.
+# most, until every host sees its leaf (the leaves announce themselves
+# again every 2 s meanwhile: a host's lldpd that came up late hears them):
+# IX_LLDP_SEEN says how many do.
 # lldpcli drops to lldpd's user: the directory must let it through.
 IX_LLDP_PIDS=()
 IX_LLDP_SEEN=0
@@ -267,13 +269,17 @@ ix_lldpd_in() { # NS NAME IFACES
 	ip netns exec "$1" lldpcli -u "$d/$2.sock" configure system hostname "$2" >/dev/null
 }
 ix_lldp_two_leaves() {
-	local p=$1 leaf=(a a b b) l i
+	local p=$1 leaf=(a a b b) l i k
 	mkdir -m 755 "$IX_TMP/lldp"
 	chmod 711 "$IX_TMP"
 	for l in a b; do ix_lldpd_in "${p}l$l" "leaf-$l" 'swp*,up0'; done
 	for i in 1 2 3 4; do ix_lldpd_in "${p}h$i" "host$i" eth0; done
-	for l in a b; do ip netns exec "${p}l$l" lldpcli -u "$IX_TMP/lldp/leaf-$l.sock" update >/dev/null; done
-	for _ in $(seq 1 100); do
+	for k in $(seq 0 99); do
+		if [ $((k % 20)) = 0 ]; then
+			for l in a b; do
+				ip netns exec "${p}l$l" lldpcli -u "$IX_TMP/lldp/leaf-$l.sock" update >/dev/null
+			done
+		fi
 		IX_LLDP_SEEN=0
 		for i in 1 2 3 4; do
 			ip netns exec "${p}h$i" lldpcli -u "$IX_TMP/lldp/host$i.sock" -f keyvalue show neighbors 2>/dev/null |
