@@ -230,6 +230,21 @@ static double median_share(const struct ix_pattern_result *r, bool *line)
 	return m;
 }
 
+/* Bisection: what crossed the cut (every host's sending, summed) as a
+ * percent of what the hosts' links could send across it; 0 unknown. */
+static double cut_share(const struct ix_pattern_result *r)
+{
+	double sent = 0, cap = 0;
+
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (r->host[i].basis != IX_BASIS_LINE_RATE)
+			continue;
+		sent += r->host[i].tx_bps;
+		cap += r->host[i].basis_bps;
+	}
+	return cap > 0 ? 100.0 * sent / cap : 0;
+}
+
 static void verdict(struct ix_pattern_result *r)
 {
 	char *buf = r->verdict, rate[32], names[512], words[32];
@@ -260,7 +275,8 @@ static void verdict(struct ix_pattern_result *r)
 				       "not every host's line rate is known)",
 				       name, rate);
 	off = off < len ? off : len - 1;
-	if (r->pattern == IX_PATTERN_BISECTION && nbad == judged && line && share > 0) {
+	if (r->pattern == IX_PATTERN_BISECTION && nbad == judged && line && cut_share(r) > 0) {
+		share = cut_share(r); /* the uplinks carry the sum, whoever got more of it */
 		fraction_words(share, words, sizeof(words));
 		if (r->side_switches)
 			off += (size_t)snprintf(buf + off, len - off,

@@ -125,26 +125,39 @@ cut_ok() {
 	done
 }
 check "what crossed the cut is what the uplinks carried" cut_ok bisection
-# Half: each host's share of its line rate is its half of the uplink, as
-# the uplink's counters say: the bytes it carried each way over the test's
-# seconds, over its two hosts.
+# Half: each leaf's hosts together send what their uplink carried; over
+# the test's seconds and their line rates, their mean share is the
+# uplink's counters' bytes per host (however the two share it).
 half_ok() {
-	local i l secs kern share want
-	for i in 1 2 3 4; do
-		l=${LEAF[i - 1]}
-		secs=$(jq -r ".results[0].params.duration_s" "$J/bisection.json")
-		kern=$(moved "$J/bisection.before" "$J/bisection.after" "l$l" tx)
-		share=$(jq -r ".results[0].nodes[$((i - 1))].percent" "$J/bisection.json")
+	local side secs kern mean want
+	secs=$(jq -r ".results[0].params.duration_s" "$J/$1.json")
+	for side in "a 1 2" "b 3 4"; do
+		set -- "$1" $side
+		kern=$(moved "$J/$1.before" "$J/$1.after" "l$2" tx)
+		mean=$(jq -r "[.results[0].nodes[] | select(.host | test(\"^198\\\\.18\\\\.0\\\\.[$3$4]:\"))
+			| .sent_bps / .against_bps * 100] | add / length" "$J/$1.json")
 		want=$(awk -v k="$kern" -v s="$secs" -v lr="$L_MBIT" 'BEGIN { print 100 * k * 8 / s / 2 / (lr * 1e6) }')
-		echo "    h$i: $share% of its line rate; its uplink's counters give $want% per host"
-		within "$(awk -v a="$share" -v b="$want" 'BEGIN { print a / b }')" 0.75 1.05 || return 1
+		echo "    leaf $2: its hosts send at $mean% of their line rate; its uplink's counters give $want% per host"
+		within "$(awk -v a="$mean" -v b="$want" 'BEGIN { print a / b }')" 0.75 1.05 || return 1
 	done
 }
-check "each host runs at its half of the uplink, as the uplink's counters say" half_ok
+# over_ok NAME: the verdict's "oversubscribed about N:1" is what the
+# uplinks' counters say: the hosts' line rates over what the uplinks carried.
+over_ok() {
+	local n secs kern want
+	n=$(jq -r '.results[0].verdict | capture("oversubscribed about (?<n>[0-9]+):1").n' "$J/$1.json")
+	secs=$(jq -r ".results[0].params.duration_s" "$J/$1.json")
+	kern=$(($(moved "$J/$1.before" "$J/$1.after" la tx) + $(moved "$J/$1.before" "$J/$1.after" lb tx)))
+	want=$(awk -v k="$kern" -v s="$secs" -v lr="$L_MBIT" 'BEGIN { print 4 * lr * 1e6 * s / (k * 8) }')
+	echo "    the verdict says $n:1; the uplinks' counters give $want:1"
+	[[ $n =~ ^[0-9]+$ ]] && within "$(awk -v a="$n" -v b="$want" 'BEGIN { print a - b }')" -1 1
+}
+check "the leaves' hosts run at their share of the uplink, as its counters say" half_ok bisection
 check "without switches known, the halves are the host list's" jq_true "$J/bisection.json" \
 	'.results[0].halves.split | startswith("the host list'"'"'s order")'
 check "the verdict names the uplinks across the cut and the oversubscription" jq_true "$J/bisection.json" \
-	'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across the cut between \\(198\\.18\\.0\\.1:[0-9]+, 198\\.18\\.0\\.2:[0-9]+\\) and \\(198\\.18\\.0\\.3:[0-9]+, 198\\.18\\.0\\.4:[0-9]+\\) run at about half their hosts. links: the uplinks between the halves are oversubscribed about 2:1")'
+	'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across the cut between \\(198\\.18\\.0\\.1:[0-9]+, 198\\.18\\.0\\.2:[0-9]+\\) and \\(198\\.18\\.0\\.3:[0-9]+, 198\\.18\\.0\\.4:[0-9]+\\) run at [^:]+ their hosts. links: the uplinks between the halves are oversubscribed about [0-9]+:1")'
+check "and its oversubscription is what the uplinks' counters say" over_ok bisection
 schema_check "$J/bisection.json"
 "$IXPERF" report "$J/bisection.json" >"$J/bisection.txt" 2>&1
 check "ixperf report of the saved bisection gives its verdict back" \
@@ -214,7 +227,8 @@ if command -v lldpd >/dev/null && "$IXPERF" --version | grep -q "built with:.* l
 		'.results[0].halves | .a == "leaf-a" and .b == "leaf-b" and
 		 (.split | startswith("whole switches on each side: leaf-a | leaf-b"))'
 	check "the verdict names the leaves' uplinks" jq_true "$J/bisection-lldp.json" \
-		'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across leaf-a/leaf-b uplinks run at about half their hosts. links \\(oversubscribed about 2:1\\)")'
+		'.results[0].verdict | test("^bisection [0-9]+% of line rate per host \\(median [0-9.]+ Mbit/s\\): the pairs across leaf-a/leaf-b uplinks run at [^(]+ their hosts. links \\(oversubscribed about [0-9]+:1\\)")'
+	check "and its oversubscription is what the uplinks' counters say" over_ok bisection-lldp
 	check "what crossed the cut is what the uplinks carried" cut_ok bisection-lldp
 	schema_check "$J/bisection-lldp.json"
 else

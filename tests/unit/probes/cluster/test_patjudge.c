@@ -141,3 +141,25 @@ Test(patjudge, nothing_measured_says_so)
 	cr_assert_eq(r.bad_hosts, 0);
 	ix_pattern_result_free(&r);
 }
+
+/* Flows that share the uplinks unevenly: the oversubscription is what
+ * crossed the cut in all against the hosts' links, not the median host. */
+Test(patjudge, bisection_oversubscription_is_the_cut_s_total)
+{
+	struct ix_pattern_result r;
+	struct ix_hostlist hl;
+
+	pat_bisection(&r, &hl, true);
+	r.ntests = 0;
+	r.counters_any = false;
+	pat_test(&r, 0, 0, 2, 130e6);
+	pat_test(&r, 0, 2, 0, 20e6);
+	pat_test(&r, 0, 1, 3, 20e6);
+	pat_test(&r, 0, 3, 1, 20e6);
+	cr_assert_eq(ix_pattern_judge(&r), 0);
+	cr_assert_eq(r.bad_hosts, 4);
+	cr_assert_str_eq(r.verdict, "bisection 10% of line rate per host (median 20.0 Mbit/s): the "
+				    "pairs across leaf1/leaf2 uplinks run at 24% of their hosts' "
+				    "links (oversubscribed about 4:1)");
+	ix_pattern_result_free(&r);
+}
