@@ -166,7 +166,8 @@ static void name_sides(struct ix_pattern_result *r)
 	}
 }
 
-/* "half", "a third", "a quarter", else "47% of" their links. */
+/* "about half", "about a third of", "about a quarter of", else "47% of"
+ * (their links). */
 static void fraction_words(double share, char *buf, size_t len)
 {
 	double ratio = share > 0 ? 100.0 / share : 0;
@@ -175,8 +176,8 @@ static void fraction_words(double share, char *buf, size_t len)
 	if (whole >= 2 && whole <= 4 && fabs(ratio - (double)whole) < 0.25 * (double)whole)
 		snprintf(buf, len, "about %s",
 			 whole == 2   ? "half"
-			 : whole == 3 ? "a third"
-				      : "a quarter");
+			 : whole == 3 ? "a third of"
+				      : "a quarter of");
 	else
 		snprintf(buf, len, "%.0f%% of", share);
 }

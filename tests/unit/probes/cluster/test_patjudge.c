@@ -159,7 +159,7 @@ Test(patjudge, bisection_oversubscription_is_the_cut_s_total)
 	cr_assert_eq(ix_pattern_judge(&r), 0);
 	cr_assert_eq(r.bad_hosts, 4);
 	cr_assert_str_eq(r.verdict, "bisection 10% of line rate per host (median 20.0 Mbit/s): the "
-				    "pairs across leaf1/leaf2 uplinks run at 24% of their hosts' "
-				    "links (oversubscribed about 4:1)");
+				    "pairs across leaf1/leaf2 uplinks run at about a quarter of "
+				    "their hosts' links (oversubscribed about 4:1)");
 	ix_pattern_result_free(&r);
 }
