@@ -427,7 +427,7 @@ int ix_coord_cmd_connect(struct ix_coord_cmd *c, const struct ix_coord_opts *k, 
 	c->coord_open = true;
 	if (c->spmd)
 		ix_spmd_fail_missing(c->spmd, &c->co);
-	for (uint32_t i = 0; i < c->co.n; i++) {
+	for (uint32_t i = 0; i < c->co.n / (c->lanes ? c->lanes : 1); i++) {
 		char name[IX_HOST_NAME_MAX + 16], why[sizeof(c->co.peers[i].error)];
 
 		ix_host_format(&c->co.peers[i].host, name, sizeof(name));

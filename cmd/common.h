@@ -317,7 +317,10 @@ struct ix_coord_cmd {
 	struct ix_coord co;
 	bool sink_open, coord_open;
 	struct ix_spmd *spmd; /* one task of a launch: rank 0's agent and launch */
-	int spmd_exit;        /* prepare returned 1: the task's exit status */
+	/* hosts holds the list this many times (mesh --pattern: a connection
+	 * per test a host starts at once); each agent is said once. 0: 1. */
+	uint32_t lanes;
+	int spmd_exit; /* prepare returned 1: the task's exit status */
 };
 
 /* Units, the host list and the token. Without hosts (spec NULL): when this

@@ -12,6 +12,7 @@
 #include "probes/capture/capture.h"
 #include "probes/cluster/coord.h"
 #include "probes/cluster/mesh.h"
+#include "probes/cluster/patrun.h"
 #include "probes/cluster/rails.h"
 #include "probes/cluster/schedule.h"
 #include "probes/core/clock.h"
@@ -19,6 +20,7 @@
 #include "probes/net/net.h"
 #include "probes/net/transport.h"
 #include "report/fmt/output.h"
+#include "report/fmt/units.h"
 #include "report/json/json.h"
 #include "report/text/text.h"
 #include "report/tui/tui.h"
@@ -47,6 +49,10 @@ struct mesh_opts {
 	uint64_t qps;
 	const char *gpu;
 	const char *rails;
+	const char *pattern;
+	uint64_t rounds;
+	const char *seed;
+	bool estimate;
 	struct ix_coord_capture cap;
 };
 
@@ -97,6 +103,19 @@ static const struct ix_option mesh_options[] = {
 	  "pair NIC i of each node only with NIC i of the others, every rail at once: rails "
 	  "found by subnet in the agents' inventories (auto), or named (subnets or interfaces)",
 	  0, 0 },
+	{ 0, "pattern", IX_OPT_STRING, offsetof(struct mesh_opts, pattern), "NAME",
+	  "all-pairs (default: one pair per host per round), or every host at once: all-to-all, "
+	  "bisection, permutation or ring (bandwidth, judged against each host's line rate)",
+	  0, 0 },
+	{ 0, "rounds", IX_OPT_UINT, offsetof(struct mesh_opts, rounds), "R",
+	  "permutation: R random derangements, one after the other (default 3)", 1,
+	  IX_PATTERN_MAX_ROUNDS },
+	{ 0, "seed", IX_OPT_STRING, offsetof(struct mesh_opts, seed), "N",
+	  "permutation: the seed of the rounds (default: a new one, printed; the same seed "
+	  "repeats the same rounds)",
+	  0, 0 },
+	{ 0, "estimate", IX_OPT_FLAG, offsetof(struct mesh_opts, estimate), NULL,
+	  "print how long each pattern takes over these hosts and exit; nothing is run", 0, 0 },
 	{ 0, "live", IX_OPT_FLAG, offsetof(struct mesh_opts, live), NULL,
 	  "draw the matrix as a live heatmap on the terminal while it is measured", 0, 0 },
 	{ 0, "state", IX_OPT_STRING, offsetof(struct mesh_opts, state), "FILE",
@@ -390,6 +409,40 @@ static int live_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	return l.rc;
 }
 
+/* --pattern and what goes with it; *pat is all-pairs without it. */
+static int check_pattern(const struct mesh_opts *o, enum ix_pattern *pat, uint64_t *seed,
+			 struct ix_err *err)
+{
+	*pat = IX_PATTERN_ALL_PAIRS;
+	if (o->pattern && ix_pattern_parse(o->pattern, pat, err) < 0)
+		return ix_fail_prefix(err, "--pattern");
+	if (o->rounds && *pat != IX_PATTERN_PERMUTATION)
+		return ix_fail(err, IX_EXIT_USAGE, "--rounds is for --pattern permutation");
+	if (o->seed && *pat != IX_PATTERN_PERMUTATION)
+		return ix_fail(err, IX_EXIT_USAGE, "--seed is for --pattern permutation");
+	if (o->seed && ix_parse_uint(o->seed, 0, UINT64_MAX, seed, err) < 0)
+		return ix_fail_prefix(err, "--seed");
+	if (!o->seed)
+		*seed = ix_pattern_new_seed();
+	if (*pat == IX_PATTERN_ALL_PAIRS)
+		return 0;
+	if (o->test && strcmp(o->test, "bw") != 0)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--pattern %s measures bandwidth: --test %s is for all-pairs",
+			       o->pattern, o->test);
+	if (o->both && *pat != IX_PATTERN_RING)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--both-directions is for all-pairs and ring (%s sends both ways "
+			       "as it is)",
+			       o->pattern);
+	if (o->rails || o->live || o->state || o->concurrency || o->cap.iface)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--pattern %s starts every test of a round at once: --rails, "
+			       "--live, --state, --concurrency and --capture are for all-pairs",
+			       o->pattern);
+	return 0;
+}
+
 static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *err)
 {
 	const struct ix_transport *tp;
@@ -488,6 +541,74 @@ out:
 	return rc;
 }
 
+/* A run's time is said before it starts when it is longer than this. */
+#define ESTIMATE_SAY_S 5.0
+
+/* Connections for a pattern: each host once per test it starts at once
+ * (lane k of host i is entry k * n + i). */
+static int widen_hosts(struct ix_hostlist *h, uint32_t lanes, struct ix_err *err)
+{
+	size_t n = h->n;
+	struct ix_host *v;
+
+	if (lanes <= 1)
+		return 0;
+	v = realloc(h->v, n * lanes * sizeof(*v));
+	if (!v)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	for (uint32_t k = 1; k < lanes; k++)
+		memcpy(v + k * n, v, n * sizeof(*v));
+	h->v = v;
+	h->n = h->cap = n * lanes;
+	return 0;
+}
+
+/* A traffic pattern over the agents; the exit status, or -1 with err. */
+static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, enum ix_pattern pat,
+		       const struct ix_mesh_params *p, uint64_t rounds, uint64_t seed,
+		       const struct ix_env *env, struct ix_err *err)
+{
+	uint32_t n = (uint32_t)c->hosts.n;
+	struct ix_hostlist view = { 0 };
+	struct ix_pattern_result r;
+	struct ix_fleet_result fleet;
+	struct ix_err ferr = { 0 };
+	double est = ix_text_pattern_say(stderr, pat, p, n, (uint32_t)rounds, ESTIMATE_SAY_S);
+	int rc;
+
+	if (pat == IX_PATTERN_PERMUTATION)
+		fprintf(stderr, "ixperf mesh: permutation seed %llu (--seed %llu repeats it)\n",
+			(unsigned long long)seed, (unsigned long long)seed);
+	if (pat == IX_PATTERN_BISECTION && n % 2)
+		fprintf(stderr,
+			"ixperf mesh: bisection over an odd count of %u hosts: the last "
+			"one sits out\n",
+			n);
+	c->lanes = ix_pattern_lanes(pat, n, p->both_directions);
+	if (widen_hosts(&c->hosts, c->lanes, err) < 0 || ix_coord_cmd_connect(c, k, err) < 0)
+		return -1;
+	view = (struct ix_hostlist){ c->hosts.v, n, n };
+	if (ix_pattern_run(&c->co, pat, p, (uint32_t)rounds, seed, NULL, &view, &r, err) < 0)
+		return -1;
+	r.estimate_s = est;
+	ix_fleet_gather(&c->co, &view, IX_FLEET_TIMEOUT_S, &fleet, &ferr);
+	if (k->json) {
+		json_t *res = ix_json_pattern(&r);
+
+		json_object_set_new(res, "fleet", ix_json_fleet(&fleet));
+		rc = ix_coord_cmd_json(c, env, res, r.complete ? NULL : "some tests failed", err);
+	} else {
+		ix_text_pattern(c->sink.f, &r, &c->units);
+		ix_text_fleet(c->sink.f, &fleet);
+		rc = ix_coord_cmd_commit(c, err);
+	}
+	if (rc == 0)
+		rc = !r.complete ? IX_EXIT_FAIL : r.bad_hosts ? IX_EXIT_THRESHOLD : IX_EXIT_OK;
+	ix_pattern_result_free(&r);
+	ix_fleet_free(&fleet);
+	return rc;
+}
+
 int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 {
 	struct mesh_opts o = { .warmup_s = -1 };
@@ -499,6 +620,9 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_err err = { 0 }, cerr = { 0 }, ferr = { 0 };
 	struct ix_capture *cap = NULL;
 	struct ix_rail_spec rails = { 0 };
+	enum ix_pattern pat;
+	uint64_t seed = 0;
+	unsigned tests;
 	bool help;
 	int pos, rc;
 
@@ -517,15 +641,37 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 			"--rails runs a mesh per rail: --live, --state and --capture take one");
 	if (!err.code && o.rails && ix_rail_spec_parse(o.rails, &rails, &err) < 0)
 		ix_fail_prefix(&err, "--rails");
-	if (err.code || check(&o, &p, &err) < 0 || ix_coord_capture_check(&o.cap, &err) < 0 ||
+	if (err.code || check(&o, &p, &err) < 0 || check_pattern(&o, &pat, &seed, &err) < 0 ||
+	    ix_coord_capture_check(&o.cap, &err) < 0 ||
 	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
 	if (rc > 0) /* one task of a launch, done serving */
 		return c.spmd_exit;
 	if (c.hosts.n < 2) {
-		ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
+		if (pat == IX_PATTERN_BISECTION)
+			ix_fail(&err, IX_EXIT_USAGE,
+				"--pattern bisection needs at least two hosts, one on each side "
+				"of the cut");
+		else
+			ix_fail(&err, IX_EXIT_USAGE, "a mesh needs at least two hosts");
 		goto fail;
 	}
+	tests = p.tests;
+	if (pat != IX_PATTERN_ALL_PAIRS)
+		p.tests = IX_MESH_BW;
+	if (o.estimate) {
+		ix_text_pattern_estimates(stdout, &p, tests, (uint32_t)c.hosts.n,
+					  (uint32_t)o.rounds);
+		ix_coord_cmd_free(&c);
+		return IX_EXIT_OK;
+	}
+	if (pat != IX_PATTERN_ALL_PAIRS) {
+		if ((rc = run_pattern(&c, &o.k, pat, &p, o.rounds, seed, env, &err)) < 0)
+			goto fail;
+		ix_coord_cmd_free(&c);
+		return rc;
+	}
+	ix_text_pattern_say(stderr, pat, &p, (uint32_t)c.hosts.n, 0, ESTIMATE_SAY_S);
 	if (o.rails) {
 		if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
 		    (rc = run_rails(&c, &rails, &p, env, o.k.json, &err)) < 0)

@@ -69,8 +69,9 @@ static const char *const format_names[] = { "text", "html", "json", "csv" };
 /* A mesh or incast result read back, for its text. */
 struct multi {
 	const char *check; /* the run check holding it; NULL: the document's own result */
-	bool mesh;
+	bool mesh, pattern;
 	struct ix_mesh_saved m;
+	struct ix_pattern_saved p;
 	struct ix_incast_saved c;
 	char error[IX_ERR_MAX]; /* in a check: why it could not be read back ("" if it was) */
 	json_t *res;            /* the result itself (borrowed from the document) */
@@ -96,6 +97,7 @@ static void clear_input(struct input *in)
 	for (size_t i = 0; i < in->nmulti; i++) {
 		ix_mesh_saved_free(&in->multi[i].m);
 		ix_incast_saved_free(&in->multi[i].c);
+		ix_pattern_saved_free(&in->multi[i].p);
 	}
 	free(in->multi);
 	if (in->rails)
@@ -138,15 +140,18 @@ static int add_multi(struct input *in, json_t *res, const char *check, struct ix
 	const char *kind = json_string_value(json_object_get(res, "kind"));
 	struct multi *m;
 
-	if (!kind || (strcmp(kind, "mesh") != 0 && strcmp(kind, "incast") != 0))
+	if (!kind || (strcmp(kind, "mesh") != 0 && strcmp(kind, "incast") != 0 &&
+		      strcmp(kind, "pattern") != 0))
 		return 0;
 	m = &in->multi[in->nmulti];
 	memset(m, 0, sizeof(*m));
 	m->check = check;
 	m->mesh = strcmp(kind, "mesh") == 0;
+	m->pattern = strcmp(kind, "pattern") == 0;
 	m->res = res;
-	if (m->mesh ? ix_json_read_mesh(res, &m->m, err) < 0
-		    : ix_json_read_incast(res, &m->c, err) < 0) {
+	if (m->pattern ? ix_json_read_pattern(res, &m->p, err) < 0
+	    : m->mesh  ? ix_json_read_mesh(res, &m->m, err) < 0
+		       : ix_json_read_incast(res, &m->c, err) < 0) {
 		if (!check)
 			return -1;
 		ix_text_safe(err->msg, m->error, sizeof(m->error));
@@ -563,8 +568,13 @@ static void text_trend(FILE *f, const struct input *in, const struct input *hist
 static void text_multi(FILE *f, const struct multi *m, const struct ix_unit_choice *u)
 {
 	if (m->error[0])
-		fprintf(f, "  the %s result cannot be shown: %s\n", m->mesh ? "mesh" : "incast",
+		fprintf(f, "  the %s result cannot be shown: %s\n",
+			m->pattern ? "pattern"
+			: m->mesh  ? "mesh"
+				   : "incast",
 			m->error);
+	else if (m->pattern)
+		ix_text_pattern(f, &m->p.r, u);
 	else if (m->mesh)
 		ix_text_mesh_reasons(f, &m->m.r, u, (const char *const *)m->m.reasons,
 				     m->m.r.findings.bad_pairs);

@@ -18,6 +18,7 @@
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/incast.h"
 #include "probes/cluster/mesh.h"
+#include "probes/cluster/patrun.h"
 #include "probes/cluster/rails.h"
 #include "probes/core/clock.h"
 #include "probes/ctl/client.h"
@@ -307,7 +308,6 @@ static int run_rdma_pair(const struct target *t, const struct ix_check *c, json_
 	return rc;
 }
 
-/* mesh and incast: the coordinator over the check's hosts. */
 /* mesh with rails: each rail's mesh and the rails side by side. */
 static int run_rails(struct ix_coord *co, const struct ix_hostlist *hl, const struct ix_check *c,
 		     const struct ix_mesh_params *p, json_t *results, struct ix_err *err)
@@ -331,6 +331,7 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 		     struct ix_err *err)
 {
 	struct ix_coord own, *co = t->co;
+	struct ix_pattern_result pr;
 	char failed[512] = "";
 	int rc;
 
@@ -348,6 +349,15 @@ static int run_multi(const struct target *t, const struct ix_check *c, json_t *r
 			p.rules.lat_factor = 2.0;
 		if (c->rails.n || c->rails.discover) {
 			rc = run_rails(co, t->hl, c, &p, results, err);
+			goto done;
+		}
+		if (c->pattern != IX_PATTERN_ALL_PAIRS) { /* its own connections, at once */
+			rc = ix_pattern_run_open(t->hl, t->token, 10, c->pattern, &p,
+						 c->pattern_rounds, c->seed, &pr, err);
+			if (rc == 0 &&
+			    (json_array_append_new(results, ix_json_pattern(&pr)), !pr.complete))
+				rc = ix_fail(err, IX_EXIT_FAIL, "some tests failed");
+			ix_pattern_result_free(&pr);
 			goto done;
 		}
 		rc = ix_mesh_run(co, &p, t->hl, &r, NULL, err);

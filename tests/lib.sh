@@ -207,5 +207,88 @@ ix_fabric() {
 	done
 }
 
+# ix_two_leaves PREFIX UPLINK_TBF HOST_TBF: four hosts under two leaf
+# switches, bridges in namespaces ${PREFIX}la and ${PREFIX}lb joined by one
+# uplink veth (up0 at both ends); hosts 1 and 2 hang off leaf a, 3 and 4 off
+# leaf b. Host i lives in ${PREFIX}h$i with 198.18.0.$i/24 on its eth0,
+# cabled to its leaf's port swp$i. Both ends of the uplink are shaped with
+# tbf UPLINK_TBF ("rate 100mbit burst 32kb"), both ends of every host's
+# cable with tbf HOST_TBF, each with a 20 ms queue. Every namespace is
+# removed on exit; skips the test where that is impossible.
+ix_two_leaves() {
+	local p=$1 up=$2 host=$3 leaf=(a a b b) l i
+	for l in a b; do
+		ip netns add "${p}l$l" 2>/dev/null || ix_skip "cannot create network namespaces here"
+		IX_NETNS+=("${p}l$l")
+		ip -n "${p}l$l" link add br0 type bridge || ix_skip "bridges are not available in this kernel"
+		ip -n "${p}l$l" link set dev br0 up
+		ip -n "${p}l$l" link set dev lo up
+	done
+	ip link add up0 netns "${p}la" type veth peer name up0 netns "${p}lb" || ix_skip "no veth"
+	for l in a b; do
+		ip -n "${p}l$l" link set dev up0 master br0 up
+		# shellcheck disable=SC2086 # the tbf's parameters, word by word
+		tc -n "${p}l$l" qdisc add dev up0 root tbf $up latency 20ms || ix_skip "no tbf"
+	done
+	for i in 1 2 3 4; do
+		l=${leaf[i - 1]}
+		ip netns add "${p}h$i" || return 1
+		IX_NETNS+=("${p}h$i")
+		ip link add eth0 netns "${p}h$i" type veth peer name "swp$i" netns "${p}l$l"
+		ip -n "${p}l$l" link set dev "swp$i" master br0 up
+		ip -n "${p}h$i" link set dev lo up
+		ip -n "${p}h$i" link set dev eth0 up
+		ip -n "${p}h$i" addr add "198.18.0.$i/24" dev eth0
+		# shellcheck disable=SC2086
+		tc -n "${p}h$i" qdisc add dev eth0 root tbf $host latency 20ms
+		# shellcheck disable=SC2086
+		tc -n "${p}l$l" qdisc add dev "swp$i" root tbf $host latency 20ms
+	done
+}
+
+# ix_lldp_two_leaves PREFIX: an lldpd of its own in every namespace of
+# ix_two_leaves PREFIX's fabric, leaf a and b announcing system names
+# leaf-a and leaf-b, host i hosti; each one's control socket is
+# $IX_TMP/lldp/NAME.sock (an agent reads its host's with
+# IXPERF_LLDPD_SOCKET) and its PID is in IX_LLDP_PIDS. Then waits, 10 s at
+# most, until every host sees its leaf (the leaves announce themselves
+# again every 2 s meanwhile: a host's lldpd that came up late hears them):
+# IX_LLDP_SEEN says how many do.
+# lldpcli drops to lldpd's user: the directory must let it through.
+IX_LLDP_PIDS=()
+IX_LLDP_SEEN=0
+ix_lldpd_in() { # NS NAME IFACES
+	local d=$IX_TMP/lldp
+	ip netns exec "$1" lldpd -d -u "$d/$2.sock" -I "$3" >"$IX_TMP/lldpd-$2.log" 2>&1 &
+	IX_PIDS+=("$!")
+	IX_LLDP_PIDS+=("$!")
+	for _ in $(seq 1 50); do
+		[ -S "$d/$2.sock" ] && break
+		sleep 0.1
+	done
+	ip netns exec "$1" lldpcli -u "$d/$2.sock" configure system hostname "$2" >/dev/null
+}
+ix_lldp_two_leaves() {
+	local p=$1 leaf=(a a b b) l i k
+	mkdir -m 755 "$IX_TMP/lldp"
+	chmod 711 "$IX_TMP"
+	for l in a b; do ix_lldpd_in "${p}l$l" "leaf-$l" 'swp*,up0'; done
+	for i in 1 2 3 4; do ix_lldpd_in "${p}h$i" "host$i" eth0; done
+	for k in $(seq 0 99); do
+		if [ $((k % 20)) = 0 ]; then
+			for l in a b; do
+				ip netns exec "${p}l$l" lldpcli -u "$IX_TMP/lldp/leaf-$l.sock" update >/dev/null
+			done
+		fi
+		IX_LLDP_SEEN=0
+		for i in 1 2 3 4; do
+			ip netns exec "${p}h$i" lldpcli -u "$IX_TMP/lldp/host$i.sock" -f keyvalue show neighbors 2>/dev/null |
+				grep -q "chassis.name=leaf-${leaf[i - 1]}\$" && IX_LLDP_SEEN=$((IX_LLDP_SEEN + 1))
+		done
+		[ "$IX_LLDP_SEEN" = 4 ] && break
+		sleep 0.1
+	done
+}
+
 command -v jq >/dev/null || ix_skip "jq is not installed (contrib/setup.sh installs it)"
 [ -x "$IXPERF" ] || { echo "ixperf binary not found at $IXPERF" >&2; exit 99; }

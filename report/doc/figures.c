@@ -440,6 +440,28 @@ static void mesh_figures(struct figs *l, const char *check, json_t *r)
 	mesh_detail(l, check, r);
 }
 
+/* A traffic pattern: its median host, its bad hosts and each host's figure
+ * (the lower of what it sent and received). */
+static void pattern_figures(struct figs *l, const char *check, json_t *r)
+{
+	json_t *nd;
+	size_t i;
+
+	addj(l, check, "median_host_bw", json_object_get(r, "median_bps"), IX_HIGHER_BETTER,
+	     "bit/s");
+	add_count(l, check, "bad_hosts", json_object_get(r, "bad_hosts"), 0, "");
+	json_array_foreach(json_object_get(r, "nodes"), i, nd)
+	{
+		char name[320];
+
+		snprintf(name, sizeof(name), "host %s bw",
+			 json_string_value(json_object_get(nd, "host")) ?: "?");
+		if (json_is_number(json_object_get(nd, "figure_bps")))
+			add_detail(l, check, name, json_object_get(nd, "figure_bps"),
+				   IX_HIGHER_BETTER, "bit/s");
+	}
+}
+
 static void incast_figures(struct figs *l, const char *check, json_t *r)
 {
 	json_t *steps = json_object_get(r, "steps"), *s;
@@ -671,6 +693,8 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 			mesh_figures(l, check, r);
 		else if (kind && strcmp(kind, "rails") == 0)
 			rails_figures(l, check, r);
+		else if (kind && strcmp(kind, "pattern") == 0)
+			pattern_figures(l, check, r);
 		else if (kind && strcmp(kind, "incast") == 0)
 			incast_figures(l, check, r);
 		else if (kind && strcmp(kind, "ecmp") == 0)

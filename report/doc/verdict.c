@@ -151,6 +151,14 @@ static bool mesh_figure(json_t *results, const char *fig, double *out)
 	}
 	json_array_foreach(results, i, m)
 	{
+		if (!strcmp(str(m, "kind"), "pattern")) { /* mesh --pattern: per host */
+			if (!strcmp(fig, "bad_hosts") && num(json_object_get(m, "bad_hosts"), &v))
+				return (*out = v), true;
+			if (!strcmp(fig, "bits_per_second") &&
+			    num(json_object_get(m, "median_bps"), &v))
+				return (*out = v), true;
+			continue;
+		}
 		if (json_object_get(m, "kind") && strcmp(str(m, "kind"), "mesh") != 0)
 			continue; /* the rails side by side */
 		if (!strcmp(fig, "bits_per_second") && num(json_object_get(m, "median_bw_bps"), &v))
@@ -395,7 +403,9 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
 					       "p99_ns"),
 			       &h->value);
 	} else if (!strcmp(probe, "mesh")) {
-		h->name = "median pair bandwidth";
+		h->name = !strcmp(str(json_array_get(results, 0), "kind"), "pattern")
+				  ? "median host's bandwidth"
+				  : "median pair bandwidth";
 		h->valid = mesh_figure(results, "bits_per_second", &h->value);
 		if (!h->valid) {
 			h->name = "slowest pair p50";
@@ -465,6 +475,9 @@ const char *ix_doc_verdict(json_t *doc)
 		if (!strcmp(kind, "mesh")) {
 			judged = true;
 			fail |= json_array_size(json_object_get(r, "bad_pairs")) > 0;
+		} else if (!strcmp(kind, "pattern")) {
+			judged = true;
+			fail |= json_integer_value(json_object_get(r, "bad_hosts")) > 0;
 		} else if (!strcmp(kind, "incast") && json_is_object(t)) {
 			judged = true;
 			fail |= json_array_size(json_object_get(t, "failed")) > 0;

@@ -154,6 +154,12 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		    (json_array_size(json_object_get(r, "findings")) ||
 		     json_array_size(json_object_get(json_object_get(r, "blame"), "elements"))))
 			c->verdict = "FAIL";
+	} else if (kind && !strcmp(kind, "pattern")) {
+		c->hosts = json_object_get(r, "hosts");
+		c->head_name = "median per host";
+		c->has_head = ix_html_num(r, "median_bps", &c->head);
+		if (strcmp(c->verdict, "ERROR") && ix_html_num(r, "bad_hosts", &v) && v > 0)
+			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "incast")) {
 		c->hosts = json_object_get(r, "receiver");
 		c->head_name = "goodput at the largest fan-in";
@@ -475,6 +481,9 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_lat(f, r);
 			else if (ix_html_str(r, "kind") && !strcmp(ix_html_str(r, "kind"), "rails"))
 				ix_html_rails(f, r); /* a rail mesh's rails side by side */
+			else if (ix_html_str(r, "kind") &&
+				 !strcmp(ix_html_str(r, "kind"), "pattern"))
+				ix_html_pattern(f, r); /* a plan's mesh check with a pattern */
 			else if (!strcmp(p, "mesh"))
 				canvas |= ix_html_mesh(f, r, (*mesh_id)++);
 			else if (!strcmp(p, "incast"))

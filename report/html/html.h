@@ -70,6 +70,8 @@ void ix_html_histogram(FILE *f, json_t *hist);
 void ix_html_bw(FILE *f, json_t *results);
 void ix_html_lat(FILE *f, json_t *result);
 void ix_html_incast(FILE *f, json_t *result);
+/* A traffic pattern (pattern.c): its verdict and its hosts' table. */
+void ix_html_pattern(FILE *f, json_t *result);
 /* The rdma_bw results of a check, one row per size; false (nothing
  * written) when they are not rdma_bw results. */
 bool ix_html_rdma(FILE *f, json_t *results);

@@ -15,6 +15,7 @@
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
+#include "probes/cluster/patrun.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -65,6 +66,10 @@ json_t *ix_json_lat_stats(const struct ix_lat_stats *s);
 json_t *ix_json_counters_pair(const struct ix_ctr_set *local, const struct ix_ctr_set *remote);
 json_t *ix_json_opt_u64(struct ix_opt_u64 v);
 json_t *ix_json_opt_f64(struct ix_opt_f64 v);
+
+/* ---- pattern.c: traffic patterns (ixperf mesh --pattern) ---- */
+
+json_t *ix_json_pattern(const struct ix_pattern_result *r);
 
 /* ---- multi.c: mesh and incast ---- */
 

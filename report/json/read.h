@@ -14,6 +14,7 @@
 
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/multi.h"
+#include "probes/cluster/patrun.h"
 #include "probes/cluster/rails.h"
 #include "probes/core/err.h"
 #include "probes/core/wirefig.h"
@@ -34,6 +35,18 @@ struct ix_mesh_saved {
 /* res: a "mesh" result object. On failure *out is empty (free it anyway). */
 int ix_json_read_mesh(json_t *res, struct ix_mesh_saved *out, struct ix_err *err);
 void ix_mesh_saved_free(struct ix_mesh_saved *s);
+
+/* A traffic pattern's result read back (read_pattern.c), judged again
+ * from its tests, links and counters. */
+struct ix_pattern_saved {
+	struct ix_pattern_result r; /* r.hosts points at hosts */
+	struct ix_hostlist hosts;
+	char path[16];
+};
+
+/* res: a "pattern" result object. On failure *out is empty. */
+int ix_json_read_pattern(json_t *res, struct ix_pattern_saved *out, struct ix_err *err);
+void ix_pattern_saved_free(struct ix_pattern_saved *s);
 
 /* A "rails" result read back (read_rails.c): the rails with their
  * verdicts (each rail's hosts counted, not listed: its mesh, a result of

@@ -118,6 +118,7 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "max_p999", P_LAT, ANY_PATH, IX_EXPECT_MAX, "p99_9_ns", 'd' },
 		{ "max_lat", P_GPU, ANY_PATH, IX_EXPECT_MAX, "latency_ns", 'd' },
 		{ "max_bad_pairs", P_MESH, ANY_PATH, IX_EXPECT_MAX, "bad_pairs", 'c' },
+		{ "max_bad_hosts", P_MESH, ANY_PATH, IX_EXPECT_MAX, "bad_hosts", 'c' },
 		{ "min_pair_bw", P_MESH, ANY_PATH, IX_EXPECT_MIN, "min_pair_bps", 'r' },
 		{ "max_pair_lat", P_MESH, ANY_PATH, IX_EXPECT_MAX, "p50_ns", 'd' },
 		{ "max_suspects", P_MESH, ANY_PATH, IX_EXPECT_MAX, "suspects", 'c' },
@@ -245,10 +246,45 @@ static int implicit_zero(struct ix_plan_parse *ps, struct ix_check *c, const cha
 	return 0;
 }
 
+/* A pattern's keys: rounds and seed for a permutation, no rails, its
+ * bad hosts 0 unless the check says otherwise. */
+static int pattern_keys(struct ix_plan_parse *ps, struct ix_check *c)
+{
+	ps->line = c->line;
+	if ((c->pattern_rounds || c->have_seed) && c->pattern != IX_PATTERN_PERMUTATION) {
+		ix_plan_bad(ps, "[%s]: rounds and seed are for pattern = permutation", c->name);
+		return -1;
+	}
+	if (c->pattern == IX_PATTERN_ALL_PAIRS)
+		return 0;
+	if (c->mesh.tests & IX_MESH_LAT) {
+		ix_plan_bad(ps,
+			    "[%s]: pattern %s measures bandwidth: test = lat or both is "
+			    "for all-pairs",
+			    c->name, ix_pattern_name(c->pattern));
+		return -1;
+	}
+	if (c->rails.n || c->rails.discover) {
+		ix_plan_bad(ps,
+			    "[%s]: pattern %s runs every host at once: rails are for "
+			    "all-pairs",
+			    c->name, ix_pattern_name(c->pattern));
+		return -1;
+	}
+	c->mesh.tests = IX_MESH_BW;
+	if (!c->have_seed)
+		c->seed = ix_pattern_new_seed();
+	return implicit_zero(ps, c, "max_bad_hosts");
+}
+
 int ix_plan_implicit_bad_pairs(struct ix_plan_parse *ps, struct ix_check *c)
 {
 	bool rails = c->rails.n || c->rails.discover;
 
+	if (pattern_keys(ps, c) < 0)
+		return -1;
+	if (c->pattern != IX_PATTERN_ALL_PAIRS)
+		return 0;
 	for (uint32_t i = 0; !rails && i < c->nexpect; i++)
 		if (!strcmp(c->expect[i].key, "max_bad_rails")) {
 			ps->line = c->expect[i].line;
@@ -450,7 +486,9 @@ static const struct {
 	{ "sweep", P_PAIR, ANY_PATH },
 	{ "streams", P_BW | P_MESH, SOCKET_ONLY },
 	{ "iters", P_NET | P_GPU, ANY_PATH },
-	{ "rounds", P_INCAST, ANY_PATH },
+	{ "rounds", P_INCAST | P_MESH, ANY_PATH },
+	{ "pattern", P_MESH, ANY_PATH },
+	{ "seed", P_MESH, ANY_PATH },
 	{ "warmup_rounds", P_INCAST, ANY_PATH },
 	{ "concurrency", P_MESH, ANY_PATH },
 	{ "rate", P_BW | P_INCAST, SOCKET_ONLY },
@@ -570,6 +608,10 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		} else if (!strcmp(k, "iters")) {
 			c->lat.iters = c->mesh.lat.iters = c->rdma.iterations = u;
 			c->gpu_iterations = (uint32_t)u;
+		} else if (!strcmp(k, "rounds") && c->probe == IX_CHECK_MESH) {
+			if (u > IX_PATTERN_MAX_ROUNDS)
+				return ix_plan_bad(ps, "rounds: at most %u", IX_PATTERN_MAX_ROUNDS);
+			c->pattern_rounds = (uint32_t)u;
 		} else if (!strcmp(k, "rounds"))
 			c->incast.read.rounds = (uint32_t)u;
 		else if (!strcmp(k, "warmup_rounds"))
@@ -629,6 +671,16 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		return c->mesh.tests
 			       ? 1
 			       : ix_plan_bad(ps, "bad value '%s' for %s (bw, lat, both)", v, k);
+	}
+	if (!strcmp(k, "pattern"))
+		return ix_pattern_parse(v, &c->pattern, &perr) < 0
+			       ? ix_plan_bad(ps, "bad value for pattern: %s", perr.msg)
+			       : 1;
+	if (!strcmp(k, "seed")) {
+		if (ix_parse_uint(v, 0, UINT64_MAX, &c->seed, &perr) < 0)
+			return ix_plan_bad(ps, "bad value for seed: %s", perr.msg);
+		c->have_seed = true;
+		return 1;
 	}
 	if (!strcmp(k, "rails"))
 		return ix_rail_spec_parse(v, &c->rails, &perr) < 0

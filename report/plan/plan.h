@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "probes/cluster/multi.h"
+#include "probes/cluster/pattern.h"
 #include "probes/cluster/rails.h"
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
@@ -83,6 +84,12 @@ struct ix_check {
 	uint32_t nsizes;
 	struct ix_mesh_params mesh;
 	struct ix_rail_spec rails; /* mesh: n 0 and !discover = no rails */
+	/* mesh: the traffic pattern (all-pairs by default), a permutation's
+	 * rounds (0: the default) and seed (have_seed false: a new one). */
+	enum ix_pattern pattern;
+	uint32_t pattern_rounds;
+	bool have_seed;
+	uint64_t seed;
 	struct ix_incast_params incast;
 	uint32_t sweep[64];
 	unsigned needs; /* IX_NEED_* */

@@ -16,6 +16,7 @@
 #include "probes/cluster/fleet.h"
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
+#include "probes/cluster/patrun.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -76,6 +77,22 @@ void ix_text_rails_head(FILE *f, const struct ix_rails_result *r);
 void ix_text_rail_title(FILE *f, const struct ix_rails_result *r, uint32_t k);
 void ix_text_rails_summary(FILE *f, const struct ix_rails_result *r,
 			   const struct ix_unit_choice *u);
+
+/* ---- pattern.c: traffic patterns ---- */
+/* Each host's figures against its line rate (or the median), the cut of
+ * a bisection, failed tests and the verdict. */
+void ix_text_pattern(FILE *f, const struct ix_pattern_result *r, const struct ix_unit_choice *u);
+/* "bisection over 4 hosts: 1 round of 1 test, about 5 s" (no newline). */
+void ix_text_pattern_estimate(FILE *f, const struct ix_pattern_plan *pl,
+			      const struct ix_pattern_estimate *e);
+
+/* Every pattern's estimate over n hosts, one a line (mesh --estimate). */
+void ix_text_pattern_estimates(FILE *f, const struct ix_mesh_params *p, unsigned tests, uint32_t n,
+			       uint32_t rounds);
+/* Pattern pat's estimate as "ixperf mesh: ..." when it is over above_s
+ * (for all-pairs with what a bisection would take); the estimate, s. */
+double ix_text_pattern_say(FILE *f, enum ix_pattern pat, const struct ix_mesh_params *p, uint32_t n,
+			   uint32_t rounds, double above_s);
 
 /* ---- multi.c: mesh and incast ---- */
 

@@ -18,66 +18,14 @@ J=$IX_TMP
 P="ixl$$-"
 LEAF=(a a b b) # host i+1 hangs off leaf ${LEAF[i]}
 
-for l in a b; do
-	ip netns add "${P}l$l" 2>/dev/null || ix_skip "cannot create network namespaces here"
-	IX_NETNS+=("${P}l$l")
-	ip -n "${P}l$l" link add br0 type bridge || ix_skip "bridges are not available in this kernel"
-	ip -n "${P}l$l" link set dev br0 up
-	ip -n "${P}l$l" link set dev lo up
-done
-ip link add up0 netns "${P}la" type veth peer name up0 netns "${P}lb" || ix_skip "no veth"
-for l in a b; do
-	ip -n "${P}l$l" link set dev up0 master br0 up
-	tc -n "${P}l$l" qdisc add dev up0 root tbf rate 100mbit burst 32kb latency 20ms ||
-		ix_skip "no tbf"
-done
-for i in 1 2 3 4; do
-	l=${LEAF[i - 1]}
-	ip netns add "${P}h$i"
-	IX_NETNS+=("${P}h$i")
-	ip link add eth0 netns "${P}h$i" type veth peer name "swp$i" netns "${P}l$l"
-	ip -n "${P}l$l" link set dev "swp$i" master br0 up
-	ip -n "${P}h$i" link set dev lo up
-	ip -n "${P}h$i" link set dev eth0 up
-	ip -n "${P}h$i" addr add "198.18.0.$i/24" dev eth0
-	# Every host's cable at 1 Gbit/s each way: the pairs within a leaf are
-	# held there by the shaping, not by how two cores share the veths, so
-	# the uplink's 100 Mbit/s is the one thing that stands out.
-	tc -n "${P}h$i" qdisc add dev eth0 root tbf rate 1gbit burst 256kb latency 20ms
-	tc -n "${P}l$l" qdisc add dev "swp$i" root tbf rate 1gbit burst 256kb latency 20ms
-done
+# Every host's cable at 1 Gbit/s each way: the pairs within a leaf are
+# held there by the shaping, not by how two cores share the veths, so the
+# uplink's 100 Mbit/s is the one thing that stands out.
+ix_two_leaves "$P" "rate 100mbit burst 32kb" "rate 1gbit burst 256kb"
 
-# lldpd_in NS NAME IFACES: an lldpd of its own in NS, its control socket
-# $J/lldp/NAME.sock, announcing system name NAME on IFACES. lldpcli drops
-# to lldpd's user: the directory must let it through.
-LPIDS=()
-mkdir -m 755 "$J/lldp"
-chmod 711 "$J"
-lldpd_in() {
-	ip netns exec "$1" lldpd -d -u "$J/lldp/$2.sock" -I "$3" >"$J/lldpd-$2.log" 2>&1 &
-	IX_PIDS+=("$!")
-	LPIDS+=("$!")
-	for _ in $(seq 1 50); do
-		[ -S "$J/lldp/$2.sock" ] && break
-		sleep 0.1
-	done
-	ip netns exec "$1" lldpcli -u "$J/lldp/$2.sock" configure system hostname "$2" >/dev/null
-}
-for l in a b; do lldpd_in "${P}l$l" "leaf-$l" 'swp*,up0'; done
-for i in 1 2 3 4; do lldpd_in "${P}h$i" "host$i" eth0; done
-for l in a b; do ip netns exec "${P}l$l" lldpcli -u "$J/lldp/leaf-$l.sock" update >/dev/null; done
-
-# Each host sees its leaf's chassis and port within a few seconds.
-seen=0
-for _ in $(seq 1 100); do
-	seen=0
-	for i in 1 2 3 4; do
-		ip netns exec "${P}h$i" lldpcli -u "$J/lldp/host$i.sock" -f keyvalue show neighbors 2>/dev/null |
-			grep -q "chassis.name=leaf-${LEAF[i - 1]}\$" && seen=$((seen + 1))
-	done
-	[ "$seen" = 4 ] && break
-	sleep 0.1
-done
+ix_lldp_two_leaves "$P"
+seen=$IX_LLDP_SEEN
+LPIDS=("${IX_LLDP_PIDS[@]}")
 check "every host's lldpd sees its leaf ($seen of 4)" test "$seen" = 4
 
 agents() {

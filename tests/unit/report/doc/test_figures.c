@@ -424,3 +424,22 @@ Test(figures, ecmp_document)
 		expect(v, n, want[i].key, want[i].v);
 	free(v);
 }
+
+/* A traffic pattern: its median host, bad hosts, each host's figure. */
+Test(figures, pattern_document)
+{
+	size_t n;
+	struct ix_figure *v = figures_of(
+		ENVELOPE(
+			"mesh") "[{\"kind\":\"pattern\",\"pattern\":\"ring\",\"median_bps\":9e7,"
+				"\"bad_hosts\":1,\"nodes\":[{\"host\":\"h1:1\",\"figure_bps\":9e7},"
+				"{\"host\":\"h2:1\",\"figure_bps\":null}]}]}",
+		&n);
+
+	cr_expect_eq(n, 3);
+	expect(v, n, "mesh/median_host_bw", 9e7);
+	expect(v, n, "mesh/bad_hosts", 1);
+	expect(v, n, "mesh/host h1:1 bw", 9e7);
+	cr_expect_null(ix_figures_find(v, n, "mesh/host h2:1 bw"), "not measured: no figure");
+	free(v);
+}

@@ -110,6 +110,18 @@ Test(mesh, the_slowest_pair_counts_a_zero)
 	json_decref(none);
 }
 
+/* A traffic pattern (mesh --pattern): its bad hosts and its median host. */
+Test(mesh, a_pattern_s_hosts)
+{
+	json_t *r = parse("[{\"kind\":\"pattern\",\"median_bps\":9e7,\"bad_hosts\":4}]");
+	double v;
+
+	cr_assert(ix_figure_of("mesh", r, "bad_hosts", &v) && v == 4);
+	cr_assert(ix_figure_of("mesh", r, "bits_per_second", &v) && v == 9e7);
+	cr_assert_not(ix_figure_of("mesh", r, "bad_pairs", &v), "a pattern has no pairs' count");
+	json_decref(r);
+}
+
 /* A document's verdict is its command's exit status in a word. */
 Test(doc, verdict_of_every_kind)
 {
@@ -142,6 +154,12 @@ Test(doc, verdict_of_every_kind)
 		  "\"thresholds\":"
 		  "null}]}",
 		  "INFO" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"pattern\","
+		  "\"bad_hosts\":2}]}",
+		  "FAIL" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"pattern\","
+		  "\"bad_hosts\":0}]}",
+		  "PASS" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

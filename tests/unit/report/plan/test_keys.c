@@ -296,3 +296,38 @@ Test(plan_keys, gpu_auto)
 	refused("[m]\nprobe = mesh\ngpu = auto\n", "gpu");
 	refused("[m]\nprobe = mesh\npath = rdma\ngpu = nearest\n", "bad value for gpu");
 }
+
+Test(plan_keys, mesh_pattern)
+{
+	struct ix_plan p;
+
+	good("[plan]\nhosts = n[1-4]\n"
+	     "[perm]\nprobe = mesh\npattern = permutation\nrounds = 5\nseed = 99\nmin_bw = 1G\n"
+	     "[bis]\nprobe = mesh\npattern = bisection\nmax_bad_hosts = 1\n"
+	     "[all]\nprobe = mesh\nmax_bad_pairs = 2\n",
+	     &p);
+	cr_assert_eq(p.checks[0].pattern, IX_PATTERN_PERMUTATION);
+	cr_assert_eq(p.checks[0].pattern_rounds, 5);
+	cr_assert(p.checks[0].have_seed);
+	cr_assert_eq(p.checks[0].seed, 99);
+	cr_assert_eq(p.checks[0].mesh.tests, IX_MESH_BW, "a pattern measures bandwidth");
+	cr_assert_str_eq(p.checks[0].expect[1].key, "max_bad_hosts");
+	cr_assert_str_eq(p.checks[0].expect[1].text, "0 (the default)");
+	cr_assert_eq(p.checks[1].pattern, IX_PATTERN_BISECTION);
+	cr_assert_eq(p.checks[1].nexpect, 1, "max_bad_hosts as given, no max_bad_pairs");
+	cr_assert_eq(p.checks[2].pattern, IX_PATTERN_ALL_PAIRS);
+	ix_plan_free(&p);
+	refused("[m]\nprobe = mesh\npattern = star\n", "t.ini:3: bad value for pattern: unknown "
+						       "pattern 'star'");
+	refused("[m]\nprobe = mesh\npattern = ring\nrounds = 2\n",
+		"[m]: rounds and seed are for pattern = permutation");
+	refused("[m]\nprobe = mesh\nseed = 2\n", "rounds and seed are for pattern = permutation");
+	refused("[m]\nprobe = mesh\npattern = permutation\nrounds = 0\n", "bad value for rounds");
+	refused("[m]\nprobe = mesh\npattern = permutation\nrounds = 1001\n",
+		"rounds: at most 1000");
+	refused("[m]\nprobe = mesh\npattern = ring\ntest = lat\n",
+		"pattern ring measures bandwidth: test = lat or both is for all-pairs");
+	refused("[m]\nprobe = mesh\npattern = all-to-all\nrails = auto\n",
+		"rails are for all-pairs");
+	refused("[m]\nprobe = mesh\npattern = ring\nseed = x\n", "bad value for seed");
+}
