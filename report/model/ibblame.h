@@ -7,10 +7,13 @@
  * word is the host's name on Linux ("node07 mlx5_0"; where a host has
  * several adapters, the one whose description names the mesh's interface).
  * Each measured pair is followed through the switches' forwarding tables
- * (as ibtracert follows it): the cables its data crossed, and for a pair
- * with a latency figure or one that failed, the cables back too. A cable
- * is counted per direction, as errors are counted at the port that
- * receives.
+ * (as ibtracert follows it): its bandwidth test's data crossed the cables
+ * out, its latency test's round trip the cables out and back (a failed
+ * test, both). A cable is counted per direction, as errors are counted at
+ * the port that receives, and per test: a direction is suspect when most
+ * of the bandwidth tests or most of the latency tests through it are bad,
+ * so round trips that came back over a cable do not clear it of what the
+ * data going out found.
  *
  * Blame: the fewest cable directions that explain the bad pairs, chosen
  * one at a time among those most of whose pairs are bad, the one that

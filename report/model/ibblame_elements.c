@@ -63,7 +63,7 @@ static uint32_t cables_of(const struct ix_ibb_ctx *c, const struct ix_ibb_tally 
 			nc++;
 		}
 		cabs[k].dir[d] = true;
-		if (t->bad[rev] >= 2 && t->bad[rev] > t->good[rev])
+		if (t->bw_bad[rev] + t->lat_bad[rev] >= 2 && ix_ibb_suspect(t, rev))
 			cabs[k].dir[!d] = true;
 	}
 	return nc;
@@ -347,7 +347,7 @@ void ix_ibb_count(struct ix_ibb_ctx *c)
 {
 	const struct ix_ibfab *ctrs = c->b->counters ? c->in->ctrs : NULL;
 	const struct ix_mesh_result *r = c->r;
-	uint32_t slots[MAX_SLOTS], ns, example[IX_IBB_MAX_ELEMENTS][2];
+	uint32_t slots[MAX_SLOTS], example[IX_IBB_MAX_ELEMENTS][2];
 	int8_t *elem = malloc(c->nslots);
 	bool seen[IX_IBB_MAX_ELEMENTS] = { false };
 
@@ -360,19 +360,23 @@ void ix_ibb_count(struct ix_ibb_ctx *c)
 				(int8_t)i;
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
-			bool back = false, hit[IX_IBB_MAX_ELEMENTS] = { false }, any = false;
-			int kind = ix_ibb_cell_kind(r, a, b, &back);
+			bool hit[IX_IBB_MAX_ELEMENTS] = { false }, any = false;
+			unsigned m = ix_ibb_cell_tests(r, a, b);
+			uint32_t nout, ns, upto;
 
-			if (!kind || ix_ibb_walk(c, a, b, back, slots, &ns) < 0)
+			if (!m || ix_ibb_walk(c, a, b, m & IX_IBB_LAT, slots, &nout, &ns) < 0)
 				continue;
-			for (uint32_t j = 0; j < ns; j++)
+			/* a bad pair through the slots it blames, a good one
+			 * through the cables its data crossed */
+			upto = m & IX_IBB_BAD ? ix_ibb_blamed(m, nout, ns) : nout;
+			for (uint32_t j = 0; j < upto; j++)
 				if (elem[slots[j]] >= 0)
 					hit[elem[slots[j]]] = true;
 			for (uint32_t i = 0; i < c->b->n; i++) {
 				if (!hit[i])
 					continue;
 				any = true;
-				if (kind == 1) {
+				if (!(m & IX_IBB_BAD)) {
 					c->b->v[i].good++;
 					continue;
 				}
@@ -384,7 +388,7 @@ void ix_ibb_count(struct ix_ibb_ctx *c)
 					example[i][1] = b;
 				}
 			}
-			if (kind == 2 && !any)
+			if (m & IX_IBB_BAD && !any)
 				c->b->unexplained++;
 		}
 	for (uint32_t i = 0; i < c->b->n; i++)

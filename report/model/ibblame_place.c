@@ -156,28 +156,33 @@ static uint16_t lid_of(const struct ix_ibb_ctx *c, uint32_t host)
 	return c->f->nodes[t->node].ports[t->port].lid;
 }
 
-/* Whether the cell a -> b counts, and how: 0 skip, 1 good, 2 bad. */
-int ix_ibb_cell_kind(const struct ix_mesh_result *r, uint32_t a, uint32_t b, bool *back)
+unsigned ix_ibb_cell_tests(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
 {
 	const struct ix_cell *cl = &r->cells[(size_t)a * r->n + b];
+	unsigned m = 0;
 
 	if (a == b || (cl->state != IX_CELL_OK && cl->state != IX_CELL_FAILED) ||
 	    (r->node_error && (r->node_error[a] || r->node_error[b])))
 		return 0;
-	*back = cl->state == IX_CELL_FAILED || ix_cell_has_lat(cl) || cl->lat_lost;
-	return cl->state == IX_CELL_FAILED || cl->bad ? 2 : 1;
+	if (cl->state == IX_CELL_FAILED)
+		return IX_IBB_BW | IX_IBB_BW_BAD | IX_IBB_LAT | IX_IBB_LAT_BAD;
+	if (ix_cell_has_bw(cl))
+		m |= IX_IBB_BW | (cl->bad & IX_BAD_BW ? IX_IBB_BW_BAD : 0);
+	if (ix_cell_has_lat(cl) || cl->lat_lost)
+		m |= IX_IBB_LAT | (cl->bad & IX_BAD_LAT ? IX_IBB_LAT_BAD : 0);
+	return m;
 }
 
 /* The cable directions of a's test towards b: 0, or -1 with why kept. */
 int ix_ibb_walk(struct ix_ibb_ctx *c, uint32_t a, uint32_t b, bool back, uint32_t *slots,
-		uint32_t *ns)
+		uint32_t *nout, uint32_t *ns)
 {
 	struct ix_ibfab_hop hops[IX_IBFAB_MAX_HOPS];
 	const struct ix_ibb_tie *ta = &c->b->ties[a], *tb = &c->b->ties[b];
 	char why[300];
 	uint32_t nh;
 
-	*ns = 0;
+	*ns = *nout = 0;
 	if (ta->node < 0 || tb->node < 0) {
 		snprintf(why, sizeof(why), "%.64s is not tied to the subnet: %.160s",
 			 ta->node < 0 ? c->r->hosts->v[a].name : c->r->hosts->v[b].name,
@@ -187,6 +192,7 @@ int ix_ibb_walk(struct ix_ibb_ctx *c, uint32_t a, uint32_t b, bool back, uint32_
 	if (ix_ibfab_path(c->f, ta->node, ta->port, lid_of(c, b), hops, &nh, why, sizeof(why)) < 0)
 		goto fail;
 	add_slots(c, hops, nh, slots, ns);
+	*nout = *ns;
 	if (back) {
 		if (ix_ibfab_path(c->f, tb->node, tb->port, lid_of(c, a), hops, &nh, why,
 				  sizeof(why)) < 0)
@@ -229,30 +235,37 @@ static int keep_bad(struct ix_ibb_tally *t, const uint32_t *s, uint32_t ns)
 	return 0;
 }
 
+static void count_tests(struct ix_ibb_tally *t, unsigned m, const uint32_t *slots, uint32_t nout,
+			uint32_t ns)
+{
+	for (uint32_t j = 0; m & IX_IBB_BW && j < nout; j++)
+		(m & IX_IBB_BW_BAD ? t->bw_bad : t->bw_good)[slots[j]]++;
+	for (uint32_t j = 0; m & IX_IBB_LAT && j < ns; j++)
+		(m & IX_IBB_LAT_BAD ? t->lat_bad : t->lat_good)[slots[j]]++;
+}
+
 static int tally_cells(struct ix_ibb_ctx *c, struct ix_ibb_tally *t)
 {
 	const struct ix_mesh_result *r = c->r;
-	uint32_t slots[MAX_SLOTS], ns;
+	uint32_t slots[MAX_SLOTS], nout, ns;
 
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
-			bool back = false;
-			int k = ix_ibb_cell_kind(r, a, b, &back);
+			unsigned m = ix_ibb_cell_tests(r, a, b);
 
-			if (!k)
+			if (!m)
 				continue;
-			if (ix_ibb_walk(c, a, b, back, slots, &ns) < 0) {
+			if (ix_ibb_walk(c, a, b, m & IX_IBB_LAT, slots, &nout, &ns) < 0) {
 				c->b->unplaced++;
 				continue;
 			}
-			for (uint32_t j = 0; j < ns; j++)
-				(k == 2 ? t->bad : t->good)[slots[j]]++;
-			if (k == 1) {
+			count_tests(t, m, slots, nout, ns);
+			if (!(m & IX_IBB_BAD)) {
 				c->b->pairs_good++;
 				continue;
 			}
 			c->b->pairs_bad++;
-			if (keep_bad(t, slots, ns) < 0)
+			if (keep_bad(t, slots, ix_ibb_blamed(m, nout, ns)) < 0)
 				return -1;
 		}
 	return 0;
@@ -274,10 +287,11 @@ static uint32_t cover(const struct ix_ibb_ctx *c, struct ix_ibb_tally *t, uint32
 			for (uint32_t j = t->off[i]; !t->done[i] && j < t->off[i + 1]; j++)
 				cnt[t->slots[j]]++;
 		for (uint32_t s = 0; s < c->nslots; s++) {
-			if (cnt[s] < 2 || t->bad[s] <= t->good[s])
+			if (cnt[s] < 2 || !ix_ibb_suspect(t, s))
 				continue;
 			if (best == UINT32_MAX || cnt[s] > cnt[best] ||
-			    (cnt[s] == cnt[best] && t->good[s] < t->good[best]))
+			    (cnt[s] == cnt[best] &&
+			     t->bw_good[s] + t->lat_good[s] < t->bw_good[best] + t->lat_good[best]))
 				best = s;
 		}
 		if (best == UINT32_MAX)
@@ -319,10 +333,12 @@ int ix_ibblame_build(const struct ix_ibblame_input *in, struct ix_ibblame *out, 
 		c.base[i] = c.nslots;
 		c.nslots += routes->nodes[i].nports + 1u;
 	}
-	t.bad = calloc(c.nslots ? c.nslots : 1, sizeof(*t.bad));
-	t.good = calloc(c.nslots ? c.nslots : 1, sizeof(*t.good));
-	if (!t.bad || !t.good)
+	t.bw_bad = calloc(c.nslots ? c.nslots : 1, 4 * sizeof(*t.bw_bad));
+	if (!t.bw_bad)
 		goto oom;
+	t.bw_good = t.bw_bad + c.nslots;
+	t.lat_bad = t.bw_good + c.nslots;
+	t.lat_good = t.lat_bad + c.nslots;
 	tie_hosts(&c);
 	if (r->cells && routes->n && tally_cells(&c, &t) < 0)
 		goto oom;
@@ -339,8 +355,7 @@ oom:
 	ix_fail(err, IX_EXIT_FAIL, "out of memory joining the mesh with the subnet");
 out:
 	free(c.base);
-	free(t.bad);
-	free(t.good);
+	free(t.bw_bad);
 	free(t.off);
 	free(t.slots);
 	free(t.done);

@@ -113,6 +113,56 @@ Test(ibblame, the_pairs_up_one_cable_blame_it_one_way)
 	cr_expect_eq(b.v[0].ncables, 1);
 }
 
+/* Every pair's latency measured and good: the pairs whose round trip
+ * comes back over the cable do not clear it of what their data did not
+ * cross. */
+Test(ibblame, a_bandwidth_fault_one_way_is_found_among_good_round_trips)
+{
+	for (uint32_t i = 0; i < N * N; i++)
+		if (cells[i].state == IX_CELL_OK)
+			cells[i].lat_p50_ns = 2000;
+	bad_up_l1_s2();
+	build();
+	expect_one(IX_IBB_LINK, "the link \"L1\"/4 - \"S2\"/1, towards \"S2\"", 4, 0);
+}
+
+/* A latency fault on the cable: every pair whose round trip crosses it. */
+Test(ibblame, a_latency_fault_blames_the_cable_of_the_round_trips)
+{
+	struct ix_ibblame_input in = { .mesh = &r, .routes = &f };
+	struct ix_ibfab_hop h[IX_IBFAB_MAX_HOPS];
+	struct ix_err err = { 0 };
+	char why[200];
+	uint32_t n, nbad = 0;
+
+	for (uint32_t a = 0; a < N; a++)
+		for (uint32_t z = 0; z < N; z++) {
+			bool cross = false;
+
+			if (a == z)
+				continue;
+			cells[a * N + z].lat_p50_ns = 2000;
+			for (int way = 0; way < 2; way++) {
+				uint32_t from = way ? z : a, to = way ? a : z;
+
+				cr_assert_eq(ix_ibfab_path(&f, (int32_t)from, 1, (uint16_t)(to + 1),
+							   h, &n, why, sizeof(why)),
+					     0, "%s", why);
+				for (uint32_t k = 0; k < n; k++)
+					cross |= (h[k].node == IX_T_L1 && h[k].port == 4) ||
+						 (h[k].node == IX_T_S2 && h[k].port == 1);
+			}
+			if (cross) {
+				cells[a * N + z].bad = IX_BAD_LAT;
+				cells[a * N + z].lat_p50_ns = 9000;
+				nbad++;
+			}
+		}
+	cr_assert_eq(ix_ibblame_build(&in, &b, &err), 0, "%s", err.msg);
+	expect_one(IX_IBB_LINK, "the link \"L1\"/4 - \"S2\"/1, both ways", nbad, 0);
+	cr_expect(strstr(b.v[0].evidence, "p50 9.0 us"), "%s", b.v[0].evidence);
+}
+
 Test(ibblame, the_pairs_both_ways_blame_it_both_ways)
 {
 	bad_up_l1_s2();
