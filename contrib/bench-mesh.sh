@@ -10,7 +10,6 @@
 #
 #   contrib/bench-mesh.sh PATH/TO/ixperf [N...]     (N defaults to 32 128 512)
 set -euo pipefail
-. "$(dirname "$0")/bench-lib.sh"
 
 IXPERF=${1:?usage: bench-mesh.sh PATH/TO/ixperf [N...]}
 shift
@@ -56,7 +55,16 @@ for N in "${SIZES[@]}"; do
 		--no-retest --connect-timeout 60 -J -o "$WORK/mesh.json" "@$WORK/hosts" \
 		2>"$WORK/mesh.err" &
 	tpid=$!
-	peak_fds=$(bench_peak_fds "$tpid" ixperf) # the coordinator's
+	# The coordinator's descriptors, sampled every 50 ms.
+	peak_fds=0
+	while kill -0 "$tpid" 2>/dev/null; do
+		c=$(pgrep -P "$tpid" -x ixperf | head -1 || true)
+		if [ -n "$c" ]; then
+			n=$(find "/proc/$c/fd" -mindepth 1 -maxdepth 1 2>/dev/null | wc -l || true)
+			[ "$n" -gt "$peak_fds" ] && peak_fds=$n
+		fi
+		sleep 0.05
+	done
 	wait "$tpid" || true
 	read -r cs1 busy1 _ < <(sys_stat)
 	read -r wall rss user sys < <(tail -n 1 "$WORK/time")
