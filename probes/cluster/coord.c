@@ -79,25 +79,32 @@ static bool waiting(const struct ix_coord_peer *p)
 }
 
 /* Register p's descriptor for what its state waits on: writing while it
- * connects, reading during the handshake or a job; nothing while it is
- * ready or failed, so that an idle connection never wakes the loop. */
+ * connects, reading during the handshake or a job. A ready peer's stays
+ * registered for reading between jobs, so a job costs no call to watch
+ * it (a failed one's was closed, which took it out). */
 static void watch(struct ix_coord *co, struct ix_coord_peer *p)
 {
-	uint32_t want = p->fd < 0 || !waiting(p)   ? 0
-			: p->state == P_CONNECTING ? (uint32_t)EPOLLOUT
-						   : (uint32_t)EPOLLIN;
+	uint32_t want = p->state == P_CONNECTING ? (uint32_t)EPOLLOUT : (uint32_t)EPOLLIN;
 	struct epoll_event ev = { .events = want, .data.u32 = (uint32_t)(p - co->peers) };
-	int op = !p->events ? EPOLL_CTL_ADD : want ? EPOLL_CTL_MOD : EPOLL_CTL_DEL;
 	char why[128];
 
-	if (want == p->events)
+	if (p->fd < 0 || !waiting(p) || want == p->events)
 		return;
-	if (epoll_ctl(co->ep, op, p->fd, &ev) == 0) {
+	if (epoll_ctl(co->ep, p->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, p->fd, &ev) == 0) {
 		p->events = want;
 		return;
 	}
 	snprintf(why, sizeof(why), "cannot watch the connection: %s", strerror(errno));
 	peer_fail(p, "", why);
+}
+
+/* An idle connection became readable (its agent closed it or spoke out of
+ * turn): out of the set, so that it does not wake the loop again, until
+ * the next exchange with it reads what came, as it would have anyway. */
+static void quiet(struct ix_coord *co, struct ix_coord_peer *p)
+{
+	if (p->fd >= 0 && p->events && epoll_ctl(co->ep, EPOLL_CTL_DEL, p->fd, NULL) == 0)
+		p->events = 0;
 }
 
 /* A peer's connect deadline (INT64_MAX: none): the end of the address
@@ -375,8 +382,10 @@ int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
 		for (int k = 0; k < rc; k++) {
 			struct ix_coord_peer *p = &co->peers[ev[k].data.u32];
 
-			if (!waiting(p))
+			if (!waiting(p)) {
+				quiet(co, p);
 				continue;
+			}
 			on_handshake_event(co, p, deadline);
 			watch(co, p);
 			busy -= !waiting(p);
@@ -391,7 +400,6 @@ int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
 			ready++;
 		else if (p->state != P_FAILED)
 			peer_fail(p, "", "no answer to the handshake in time");
-		watch(co, p);
 	}
 	return (int)ready;
 }
@@ -433,8 +441,10 @@ static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t
 			json_t *body;
 			int got;
 
-			if (p->state != P_RUNNING || p->job >= n || jobs[p->job].peer != peer)
+			if (p->state != P_RUNNING || p->job >= n || jobs[p->job].peer != peer) {
+				quiet(co, p);
 				continue;
+			}
 			i = p->job;
 			got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e);
 			if (got == 0)
@@ -445,7 +455,6 @@ static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t
 				finish_job(&jobs[i], NULL, p->error);
 			} else if (type == want) {
 				p->state = P_READY;
-				watch(co, p);
 				finish_job(&jobs[i], body, NULL);
 				done++;
 			} else {

@@ -1,10 +1,11 @@
 /*
  * The coordinator's side of many agents: one control connection each, all
  * driven by one thread with epoll, whatever the number of hosts. Each
- * connection is registered once while the coordinator waits on it (for
- * writing while it connects, for reading after) and left out while it is
- * idle, so a wake-up costs the peers that are ready, not all of them; the
- * connect deadlines are scanned only when the earliest one has passed.
+ * connection is registered once (for writing while it connects, for reading
+ * from then on; an idle one that speaks out of turn is taken out until the
+ * next exchange reads it), so a wake-up costs the peers that are ready, not
+ * all of them, and a job no call to watch its peer; the connect deadlines
+ * are scanned only when the earliest one has passed.
  * Memory is O(agents); a RUN dispatch starts every job at one moment,
  * computed from each connection's measured round trip.
  */
