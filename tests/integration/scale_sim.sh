@@ -67,7 +67,7 @@ check "the simulator sent what it was told: $pairs latency and $pairs bandwidth 
 	  ([.[] | select(.kind == "lat")] | length == $p and
 	     all(.p50_ns == ($lat * (1 + k) | round))) and
 	  ([.[] | select(.kind == "bw")] | length == $p and
-	     all((.bps - $bw * (1 - k)) | fabs < 1e-3))' "$J/sent.jsonl" >/dev/null
+	     all((.bps - $bw * (1 - k)) | fabs < 1e-3))' "$J/sent.jsonl"
 # The matrix keeps figures as 32-bit floats: 1e-6 relative covers that.
 check "every pair's matrix cell is the figure sent for it (latency p50 and bandwidth)" \
 	jq -n -e --slurpfile m "$J/mesh.json" '
@@ -75,7 +75,7 @@ check "every pair's matrix cell is the figure sent for it (latency p50 and bandw
 	  ($sent | length) == 2 * ($x.lat_p50_ns | length) * (($x.lat_p50_ns | length) - 1) / 2 and
 	  ($sent | all(
 	    if .kind == "lat" then ($x.lat_p50_ns[.from][.to] - .p50_ns | fabs) <= .p50_ns * 1e-6
-	    else ($x.bw_bps[.from][.to] - .bps | fabs) <= .bps * 1e-6 end))' "$J/sent.jsonl" >/dev/null
+	    else ($x.bw_bps[.from][.to] - .bps | fabs) <= .bps * 1e-6 end))' "$J/sent.jsonl"
 check "the fleet names them as simulated agents" jq_true "$J/mesh.json" \
 	"[.results[0].fleet.nodes[] | .hostname // .inventory.hostname] | length == $N and all(startswith(\"simulated-agent-\"))"
 ix_done
