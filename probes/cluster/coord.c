@@ -4,10 +4,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -21,6 +21,7 @@
 #define START_MARGIN_NS (5 * 1000000LL) /* on top of the slowest round trip */
 #define SEND_TIMEOUT_NS (2 * IX_NSEC_PER_SEC)
 #define RETRY_NS        (100 * 1000000LL) /* between connects to a starting agent */
+#define EVENTS          256               /* epoll events taken per wake-up */
 
 enum peer_state {
 	P_CONNECTING,
@@ -39,15 +40,22 @@ static void free_addrs(struct ix_coord_peer *p)
 	p->addrs = p->next_addr = NULL;
 }
 
-static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *why)
+/* Closing the descriptor takes it out of the epoll set too. */
+static void close_fd(struct ix_coord_peer *p)
 {
-	size_t n;
-
 	if (p->fd >= 0) {
 		ix_seal_unbind(p->fd);
 		close(p->fd);
 	}
 	p->fd = -1;
+	p->events = 0;
+}
+
+static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *why)
+{
+	size_t n;
+
+	close_fd(p);
 	free_addrs(p);
 	ix_frame_reader_reset(&p->rd);
 	p->state = P_FAILED;
@@ -61,6 +69,53 @@ static void peer_fail(struct ix_coord_peer *p, const char *prefix, const char *w
 bool ix_coord_ready(const struct ix_coord *co, uint32_t peer)
 {
 	return co->peers[peer].state == P_READY;
+}
+
+/* Whether the coordinator waits on the peer (connecting, in the handshake
+ * or running a job), rather than it being ready or failed. */
+static bool waiting(const struct ix_coord_peer *p)
+{
+	return p->state != P_READY && p->state != P_FAILED;
+}
+
+/* Register p's descriptor for what its state waits on: writing while it
+ * connects, reading during the handshake or a job. A ready peer's stays
+ * registered for reading between jobs, so a job costs no call to watch
+ * it (a failed one's was closed, which took it out). */
+static void watch(struct ix_coord *co, struct ix_coord_peer *p)
+{
+	uint32_t want = p->state == P_CONNECTING ? (uint32_t)EPOLLOUT : (uint32_t)EPOLLIN;
+	struct epoll_event ev = { .events = want, .data.u32 = (uint32_t)(p - co->peers) };
+	char why[128];
+
+	if (p->fd < 0 || !waiting(p) || want == p->events)
+		return;
+	if (epoll_ctl(co->ep, p->events ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, p->fd, &ev) == 0) {
+		p->events = want;
+		return;
+	}
+	snprintf(why, sizeof(why), "cannot watch the connection: %s", strerror(errno));
+	peer_fail(p, "", why);
+}
+
+/* An idle connection became readable (its agent closed it or spoke out of
+ * turn): out of the set, so that it does not wake the loop again, until
+ * the next exchange with it reads what came, as it would have anyway. */
+static void quiet(struct ix_coord *co, struct ix_coord_peer *p)
+{
+	if (p->fd >= 0 && p->events && epoll_ctl(co->ep, EPOLL_CTL_DEL, p->fd, NULL) == 0)
+		p->events = 0;
+}
+
+/* A peer's connect deadline (INT64_MAX: none): the end of the address
+ * tried now while others are left, or its next retry. */
+static int64_t peer_timer(const struct ix_coord_peer *p)
+{
+	if (p->state != P_CONNECTING)
+		return INT64_MAX;
+	if (p->fd >= 0)
+		return p->next_addr ? p->attempt_end : INT64_MAX;
+	return p->retry_at;
 }
 
 static int send_frame(struct ix_coord_peer *p, uint16_t type, json_t *body)
@@ -87,17 +142,14 @@ static void send_ping(struct ix_coord_peer *p)
 /* Start a non-blocking connect to the host's next address; when none is
  * left, the peer fails with the last address's reason (why). Each address
  * gets an equal share of the time left, the last one all of it. */
-static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadline)
+static void connect_next(struct ix_coord *co, struct ix_coord_peer *p, const char *why,
+			 int64_t deadline)
 {
 	char prefix[IX_HOST_NAME_MAX + 48], last[128];
 	int one = 1;
 
 	snprintf(last, sizeof(last), "%s", why);
-	if (p->fd >= 0) {
-		ix_seal_unbind(p->fd);
-		close(p->fd);
-	}
-	p->fd = -1;
+	close_fd(p);
 	while (p->next_addr) {
 		struct addrinfo *ai = p->next_addr;
 		uint32_t left = 0;
@@ -115,6 +167,9 @@ static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadl
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0 || errno == EINPROGRESS) {
 			p->fd = fd;
+			watch(co, p);
+			if (peer_timer(p) < co->timer)
+				co->timer = peer_timer(p);
 			return;
 		}
 		snprintf(last, sizeof(last), "%s", strerror(errno));
@@ -123,6 +178,8 @@ static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadl
 	if (ix_now_ns() + RETRY_NS < p->retry_end && p->addrs) {
 		/* Not listening yet (a task still starting): again shortly. */
 		p->retry_at = ix_now_ns() + RETRY_NS;
+		if (p->retry_at < co->timer)
+			co->timer = p->retry_at;
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "cannot connect to %s port %u", p->host.name,
@@ -131,7 +188,7 @@ static void connect_next(struct ix_coord_peer *p, const char *why, int64_t deadl
 }
 
 /* Resolve the host and start connecting to its first address. */
-static void connect_start(struct ix_coord_peer *p, int64_t deadline)
+static void connect_start(struct ix_coord *co, struct ix_coord_peer *p, int64_t deadline)
 {
 	struct addrinfo hints = { .ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM };
 	char port[8], why[IX_HOST_NAME_MAX + 64];
@@ -148,11 +205,11 @@ static void connect_start(struct ix_coord_peer *p, int64_t deadline)
 		return;
 	}
 	p->next_addr = p->addrs;
-	connect_next(p, "no address", deadline);
+	connect_next(co, p, "no address", deadline);
 }
 
 /* The connect finished: say HELLO. */
-static void on_connected(struct ix_coord_peer *p, int64_t deadline)
+static void on_connected(struct ix_coord *co, struct ix_coord_peer *p, int64_t deadline)
 {
 	struct ix_err e = { 0 };
 	char host[256] = "";
@@ -161,7 +218,7 @@ static void on_connected(struct ix_coord_peer *p, int64_t deadline)
 	json_t *hello;
 
 	if (getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-		connect_next(p, strerror(soerr ? soerr : errno), deadline);
+		connect_next(co, p, strerror(soerr ? soerr : errno), deadline);
 		return;
 	}
 	free_addrs(p);
@@ -228,93 +285,113 @@ int ix_coord_open(struct ix_coord *co, const struct ix_hostlist *hosts,
 	return ix_coord_open_patient(co, hosts, token, timeout_s, 0, err);
 }
 
+/* One peer's descriptor is ready during the handshake. */
+static void on_handshake_event(struct ix_coord *co, struct ix_coord_peer *p, int64_t deadline)
+{
+	struct ix_err e = { 0 };
+	uint16_t type;
+	json_t *body;
+	int got;
+
+	if (p->state == P_CONNECTING) {
+		on_connected(co, p, deadline);
+		return;
+	}
+	while (p->state != P_FAILED && p->state != P_READY &&
+	       (got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e)) != 0) {
+		if (got < 0) {
+			peer_fail(p, "", e.msg);
+			break;
+		}
+		on_handshake_frame(co, p, type, body);
+		json_decref(body);
+	}
+}
+
+/* The earliest connect deadline has passed: an address that did not
+ * answer in its share gives way to the next one, a starting agent is
+ * tried again. The only pass over every peer, once per deadline, not per
+ * wake-up; returns the peers that stopped waiting. */
+static uint32_t fire_timers(struct ix_coord *co, int64_t deadline)
+{
+	int64_t now = ix_now_ns();
+	uint32_t settled = 0;
+
+	co->timer = INT64_MAX;
+	for (uint32_t i = 0; i < co->n; i++) {
+		struct ix_coord_peer *p = &co->peers[i];
+		int64_t t = peer_timer(p);
+
+		if (t <= now) {
+			if (p->fd < 0)
+				p->next_addr = p->addrs;
+			connect_next(co, p, p->fd < 0 ? "no address" : "timed out", deadline);
+			settled += !waiting(p);
+			t = peer_timer(p);
+		}
+		if (t < co->timer)
+			co->timer = t;
+	}
+	return settled;
+}
+
 int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
 			  const struct ix_token *token, double timeout_s, double startup_s,
 			  struct ix_err *err)
 {
-	struct pollfd *pfd;
+	struct epoll_event ev[EVENTS];
 	int64_t now = ix_now_ns(), deadline = now + ix_seconds_to_ns(timeout_s);
 	int64_t retry_end = startup_s > 0 ? now + ix_seconds_to_ns(startup_s) : 0;
-	uint32_t ready = 0;
+	uint32_t ready = 0, busy = 0;
+	char why[128];
 
 	memset(co, 0, sizeof(*co));
 	co->n = (uint32_t)hosts->n;
 	co->token = token;
 	co->timeout_s = timeout_s;
+	co->timer = INT64_MAX;
 	co->peers = calloc(co->n ? co->n : 1, sizeof(*co->peers));
-	pfd = calloc(co->n ? co->n : 1, sizeof(*pfd));
-	if (!co->peers || !pfd) {
-		free(pfd);
+	if (!co->peers)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	}
+	co->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (co->ep < 0)
+		snprintf(why, sizeof(why), "cannot create an epoll descriptor: %s",
+			 strerror(errno));
 	ix_net_raise_nofile();
 	for (uint32_t i = 0; i < co->n; i++) {
 		struct ix_coord_peer *p = &co->peers[i];
 
 		p->host = hosts->v[i];
+		p->fd = -1;
 		p->state = P_CONNECTING;
 		p->retry_end = retry_end;
-		connect_start(p, deadline);
+		if (co->ep < 0)
+			peer_fail(p, "", why);
+		else
+			connect_start(co, p, deadline);
+		busy += waiting(p);
 	}
-	for (;;) {
-		int64_t wake = deadline;
-		uint32_t busy = 0;
-		int rc;
+	if (co->ep < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "%s", why);
+	while (busy && ix_now_ns() < deadline) {
+		int64_t wake = co->timer < deadline ? co->timer : deadline;
+		int rc = epoll_wait(co->ep, ev, EVENTS, ix_ms_until(wake));
 
-		for (uint32_t i = 0; i < co->n; i++) {
-			struct ix_coord_peer *p = &co->peers[i];
-			bool waiting = p->state != P_READY && p->state != P_FAILED;
-
-			pfd[i].fd = waiting ? p->fd : -1;
-			pfd[i].events = p->state == P_CONNECTING ? POLLOUT : POLLIN;
-			pfd[i].revents = 0;
-			busy += waiting;
-			if (p->state == P_CONNECTING && p->next_addr && p->attempt_end < wake)
-				wake = p->attempt_end;
-			if (p->state == P_CONNECTING && p->fd < 0 && p->retry_at < wake)
-				wake = p->retry_at;
-		}
-		if (!busy || ix_now_ns() >= deadline)
-			break;
-		rc = poll(pfd, co->n, ix_ms_until(wake));
 		if (rc < 0 && errno != EINTR)
 			break;
-		/* An address that does not answer in its share: the next one. */
-		for (uint32_t i = 0; i < co->n; i++) {
-			struct ix_coord_peer *p = &co->peers[i];
+		for (int k = 0; k < rc; k++) {
+			struct ix_coord_peer *p = &co->peers[ev[k].data.u32];
 
-			if (p->state == P_CONNECTING && !pfd[i].revents && p->next_addr &&
-			    ix_now_ns() >= p->attempt_end)
-				connect_next(p, "timed out", deadline);
-			else if (p->state == P_CONNECTING && p->fd < 0 &&
-				 ix_now_ns() >= p->retry_at) {
-				p->next_addr = p->addrs;
-				connect_next(p, "no address", deadline);
-			}
-		}
-		for (uint32_t i = 0; i < co->n && rc > 0; i++) {
-			struct ix_coord_peer *p = &co->peers[i];
-			struct ix_err e = { 0 };
-			uint16_t type;
-			json_t *body;
-			int got;
-
-			if (!pfd[i].revents)
-				continue;
-			if (p->state == P_CONNECTING) {
-				on_connected(p, deadline);
+			if (!waiting(p)) {
+				quiet(co, p);
 				continue;
 			}
-			while (p->state != P_FAILED && p->state != P_READY &&
-			       (got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e)) != 0) {
-				if (got < 0) {
-					peer_fail(p, "", e.msg);
-					break;
-				}
-				on_handshake_frame(co, p, type, body);
-				json_decref(body);
-			}
+			on_handshake_event(co, p, deadline);
+			watch(co, p);
+			busy -= !waiting(p);
 		}
+		if (ix_now_ns() >= co->timer)
+			busy -= fire_timers(co, deadline);
 	}
 	for (uint32_t i = 0; i < co->n; i++) {
 		struct ix_coord_peer *p = &co->peers[i];
@@ -324,7 +401,6 @@ int ix_coord_open_patient(struct ix_coord *co, const struct ix_hostlist *hosts,
 		else if (p->state != P_FAILED)
 			peer_fail(p, "", "no answer to the handshake in time");
 	}
-	free(pfd);
 	return (int)ready;
 }
 
@@ -341,34 +417,35 @@ static void finish_job(struct ix_coord_job *j, json_t *report, const char *error
 static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n, uint16_t want,
 			int64_t deadline, const char *gone, const char *refused, const char *late)
 {
-	struct pollfd *pfd = calloc(n ? n : 1, sizeof(*pfd));
+	struct epoll_event ev[EVENTS];
 	uint32_t pending = 0, done = 0;
 
-	for (uint32_t i = 0; i < n; i++)
-		pending += co->peers[jobs[i].peer].state == P_RUNNING;
-	while (pending && pfd) {
-		int rc;
+	for (uint32_t i = 0; i < n; i++) {
+		struct ix_coord_peer *p = &co->peers[jobs[i].peer];
 
-		for (uint32_t i = 0; i < n; i++) {
-			struct ix_coord_peer *p = &co->peers[jobs[i].peer];
-			pfd[i].fd = p->state == P_RUNNING ? p->fd : -1;
-			pfd[i].events = POLLIN;
-			pfd[i].revents = 0;
+		if (p->state == P_RUNNING) {
+			p->job = i;
+			pending++;
 		}
-		if (ix_now_ns() >= deadline)
-			break;
-		rc = poll(pfd, n, ix_ms_until(deadline));
+	}
+	while (pending && ix_now_ns() < deadline) {
+		int rc = epoll_wait(co->ep, ev, EVENTS, ix_ms_until(deadline));
+
 		if (rc < 0 && errno != EINTR)
 			break;
-		for (uint32_t i = 0; i < n && rc > 0; i++) {
-			struct ix_coord_peer *p = &co->peers[jobs[i].peer];
+		for (int k = 0; k < rc; k++) {
+			uint32_t peer = ev[k].data.u32, i;
+			struct ix_coord_peer *p = &co->peers[peer];
 			struct ix_err e = { 0 };
 			uint16_t type;
 			json_t *body;
 			int got;
 
-			if (!pfd[i].revents || p->state != P_RUNNING)
+			if (p->state != P_RUNNING || p->job >= n || jobs[p->job].peer != peer) {
+				quiet(co, p);
 				continue;
+			}
+			i = p->job;
 			got = ix_frame_reader_feed(&p->rd, p->fd, &type, &body, &e);
 			if (got == 0)
 				continue;
@@ -395,7 +472,6 @@ static uint32_t collect(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t
 			finish_job(&jobs[i], NULL, p->error);
 		}
 	}
-	free(pfd);
 	return done;
 }
 
@@ -414,6 +490,11 @@ static bool send_job(struct ix_coord *co, struct ix_coord_job *j, uint16_t type)
 		return false;
 	}
 	p->state = P_RUNNING;
+	watch(co, p);
+	if (p->state != P_RUNNING) { /* it cannot be waited on */
+		finish_job(j, NULL, p->error);
+		return false;
+	}
 	return true;
 }
 
@@ -461,16 +542,16 @@ uint32_t ix_coord_ask(struct ix_coord *co, struct ix_coord_job *jobs, uint32_t n
 
 void ix_coord_close(struct ix_coord *co)
 {
-	for (uint32_t i = 0; i < co->n; i++) {
-		if (co->peers[i].fd >= 0) {
-			ix_seal_unbind(co->peers[i].fd);
-			close(co->peers[i].fd);
-		}
+	for (uint32_t i = 0; co->peers && i < co->n; i++) {
+		close_fd(&co->peers[i]);
 		free_addrs(&co->peers[i]);
 		ix_frame_reader_reset(&co->peers[i].rd);
 	}
+	if (co->peers && co->ep >= 0)
+		close(co->ep);
 	free(co->peers);
 	memset(co, 0, sizeof(*co));
+	co->ep = -1;
 }
 
 void ix_coord_fail_peer(struct ix_coord *co, uint32_t peer, const char *why)

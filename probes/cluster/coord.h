@@ -1,8 +1,13 @@
 /*
  * The coordinator's side of many agents: one control connection each, all
- * driven by one thread with poll(), whatever the number of hosts. Memory is
- * O(agents); a RUN dispatch starts every job at one moment, computed from
- * each connection's measured round trip.
+ * driven by one thread with epoll, whatever the number of hosts. Each
+ * connection is registered once (for writing while it connects, for reading
+ * from then on; an idle one that speaks out of turn is taken out until the
+ * next exchange reads it), so a wake-up costs the peers that are ready, not
+ * all of them, and a job no call to watch its peer; the connect deadlines
+ * are scanned only when the earliest one has passed.
+ * Memory is O(agents); a RUN dispatch starts every job at one moment,
+ * computed from each connection's measured round trip.
  */
 #ifndef IX_COORD_H
 #define IX_COORD_H
@@ -36,6 +41,8 @@ struct ix_coord_peer {
 	int64_t rtt_ns;         /* smallest round trip seen */
 	bool unauthenticated;   /* the agent runs without a token */
 	char error[IX_ERR_MAX]; /* why the peer failed; "" while it works */
+	uint32_t events;        /* private: what epoll watches on fd; 0: not registered */
+	uint32_t job;           /* private: its job's index while it runs one */
 };
 
 struct ix_coord {
@@ -43,6 +50,8 @@ struct ix_coord {
 	uint32_t n;
 	const struct ix_token *token;
 	double timeout_s; /* connect + handshake */
+	int ep;           /* private: the epoll descriptor, -1 when none */
+	int64_t timer;    /* private: the earliest connect deadline of a peer */
 };
 
 /* Connect to every host at once, authenticate, measure round trips.

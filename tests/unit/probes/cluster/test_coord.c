@@ -1,5 +1,5 @@
 /* Unit tests for probes/cluster/coord.c: connecting to every address of a
- * host. The resolver is this program's own: "multi.test" resolves to two
+ * host, and again to an agent still starting. The resolver is this program's own: "multi.test" resolves to two
  * addresses on loopback, the first refusing connections, so the test does
  * not depend on the machine's /etc/hosts. */
 #include "config.h"
@@ -161,4 +161,40 @@ Test(coord, a_name_that_does_not_resolve_is_named)
 	cr_expect(strstr(co.peers[0].error, "cannot resolve 'nowhere.test'"), "%s",
 		  co.peers[0].error);
 	ix_coord_close(&co);
+}
+
+/* The agent's socket starts refusing and listens after a while: a task
+ * still starting. */
+static void *agent_listens_late(void *arg)
+{
+	int fd = *(int *)arg;
+
+	usleep(300 * 1000);
+	cr_assert_eq(listen(fd, 4), 0);
+	return agent_says_no(arg);
+}
+
+Test(coord, a_starting_agent_is_tried_again_until_it_listens)
+{
+	uint16_t port;
+	int fd = bound(false, &port);
+	struct ix_host h = { .port = port };
+	struct ix_hostlist hl = { .v = &h, .n = 1, .cap = 1 };
+	struct ix_err err = { 0 };
+	struct ix_coord co;
+	int64_t t0 = ix_now_ns();
+	pthread_t t;
+
+	port_of[0] = port;
+	port_of[1] = port_of[2] = 0;
+	snprintf(h.name, sizeof(h.name), "multi.test");
+	cr_assert_eq(pthread_create(&t, NULL, agent_listens_late, &fd), 0);
+	cr_assert_eq(ix_coord_open_patient(&co, &hl, NULL, 5, 3, &err), 0);
+	pthread_join(t, NULL);
+	/* Refused at first, retried every 100 ms: the agent's own answer. */
+	cr_expect(strstr(co.peers[0].error, "refused: test agent says no"), "%s",
+		  co.peers[0].error);
+	cr_expect_geq(ix_now_ns() - t0, 300 * 1000000LL);
+	ix_coord_close(&co);
+	close(fd);
 }
