@@ -138,6 +138,16 @@ int ix_member_text(json_t *o, const char *where, const char *key, int flags, cha
 	return 0;
 }
 
+int ix_member_per_host(json_t *o, const char *key, uint32_t n, json_t **out, struct ix_err *err)
+{
+	if (ix_member_array(o, "", key, n, out, err) < 0)
+		return -1;
+	if (json_array_size(*out) != n)
+		return ix_fail(err, IX_EXIT_FAIL, "%s has %zu entries for %u hosts", key,
+			       json_array_size(*out), n);
+	return 0;
+}
+
 int ix_member_array(json_t *o, const char *where, const char *key, size_t max, json_t **out,
 		    struct ix_err *err)
 {

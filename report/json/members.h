@@ -49,6 +49,8 @@ int ix_member_text(json_t *o, const char *where, const char *key, int flags, cha
 /* An array of max entries at most. */
 int ix_member_array(json_t *o, const char *where, const char *key, size_t max, json_t **out,
 		    struct ix_err *err);
+/* The array at key with exactly one entry per host (n of them). */
+int ix_member_per_host(json_t *o, const char *key, uint32_t n, json_t **out, struct ix_err *err);
 int ix_member_object(json_t *o, const char *where, const char *key, json_t **out,
 		     struct ix_err *err);
 /* A copy of s made safe for a terminal; NULL when out of memory. */

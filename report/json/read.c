@@ -194,11 +194,8 @@ static int read_nodes(json_t *res, json_t *hosts, struct ix_mesh_saved *s, struc
 	json_t *nodes, *nd;
 	size_t i;
 
-	if (ix_member_array(res, "", "nodes", s->r.n, &nodes, err) < 0)
+	if (ix_member_per_host(res, "nodes", s->r.n, &nodes, err) < 0)
 		return -1;
-	if (json_array_size(nodes) != s->r.n)
-		return ix_fail(err, IX_EXIT_FAIL, "nodes has %zu entries for %u hosts",
-			       json_array_size(nodes), s->r.n);
 	json_array_foreach(nodes, i, nd)
 	{
 		struct ix_mesh_node *n = &s->r.nodes[i];

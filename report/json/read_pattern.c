@@ -87,11 +87,8 @@ static int read_nodes(json_t *res, struct ix_pattern_saved *s, struct ix_err *er
 	json_t *nodes, *nd, *v;
 	size_t i;
 
-	if (ix_member_array(res, "", "nodes", s->r.n, &nodes, err) < 0)
+	if (ix_member_per_host(res, "nodes", s->r.n, &nodes, err) < 0)
 		return -1;
-	if (json_array_size(nodes) != s->r.n)
-		return ix_fail(err, IX_EXIT_FAIL, "nodes has %zu entries for %u hosts",
-			       json_array_size(nodes), s->r.n);
 	json_array_foreach(nodes, i, nd)
 	{
 		struct ix_pattern_host *h = &s->r.host[i];
