@@ -290,6 +290,11 @@ static void blame_section(FILE *f, json_t *b)
 	fprintf(f, ", %lld not placed.</p>\n",
 		(long long)json_integer_value(
 			json_object_get(json_object_get(b, "pairs"), "unplaced")));
+	if (ix_html_str(b, "caveat")) {
+		fputs("<p class=\"warn\">Caveat: ", f);
+		ix_html_esc(f, ix_html_str(b, "caveat"));
+		fputs("</p>\n", f);
+	}
 	if (ix_html_str(b, "counters_why")) {
 		fputs("<p class=\"muted\">Counters not joined: ", f);
 		ix_html_esc(f, ix_html_str(b, "counters_why"));

@@ -172,11 +172,12 @@ json_t *ix_json_ibblame(const struct ix_ibblame *b, const struct ix_mesh_result 
 						     "evidence", e->evidence, "bad", (int)e->bad,
 						     "good", (int)e->good, "cables", cables));
 	}
-	return json_pack("{s:o,s:i,s:i,s:{s:I,s:I,s:I,s:o},s:b,s:o,s:o,s:I}", "hosts",
+	return json_pack("{s:o,s:i,s:i,s:{s:I,s:I,s:I,s:o},s:b,s:o,s:o,s:I,s:o}", "hosts",
 			 ties_json(b, r, routes), "tied", (int)b->tied, "switches_routed",
 			 (int)b->switches_routed, "pairs", "bad", (json_int_t)b->pairs_bad, "good",
 			 (json_int_t)b->pairs_good, "unplaced", (json_int_t)b->unplaced,
 			 "unplaced_why", str_or_null(b->unplaced_why), "counters", b->counters,
 			 "counters_why", str_or_null(b->counters ? NULL : b->counters_why),
-			 "elements", els, "unexplained", (json_int_t)b->unexplained);
+			 "elements", els, "unexplained", (json_int_t)b->unexplained, "caveat",
+			 str_or_null(b->caveat));
 }

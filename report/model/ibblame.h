@@ -77,6 +77,10 @@ struct ix_ibblame {
 	uint64_t unexplained;   /* bad pairs no element explains */
 	bool counters;          /* the counters of the window were joined */
 	char counters_why[160]; /* why not, when not */
+	/* Said when the mesh's traffic need not have crossed this subnet: a
+	 * TCP or UDP mesh whose hosts' links are none InfiniBand (an Ethernet
+	 * fabric beside it); "" when its tests ran over RDMA or IPoIB. */
+	char caveat[200];
 };
 
 /* What is joined. */

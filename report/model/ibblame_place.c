@@ -134,6 +134,26 @@ static void tie_hosts(struct ix_ibb_ctx *c)
 	}
 }
 
+/* Whether the mesh's tests could have crossed an InfiniBand subnet: over
+ * RDMA, or over IP on a host whose link is an InfiniBand port (IPoIB). */
+static void path_caveat(const struct ix_mesh_result *r, struct ix_ibblame *b)
+{
+	const char *path = r->params.bw.path ? r->params.bw.path : "tcp";
+
+	if (strcmp(path, "rdma") == 0)
+		return;
+	for (uint32_t i = 0; i < r->n; i++) {
+		const struct ix_link_limit *l = link_of(r, i);
+
+		if (l && (l->port_guid || strcmp(l->source, "infiniband rate") == 0))
+			return;
+	}
+	snprintf(b->caveat, sizeof(b->caveat),
+		 "the mesh ran over %.8s and no host's link is an InfiniBand port: its pairs "
+		 "may not have crossed this subnet",
+		 path);
+}
+
 /* ---- pairs to cables ---- */
 
 static void add_slots(const struct ix_ibb_ctx *c, const struct ix_ibfab_hop *h, uint32_t nh,
@@ -325,6 +345,7 @@ int ix_ibblame_build(const struct ix_ibblame_input *in, struct ix_ibblame *out, 
 							 : "the subnet was read once");
 	for (uint32_t i = 0; i < routes->n; i++)
 		out->switches_routed += routes->nodes[i].nlft > 0;
+	path_caveat(r, out);
 	out->ties = calloc(r->n ? r->n : 1, sizeof(*out->ties));
 	c.base = malloc(((size_t)routes->n + 1) * sizeof(*c.base));
 	if (!out->ties || !c.base)

@@ -121,6 +121,8 @@ void ix_text_ibblame(FILE *out, const struct ix_ibblame *b, const struct ix_mesh
 		}
 	if (!b->counters)
 		safe_line(out, "  counters not joined: ", b->counters_why);
+	if (b->caveat[0])
+		safe_line(out, "  CAVEAT: ", b->caveat);
 	if (!b->n && !b->pairs_bad) {
 		fprintf(out, "No bad pairs to blame.\n");
 		return;

@@ -169,7 +169,7 @@ check "host cable: 16 hosts tied by node description" jq_true "$J/blame1.json" \
 	"$B.tied == 16 and ([$B.hosts[].by] | unique) == [\"node description\"]"
 check "host cable: h07's cable blamed alone, both ways, its 30 bad pairs and no good one" jq_true "$J/blame1.json" \
 	"[$B.elements[] | {kind, what, bad, good}] == [{\"kind\": \"host_cable\", \"what\": \"h07's cable (\\\"h07\\\"/1 - \\\"leaf2\\\"/3, both ways)\", \"bad\": 30, \"good\": 0}]
-	 and $B.pairs.bad == 30 and $B.pairs.good == 210 and $B.unexplained == 0"
+	 and $B.pairs.bad == 30 and $B.pairs.good == 210 and $B.unexplained == 0 and $B.caveat == null"
 check "host cable: the mesh comes back with its hosts under their InfiniBand switches" jq_true "$J/blame1.json" \
 	"[.results[1].nodes[].link.neighbor | select(.source == \"ib\") | .name] | (length == 16 and (unique == [\"leaf1\", \"leaf2\", \"leaf3\", \"leaf4\"]))"
 fab --mesh "$J/mesh.h07.json" >"$J/blame1.txt"
@@ -181,6 +181,12 @@ check "host cable: ixperf report draws the blame, FAIL, and the mesh's fabric wi
 	"grep -q 'badge fail' '$J/blame1.html' && grep -q 'h07&#39;s cable' '$J/blame1.html' &&
 	 grep -q 'svg class=\"heatmap\"' '$J/blame1.html' && [ \$(grep -c 'svg class=\"fabric\"' '$J/blame1.html') = 2 ] &&
 	 grep -q 'under 4 switches, from the InfiniBand subnet' '$J/blame1.html'"
+
+# the same mesh said to have run over TCP on hosts with no InfiniBand link
+jq '.results[0].params.bw.path = "tcp" | .results[0].params.lat.path = "tcp"' "$J/mesh.h07.json" >"$J/mesh.tcp.json"
+fab --mesh "$J/mesh.tcp.json" -J -o "$J/blame1t.json"
+check "a TCP mesh with no InfiniBand link: said its pairs may not have crossed the subnet" jq_true "$J/blame1t.json" \
+	"$B.caveat | test(\"ran over tcp and no host's link is an InfiniBand port\")"
 
 # the same hosts named by address, tied by the port GUID of their link
 $MESH mesh 16 "$J/bad.h07" "$J/mesh.guid.json" --by-guid

@@ -40,6 +40,7 @@ static void setup(void)
 	}
 	hosts = (struct ix_hostlist){ hv, N, N };
 	r = (struct ix_mesh_result){ .hosts = &hosts, .n = N, .cells = cells, .nodes = nodes };
+	r.params.bw.path = "rdma";
 	memset(&b, 0, sizeof(b));
 }
 
@@ -197,6 +198,25 @@ Test(ibblame, every_pair_through_a_spine_blames_it)
 		bad(via_s2[k][0], via_s2[k][1]);
 	build();
 	expect_one(IX_IBB_SWITCH, "switch \"S2\" (all its 3 cables)", 12, 0);
+}
+
+Test(ibblame, a_tcp_mesh_off_infiniband_says_its_pairs_may_not_have_crossed)
+{
+	r.params.bw.path = "tcp";
+	build();
+	cr_expect(strstr(b.caveat, "the mesh ran over tcp and no host's link is an InfiniBand "
+				   "port"),
+		  "%s", b.caveat);
+	ix_ibblame_free(&b);
+	snprintf(nodes[2].link.iface, sizeof(nodes[2].link.iface), "ib0");
+	snprintf(nodes[2].link.source, sizeof(nodes[2].link.source), "infiniband rate");
+	build();
+	cr_expect_str_eq(b.caveat, "", "IPoIB: the pairs crossed the subnet");
+	ix_ibblame_free(&b);
+	r.params.bw.path = "rdma";
+	memset(&nodes[2].link, 0, sizeof(nodes[2].link));
+	build();
+	cr_expect_str_eq(b.caveat, "");
 }
 
 Test(ibblame, a_lone_bad_pair_is_left_unexplained)
