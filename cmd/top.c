@@ -296,7 +296,7 @@ static int print_snapshots(struct top *tp, const struct ix_env *env, struct ix_e
 /* The talkers matrix as a heatmap: bit/s between hosts, blank where none. */
 static void talkers_heat(const struct ix_talkers_view *v, const char *iface, struct ix_heat_src *s)
 {
-	if (ix_heat_src_alloc(s, (uint32_t)v->n) < 0)
+	if (ix_heat_src_alloc(s, (uint32_t)v->n, IX_CELLS_FULL) < 0)
 		return;
 	for (size_t i = 0; i < v->n; i++) {
 		free(s->names[i]);
@@ -306,9 +306,10 @@ static void talkers_heat(const struct ix_talkers_view *v, const char *iface, str
 	}
 	for (size_t i = 0; i < v->n * v->n; i++) {
 		double bps = v->rate_known ? v->rate[i] * 8 : 0;
+		struct ix_cell c = { .state = bps > 0 ? IX_CELL_OK : IX_CELL_NONE,
+				     .bw_bps = (float)bps };
 
-		s->cells[i] = (struct ix_cell){ .state = bps > 0 ? IX_CELL_OK : IX_CELL_NONE,
-						.bw_bps = (float)bps };
+		ix_cells_set(&s->cells, (uint32_t)(i / v->n), (uint32_t)(i % v->n), &c);
 	}
 	s->both = true;
 	s->done = true;

@@ -102,6 +102,6 @@ echo "coordinator CPU: $cpu_ms ms a round at $n agents, $(echo "scale=1; $cpu_ms
 	"at 4096: $(echo "scale=0; $cpu_ms * 4096 / $n" | bc) ms a round, $(echo "scale=0; 4095 * $cpu_ms * 4096 / $n / 60000" | bc)" \
 	"min of coordinator time for a whole mesh (linear in the tests of a round)"
 echo "memory at $n agents: $((rss / 1024)) MiB peak; at 4096 the cells alone take" \
-	"$(echo "scale=0; 4096 * 4096 * 16 / 1048576" | bc) MiB (16 bytes each); the JSON document is written from them, not held"
+	"$(echo "scale=0; 4096 * 4095 / 2 * 11 / 1048576" | bc) MiB (11 bytes a pair); the JSON document is written from them, not held"
 echo "descriptors at $n agents: $fds; at 4096: one per agent plus a few ($((4096 + fds - n))), within the" \
 	"hard limit ixperf raises to ($(ulimit -Hn))"

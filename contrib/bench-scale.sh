@@ -9,7 +9,7 @@
 # BENCH_SECONDS of jobs (a whole mesh of 4096 takes 4095 rounds), and per
 # run the wall time per round outside the (simulated) tests, the
 # coordinator's own CPU per round, its peak memory and, apart, the bytes of
-# the mesh's cell matrix (N * N * sizeof(struct ix_cell)), and its peak
+# the mesh's cells (one slot a pair: simagents --cells-bytes N), and its peak
 # descriptors. With --base, an older coordinator's figures beside, the two
 # runs alternating; every figure is the median of RUNS runs. Every mesh
 # and simulator is stopped by PID.
@@ -55,7 +55,6 @@ stop_sim() {
 trap '[ -z "$MESH_PID" ] || kill -TERM "$MESH_PID" 2>/dev/null; stop_sim; rm -rf "$WORK"' EXIT
 command -v jq >/dev/null || { echo "bench-scale: needs jq" >&2; exit 1; }
 ulimit -n 65536 2>/dev/null || true
-CELL=$("$SIM" --cell-bytes)
 head -c 48 /dev/urandom | base64 >"$WORK/token"
 chmod 600 "$WORK/token"
 
@@ -135,7 +134,8 @@ for N in "${SIZES[@]}"; do
 			"$(median "$WORK/$v.$N" 1)" "$(median "$WORK/$v.$N" 2)" \
 			"$(median "$WORK/$v.$N" 3)" "$(median "$WORK/$v.$N" 4)" \
 			"$(($(median "$WORK/$v.$N" 5) / 1024))" \
-			"$(echo "scale=1; $N * $N * $CELL / 1048576" | bc)" "$(median "$WORK/$v.$N" 6)"
+			"$(echo "scale=1; $("$SIM" --cells-bytes "$N") / 1048576" | bc)" \
+			"$(median "$WORK/$v.$N" 6)"
 	done
 done
 echo
@@ -145,4 +145,4 @@ echo "simulated agents: no data moved. connect: until the first job's report; ro
 	"$LAT_NS ns + $SPREAD%), i.e. the coordinator's dispatch, start margin (5 ms + the slowest" \
 	"round trip + 20 us a job) and collection; CPU: the coordinator's own in the window;" \
 	"peak MiB: its VmHWM in the window (a whole mesh's end, its JSON document, adds to it)," \
-	"of which cells: N * N * $CELL bytes (struct ix_cell), held for the whole mesh. Every figure the median of the runs; this machine's other load shares its cores."
+	"of which cells: one slot of $("$SIM" --cells-bytes 2) bytes a pair (ix_cells_bytes), held for the whole mesh. Every figure the median of the runs; this machine's other load shares its cores."

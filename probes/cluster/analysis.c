@@ -75,22 +75,6 @@ static bool has_lat(const struct ix_cell *c)
 	return ix_cell_has_lat(c);
 }
 
-static uint32_t float_bits(float f)
-{
-	uint32_t u;
-
-	memcpy(&u, &f, sizeof(u));
-	return u;
-}
-
-static float bits_float(uint32_t u)
-{
-	float f;
-
-	memcpy(&f, &u, sizeof(f));
-	return f;
-}
-
 /* A pair measured: an OK cell off the diagonal. */
 static bool measured_pair(const struct ix_cell *c, uint32_t row, uint32_t col)
 {
@@ -111,11 +95,12 @@ static bool has_figure(const struct ix_cell *c, bool lat)
 /* The figures of rank k and k + 1 (0-based) among the OK off-diagonal
  * cells that have one, whose high-16-bit histogram is in hist (reused).
  * *vk1 is meaningless when rank k is the largest. */
-static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint64_t *hist,
-			uint64_t k, float *vk, float *vk1)
+static void select_pair(const struct ix_cells *cells, bool lat, uint64_t *hist, uint64_t k,
+			float *vk, float *vk1)
 {
 	uint64_t below = 0;
-	uint32_t hi = 0, lo, above = UINT32_MAX; /* smallest bits with a higher hi */
+	uint32_t hi = 0, lo, above = UINT32_MAX,
+		 n = cells->n; /* above: smallest bits with a higher hi */
 
 	while (below + hist[hi] <= k)
 		below += hist[hi++];
@@ -124,12 +109,12 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint6
 	memset(hist, 0, DIGITS * sizeof(*hist));
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
-			const struct ix_cell *c = &cells[(size_t)row * n + col];
+			struct ix_cell c = ix_cells_get(cells, row, col);
 			uint32_t u;
 
-			if (!measured_pair(c, row, col) || !has_figure(c, lat))
+			if (!measured_pair(&c, row, col) || !has_figure(&c, lat))
 				continue;
-			u = float_bits(figure(c, lat));
+			u = ix_float_bits(figure(&c, lat));
 			if (u >> 16 == hi)
 				hist[u & 0xffff]++;
 			else if (u >> 16 > hi && u < above)
@@ -139,7 +124,7 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint6
 	lo = 0;
 	while (below + hist[lo] <= k)
 		below += hist[lo++];
-	*vk = bits_float(hi << 16 | lo);
+	*vk = ix_bits_float(hi << 16 | lo);
 	if (k + 1 < below + hist[lo]) { /* rank k + 1 has the same value */
 		*vk1 = *vk;
 		return;
@@ -147,14 +132,15 @@ static void select_pair(const struct ix_cell *cells, uint32_t n, bool lat, uint6
 	while (++lo < DIGITS)
 		if (hist[lo])
 			break;
-	*vk1 = bits_float(lo < DIGITS ? hi << 16 | lo : above);
+	*vk1 = ix_bits_float(lo < DIGITS ? hi << 16 | lo : above);
 }
 
 /* The pct-th percentile (0..100, between ranks by interpolation; 50 is
  * the median) of the cells' figures, count of them, histogram built here. */
-static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint64_t *hist,
-			 uint64_t count, double pct)
+static double percentile(const struct ix_cells *cells, bool lat, uint64_t *hist, uint64_t count,
+			 double pct)
 {
+	uint32_t n = cells->n;
 	double pos;
 	uint64_t k;
 	float vk, vk1;
@@ -166,12 +152,12 @@ static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint
 	memset(hist, 0, DIGITS * sizeof(*hist));
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
-			const struct ix_cell *c = &cells[(size_t)row * n + col];
+			struct ix_cell c = ix_cells_get(cells, row, col);
 
-			if (measured_pair(c, row, col) && has_figure(c, lat))
-				hist[float_bits(figure(c, lat)) >> 16]++;
+			if (measured_pair(&c, row, col) && has_figure(&c, lat))
+				hist[ix_float_bits(figure(&c, lat)) >> 16]++;
 		}
-	select_pair(cells, n, lat, hist, k, &vk, &vk1);
+	select_pair(cells, lat, hist, k, &vk, &vk1);
 	if (k + 1 >= count)
 		return vk;
 	return (double)vk + (pos - (double)k) * ((double)vk1 - (double)vk);
@@ -194,9 +180,12 @@ static double percentile(const struct ix_cell *cells, uint32_t n, bool lat, uint
  * allocated before the cells are touched: on failure (-1) they are as they
  * were and *out is zero.
  */
-int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
+int ix_mesh_analyze(struct ix_cells *cells, const struct ix_mesh_rules *rules,
 		    struct ix_mesh_findings *out)
 {
+	/* A view that draws a pair on both sides counts it once. */
+	struct ix_cells once = *cells;
+	uint32_t n = cells->n;
 	size_t nbw = 0, nlat = 0, bad_pairs = 0, nsus = 0, zero = 0, lost = 0;
 	double frac = DEFAULT_BW_FRACTION, factor = DEFAULT_LAT_FACTOR, pct = DEFAULT_LAT_PCT;
 	double min_bw = 0, max_lat = INFINITY;
@@ -212,6 +201,9 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 		free(node);
 		return -1;
 	}
+	if (once.mode == IX_CELLS_MIRROR)
+		once.mode = IX_CELLS_PAIR;
+	cells = &once;
 	if (rules && rules->bw_fraction > 0)
 		frac = rules->bw_fraction;
 	if (rules && rules->lat_factor > 0)
@@ -226,17 +218,17 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 	/* Pass 1: how many figures, the lowest latency. */
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
-			const struct ix_cell *c = &cells[(size_t)row * n + col];
+			struct ix_cell c = ix_cells_get(cells, row, col);
 
-			if (!measured_pair(c, row, col))
+			if (!measured_pair(&c, row, col))
 				continue;
-			nbw += has_bw(c);
-			nlat += has_lat(c);
-			if (has_lat(c) && c->lat_p50_ns < minl)
-				minl = c->lat_p50_ns;
+			nbw += has_bw(&c);
+			nlat += has_lat(&c);
+			if (has_lat(&c) && c.lat_p50_ns < minl)
+				minl = c.lat_p50_ns;
 		}
-	median = percentile(cells, n, false, hist, nbw, 50);
-	baseline = percentile(cells, n, true, hist, nlat, pct);
+	median = percentile(cells, false, hist, nbw, 50);
+	baseline = percentile(cells, true, hist, nlat, pct);
 	free(hist);
 	bw_limit = frac * median;
 	lat_limit = factor * baseline;
@@ -244,22 +236,27 @@ int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rule
 	/* Last pass: flag cells, count per node. */
 	for (uint32_t row = 0; row < n; row++)
 		for (uint32_t col = 0; col < n; col++) {
-			struct ix_cell *c = &cells[(size_t)row * n + col];
+			struct ix_cell c = ix_cells_get(cells, row, col);
+			uint8_t was = c.bad;
 
-			c->bad = 0;
-			if (!measured_pair(c, row, col))
+			c.bad = 0;
+			if (measured_pair(&c, row, col)) {
+				if (c.bw_zero ||
+				    (has_bw(&c) && (c.bw_bps < bw_limit || c.bw_bps < min_bw)))
+					c.bad |= IX_BAD_BW;
+				if (c.lat_lost || (has_lat(&c) && (c.lat_p50_ns > lat_limit ||
+								   c.lat_p50_ns > max_lat)))
+					c.bad |= IX_BAD_LAT;
+			}
+			if (c.bad != was)
+				ix_cells_set_bad(cells, row, col, c.bad);
+			if (!measured_pair(&c, row, col))
 				continue;
 			measured[row]++;
 			measured[col]++;
-			if (c->bw_zero ||
-			    (has_bw(c) && (c->bw_bps < bw_limit || c->bw_bps < min_bw)))
-				c->bad |= IX_BAD_BW;
-			if (c->lat_lost ||
-			    (has_lat(c) && (c->lat_p50_ns > lat_limit || c->lat_p50_ns > max_lat)))
-				c->bad |= IX_BAD_LAT;
-			zero += c->bw_zero;
-			lost += c->lat_lost;
-			if (c->bad) {
+			zero += c.bw_zero;
+			lost += c.lat_lost;
+			if (c.bad) {
 				bad_pairs++;
 				bad[row]++;
 				bad[col]++;

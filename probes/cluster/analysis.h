@@ -9,6 +9,7 @@
 
 #include "probes/core/counters.h"
 #include "probes/core/link.h"
+#include "probes/cluster/cells.h"
 
 /* A rate in the unit that keeps it readable in a sentence: "3.10 Gbit/s",
  * "118.0 Mbit/s", "12.5 kbit/s". */
@@ -19,47 +20,6 @@ void ix_rate_text(double bps, char *buf, size_t len);
 double ix_jain_index(const double *x, size_t n);
 /* Median of n values (sorts a private copy); 0 when n == 0. */
 double ix_median(const double *x, size_t n);
-
-/* One cell of an all-pairs matrix, compact: a 4096-host mesh is 16.7 M
- * cells, 16 bytes each. Row = the host that initiated, column = its peer. */
-enum ix_cell_state {
-	IX_CELL_PENDING = 0, /* not measured (yet) */
-	IX_CELL_OK,
-	IX_CELL_FAILED, /* the test failed: see the node's error */
-	IX_CELL_NONE,   /* the diagonal, or a direction not asked for */
-};
-
-struct ix_cell {
-	float bw_bps;     /* goodput, bit/s; 0 when not measured or bw_zero */
-	float lat_p50_ns; /* one-way latency; 0 when not measured or lat_lost */
-	float lat_p99_ns;
-	uint8_t state;        /* enum ix_cell_state */
-	uint8_t bad;          /* flagged by ix_mesh_analyze: IX_BAD_* */
-	uint8_t retested : 1; /* measured a second time */
-	uint8_t mirrored : 1; /* a view's copy of the pair's one measured direction */
-	/* The bandwidth test ran to its end and moved nothing: measured at 0
-	 * (a bad pair), not "not measured". */
-	uint8_t bw_zero : 1;
-	/* The latency test ran to its end and no round trip came back: a bad
-	 * pair with no latency figure. */
-	uint8_t lat_lost : 1;
-};
-
-/* Whether a cell holds a bandwidth figure (0 included) or a latency one
- * (a lost latency test has none, but was measured). */
-static inline bool ix_cell_has_bw(const struct ix_cell *c)
-{
-	return c->bw_bps > 0 || c->bw_zero;
-}
-
-static inline bool ix_cell_has_lat(const struct ix_cell *c)
-{
-	return c->lat_p50_ns > 0;
-}
-
-/* Why a cell is bad (its bad field, a mask). */
-#define IX_BAD_BW  1 /* bandwidth below the rule, or measured at 0 */
-#define IX_BAD_LAT 2 /* latency above the rule, or no round trip came back */
 
 struct ix_mesh_rules {
 	double bw_fraction;    /* bad when bw < bw_fraction * median bw (default 0.7) */
@@ -91,7 +51,7 @@ struct ix_mesh_findings {
 /* Flag bad cells (sets cell.bad) and name suspects: a node is suspect when
  * most of its measured pairs are bad and at least two are (needs n >= 3).
  * Returns 0, or -1 when out of memory. */
-int ix_mesh_analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
+int ix_mesh_analyze(struct ix_cells *cells, const struct ix_mesh_rules *rules,
 		    struct ix_mesh_findings *out);
 /* Why a bad cell is bad, in one sentence: the rule it broke and by how
  * much ("latency p50 19.4 us > 2 x baseline 9.4 us (median of 120 pairs;

@@ -19,7 +19,7 @@ void ix_mesh_result_free(struct ix_mesh_result *r)
 	for (uint32_t i = 0; r->node_error && i < r->n; i++)
 		free(r->node_error[i]);
 	free(r->node_error);
-	free(r->cells);
+	ix_cells_free(&r->cells);
 	free(r->findings.suspects);
 	free(r->failures);
 	free(r->nodes);
@@ -88,13 +88,13 @@ bool ix_mesh_node_bottleneck(const struct ix_mesh_result *r, uint32_t i, char *b
 static void ceiling_clause(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
 			   size_t len)
 {
-	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	struct ix_cell c = ix_cells_get(&r->cells, a, b);
 	char name[IX_HOST_NAME_MAX + 64], why[256];
 	uint32_t host = a;
 	const struct ix_link_limit *l = ix_mesh_pair_link(r, a, b, &host);
 	size_t off = strlen(buf);
 
-	if (!(c->bad & IX_BAD_BW) || !ix_link_verdict(l, c->bw_bps, why, sizeof(why)) ||
+	if (!(c.bad & IX_BAD_BW) || !ix_link_verdict(l, c.bw_bps, why, sizeof(why)) ||
 	    off + 4 >= len)
 		return;
 	ix_host_format(&r->hosts->v[host], name, sizeof(name));
@@ -118,19 +118,19 @@ static bool end_clause(const struct ix_mesh_result *r, uint32_t host, const stru
 void ix_mesh_pair_reason(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf,
 			 size_t len)
 {
-	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	struct ix_cell c = ix_cells_get(&r->cells, a, b);
 	static const unsigned tests[] = { IX_MESH_BW, IX_MESH_LAT };
 	size_t off;
 	bool any = false;
 
-	ix_mesh_reason(c, &r->findings, buf, len);
+	ix_mesh_reason(&c, &r->findings, buf, len);
 	ceiling_clause(r, a, b, buf, len);
 	off = strlen(buf);
 	for (size_t t = 0; t < 2; t++) {
 		const struct ix_mesh_counters *k;
 		char clause[1024];
 
-		if (!(c->bad & (tests[t] == IX_MESH_BW ? IX_BAD_BW : IX_BAD_LAT)))
+		if (!(c.bad & (tests[t] == IX_MESH_BW ? IX_BAD_BW : IX_BAD_LAT)))
 			continue;
 		k = ix_mesh_counters_of(r, a, b, tests[t]);
 		if (!k)
@@ -182,9 +182,17 @@ int ix_mesh_keep_counters(struct ix_mesh_result *r, uint32_t a, uint32_t b, unsi
 	return 0;
 }
 
-static struct ix_cell *cell(struct ix_mesh_result *r, uint32_t a, uint32_t b)
+static struct ix_cell cell(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
 {
-	return &r->cells[(size_t)a * r->n + b];
+	return ix_cells_get(&r->cells, a, b);
+}
+
+static void set_state(struct ix_mesh_result *r, uint32_t a, uint32_t b, uint8_t state)
+{
+	struct ix_cell c = cell(r, a, b);
+
+	c.state = state;
+	ix_cells_set(&r->cells, a, b, &c);
 }
 
 /* A node is down: every pair it has not measured yet fails with it. */
@@ -193,10 +201,10 @@ static void node_down(struct ix_mesh_result *r, uint32_t node, const char *why)
 	if (!r->node_error[node])
 		r->node_error[node] = strdup(why);
 	for (uint32_t i = 0; i < r->n; i++) {
-		struct ix_cell *c[2] = { cell(r, node, i), cell(r, i, node) };
-		for (int k = 0; k < 2; k++)
-			if (c[k]->state == IX_CELL_PENDING)
-				c[k]->state = IX_CELL_FAILED;
+		if (cell(r, node, i).state == IX_CELL_PENDING)
+			set_state(r, node, i, IX_CELL_FAILED);
+		if (cell(r, i, node).state == IX_CELL_PENDING)
+			set_state(r, i, node, IX_CELL_FAILED);
 	}
 }
 
@@ -285,10 +293,8 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 					  .gpu = p->gpu[0] ? p->gpu : NULL,
 					  .source = p->from_host_addr ? r->hosts->v[pairs[i].a].name
 								      : NULL };
-		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
-
 		if (r->node_error[pairs[i].a] || r->node_error[pairs[i].b]) {
-			c->state = IX_CELL_FAILED;
+			set_state(r, pairs[i].a, pairs[i].b, IX_CELL_FAILED);
 			continue;
 		}
 		jobs[nj].peer = pairs[i].a;
@@ -297,33 +303,35 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 	}
 	ix_coord_dispatch(co, jobs, nj, job_timeout(p, test));
 	for (uint32_t i = 0, j = 0; i < n && j < nj; i++) {
-		struct ix_cell *c = cell(r, pairs[i].a, pairs[i].b);
+		uint32_t a = pairs[i].a, b = pairs[i].b;
+		struct ix_cell c = cell(r, a, b);
 		struct ix_run_figures f;
 
-		if (jobs[j].peer != pairs[i].a)
+		if (jobs[j].peer != a)
 			continue; /* skipped above */
 		if (!jobs[j].report) {
-			node_down(r, pairs[i].a, jobs[j].error);
+			node_down(r, a, jobs[j].error);
 		} else if (ix_runner_parse_report(jobs[j].report, &f) < 0 || !f.ok) {
-			c->state = IX_CELL_FAILED;
-			pair_failed(r, pairs[i].a, pairs[i].b, f.error[0] ? f.error : "bad report");
+			set_state(r, a, b, IX_CELL_FAILED);
+			pair_failed(r, a, b, f.error[0] ? f.error : "bad report");
 		} else {
 			/* A test that ran to its end and moved nothing is
 			 * measured: at 0, or with no round trip back. */
 			if (test == IX_MESH_BW) {
-				c->bw_bps = f.bw_bps > 0 ? (float)f.bw_bps : 0;
-				c->bw_zero = !(f.bw_bps > 0);
+				c.bw_bps = f.bw_bps > 0 ? (float)f.bw_bps : 0;
+				c.bw_zero = !(f.bw_bps > 0);
 			} else {
-				c->lat_p50_ns = f.lat.valid ? (float)f.lat.p50 : 0;
-				c->lat_p99_ns = f.lat.valid ? (float)f.lat.p99 : 0;
-				c->lat_lost = !f.lat.valid;
+				c.lat_p50_ns = f.lat.valid ? (float)f.lat.p50 : 0;
+				c.lat_p99_ns = f.lat.valid ? (float)f.lat.p99 : 0;
+				c.lat_lost = !f.lat.valid;
 			}
-			keep_counters(r, pairs[i].a, pairs[i].b, test, jobs[j].report);
-			keep_links(r, pairs[i].a, pairs[i].b, jobs[j].report);
+			keep_counters(r, a, b, test, jobs[j].report);
+			keep_links(r, a, b, jobs[j].report);
 			/* OK once the last of the asked tests measured the pair */
-			if (c->state == IX_CELL_PENDING &&
+			if (c.state == IX_CELL_PENDING &&
 			    (test == IX_MESH_BW || !(p->tests & IX_MESH_BW)))
-				c->state = IX_CELL_OK;
+				c.state = IX_CELL_OK;
+			ix_cells_set(&r->cells, a, b, &c);
 		}
 		json_decref(jobs[j].run);
 		json_decref(jobs[j].report);
@@ -355,16 +363,17 @@ static void retest(struct ix_coord *co, struct ix_mesh_result *r, struct ix_pair
 		memset(used, 0, r->n);
 		for (uint32_t a = 0; a < r->n; a++) {
 			for (uint32_t b = 0; b < r->n; b++) {
-				struct ix_cell *c = cell(r, a, b);
-				if (!c->bad || c->retested || c->state != IX_CELL_OK)
+				struct ix_cell c = cell(r, a, b);
+				if (!c.bad || c.retested || c.state != IX_CELL_OK)
 					continue;
 				if (used[a] || used[b]) {
 					more = true;
 					continue;
 				}
 				used[a] = used[b] = 1;
-				c->retested = 1;
-				c->state = IX_CELL_PENDING;
+				c.retested = 1;
+				c.state = IX_CELL_PENDING;
+				ix_cells_set(&r->cells, a, b, &c);
 				pairs[n++] = (struct ix_pair){ a, b };
 			}
 		}
@@ -380,17 +389,18 @@ static void one_cell_per_pair(struct ix_mesh_result *r)
 {
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = a + 1; b < r->n; b++) {
-			struct ix_cell *x = cell(r, a, b), *y = cell(r, b, a);
+			uint8_t x = cell(r, a, b).state, y = cell(r, b, a).state;
 
-			if (y->state == IX_CELL_OK) {
-				x->state = IX_CELL_NONE;
-			} else if (x->state == IX_CELL_OK) {
-				y->state = IX_CELL_NONE;
-			} else if (x->state == IX_CELL_PENDING && y->state == IX_CELL_PENDING) {
-				y->state = IX_CELL_NONE; /* a stopped run never got to it */
-			} else {
-				x->state = IX_CELL_FAILED;
-				y->state = IX_CELL_NONE;
+			if (y == IX_CELL_OK) {
+				set_state(r, a, b, IX_CELL_NONE);
+			} else if (x == IX_CELL_OK) {
+				set_state(r, b, a, IX_CELL_NONE);
+			} else if (x == IX_CELL_FAILED || y == IX_CELL_FAILED) {
+				set_state(r, a, b, IX_CELL_FAILED);
+				set_state(r, b, a, IX_CELL_NONE);
+			} else if (x == IX_CELL_PENDING) {
+				set_state(r, b, a,
+					  IX_CELL_NONE); /* a stopped run never got to it */
 			}
 		}
 }
@@ -412,24 +422,24 @@ static int summarize_nodes(struct ix_mesh_result *r)
 		double *out = v, *in = v + n;
 
 		for (uint32_t y = 0; y < n; y++) {
-			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
-			if (o->state == IX_CELL_OK && ix_cell_has_bw(o))
-				out[no++] = o->bw_bps;
-			if (i->state == IX_CELL_OK && ix_cell_has_bw(i))
-				in[ni++] = i->bw_bps;
-			nd->measured += (o->state == IX_CELL_OK) + (i->state == IX_CELL_OK);
-			nd->bad += (o->bad != 0) + (i->bad != 0);
+			struct ix_cell o = cell(r, x, y), i = cell(r, y, x);
+			if (o.state == IX_CELL_OK && ix_cell_has_bw(&o))
+				out[no++] = o.bw_bps;
+			if (i.state == IX_CELL_OK && ix_cell_has_bw(&i))
+				in[ni++] = i.bw_bps;
+			nd->measured += (o.state == IX_CELL_OK) + (i.state == IX_CELL_OK);
+			nd->bad += (o.bad != 0) + (i.bad != 0);
 		}
 		nd->bw_out_bps = ix_median(out, no);
 		nd->bw_in_bps = ix_median(in, ni);
 		nd->have_bw_out = no > 0;
 		nd->have_bw_in = ni > 0;
 		for (uint32_t y = 0; y < n; y++) {
-			const struct ix_cell *o = cell(r, x, y), *i = cell(r, y, x);
-			if (o->state == IX_CELL_OK && o->lat_p50_ns > 0)
-				v[nl++] = o->lat_p50_ns;
-			if (i->state == IX_CELL_OK && i->lat_p50_ns > 0)
-				v[nl++] = i->lat_p50_ns;
+			struct ix_cell o = cell(r, x, y), i = cell(r, y, x);
+			if (o.state == IX_CELL_OK && o.lat_p50_ns > 0)
+				v[nl++] = o.lat_p50_ns;
+			if (i.state == IX_CELL_OK && i.lat_p50_ns > 0)
+				v[nl++] = i.lat_p50_ns;
 		}
 		nd->lat_p50_ns = ix_median(v, nl);
 		if (r->links)
@@ -455,11 +465,12 @@ static int summarize_nodes(struct ix_mesh_result *r)
  * batches, and the result's own at the end. */
 static void tally(struct ix_mesh_result *r, int64_t t0)
 {
-	r->pairs_measured = r->pairs_failed = 0;
-	for (size_t i = 0; r->cells && i < (size_t)r->n * r->n; i++) {
-		r->pairs_measured += r->cells[i].state == IX_CELL_OK;
-		r->pairs_failed += r->cells[i].state == IX_CELL_FAILED;
-	}
+	uint64_t count[4] = { 0 };
+
+	if (r->cells.v)
+		ix_cells_count(&r->cells, count);
+	r->pairs_measured = count[IX_CELL_OK];
+	r->pairs_failed = count[IX_CELL_FAILED];
 	r->wall_s = (double)(ix_now_ns() - t0) / 1e9;
 }
 
@@ -472,6 +483,8 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	struct ix_pair *pairs = calloc(half, sizeof(*pairs));
 	struct ix_coord_job *jobs = calloc(half, sizeof(*jobs));
 	uint8_t *used = calloc(n ? n : 1, 1);
+	/* One slot per pair when each pair is measured one way. */
+	enum ix_cells_mode mode = p->both_directions ? IX_CELLS_FULL : IX_CELLS_PAIR;
 	int64_t t0 = ix_now_ns();
 	int rc = 0;
 
@@ -481,19 +494,21 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 	r->n = n;
 	r->rounds = ix_schedule_rounds(n);
 	r->pairs_planned = (uint64_t)n * (n - (n > 0)) / (p->both_directions ? 1 : 2);
-	r->cells = calloc(n ? (size_t)n * n : 1, sizeof(*r->cells));
+	if (ix_cells_init(&r->cells, n, mode) < 0) {
+		rc = ix_fail(err, IX_EXIT_FAIL,
+			     "out of memory for a %u-host mesh (%zu MB of cells)", n,
+			     ix_cells_bytes(n, mode) / 1000000);
+		goto out;
+	}
 	r->node_error = calloc(n ? n : 1, sizeof(*r->node_error));
 	r->failures = calloc(IX_MESH_MAX_FAILURES, sizeof(*r->failures));
 	r->links = calloc(n ? n : 1, sizeof(*r->links));
 	r->buffers = calloc(n ? n : 1, sizeof(*r->buffers));
-	if (!pairs || !jobs || !used || !r->cells || !r->node_error || !r->failures || !r->links ||
+	if (!pairs || !jobs || !used || !r->node_error || !r->failures || !r->links ||
 	    !r->buffers) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory for a %u-host mesh", n);
 		goto out;
 	}
-	for (uint32_t a = 0; a < n; a++)
-		for (uint32_t b = 0; b < n; b++)
-			cell(r, a, b)->state = a == b ? IX_CELL_NONE : IX_CELL_PENDING;
 	sync_nodes(co, r);
 	if (hooks && hooks->on_start) {
 		tally(r, t0);
@@ -528,14 +543,14 @@ int ix_mesh_run(struct ix_coord *co, const struct ix_mesh_params *p,
 measured:
 	if (!p->both_directions)
 		one_cell_per_pair(r);
-	if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0) {
+	if (ix_mesh_analyze(&r->cells, &p->rules, &r->findings) < 0) {
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
 	if (p->retest && r->findings.bad_pairs && !r->stopped) {
 		retest(co, r, pairs, jobs, used);
 		free(r->findings.suspects);
-		if (ix_mesh_analyze(r->cells, n, &p->rules, &r->findings) < 0)
+		if (ix_mesh_analyze(&r->cells, &p->rules, &r->findings) < 0)
 			rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	}
 	if (rc == 0 && summarize_nodes(r) < 0)

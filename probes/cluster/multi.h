@@ -74,7 +74,7 @@ struct ix_mesh_result {
 	struct ix_mesh_params params;
 	const struct ix_hostlist *hosts; /* borrowed */
 	uint32_t n;
-	struct ix_cell *cells;            /* n * n; row = initiator, column = peer */
+	struct ix_cells cells;            /* n x n; row = initiator, column = peer */
 	char **node_error;                /* n entries; NULL while the node works */
 	struct ix_mesh_failure *failures; /* pairs that failed between working nodes */
 	uint32_t nfailures;

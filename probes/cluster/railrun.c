@@ -160,22 +160,27 @@ static int dbl_cmp(const void *x, const void *y)
 /* A rail's own figures, from its matrix. */
 static void rail_figures(const struct ix_mesh_result *m, struct ix_rail_verdict *v)
 {
-	size_t nl = 0, cells = (size_t)m->n * m->n;
-	double *lat = calloc(cells ? cells : 1, sizeof(*lat));
+	uint64_t count[4] = { 0 };
+	size_t nl = 0;
+	double *lat;
+
+	ix_cells_count(&m->cells, count);
+	lat = calloc(count[IX_CELL_OK] + 1, sizeof(*lat));
 
 	v->median_bw_bps = m->findings.median_bw_bps;
 	v->bad_pairs = m->findings.bad_pairs;
 	v->measured = m->pairs_measured;
 	v->failed = m->pairs_failed;
-	for (size_t i = 0; i < cells; i++) {
-		const struct ix_cell *c = &m->cells[i];
+	for (uint32_t a = 0; a < m->n; a++)
+		for (uint32_t b = 0; b < m->n; b++) {
+			struct ix_cell c = ix_cells_get(&m->cells, a, b);
 
-		if (c->state != IX_CELL_OK)
-			continue;
-		v->have_bw = v->have_bw || ix_cell_has_bw(c);
-		if (lat && ix_cell_has_lat(c))
-			lat[nl++] = c->lat_p50_ns;
-	}
+			if (c.state != IX_CELL_OK)
+				continue;
+			v->have_bw = v->have_bw || ix_cell_has_bw(&c);
+			if (lat && ix_cell_has_lat(&c) && nl < count[IX_CELL_OK])
+				lat[nl++] = c.lat_p50_ns;
+		}
 	v->lat_p50_ns = lat ? ix_median(lat, nl) : 0;
 	free(lat);
 }
@@ -204,7 +209,7 @@ void ix_rails_judge(struct ix_rails_result *r, const struct ix_mesh_rules *rules
 		struct ix_rail_verdict *v = &r->verdict[k];
 
 		memset(v, 0, sizeof(*v));
-		if (r->error[k][0] || !r->mesh[k].cells)
+		if (r->error[k][0] || !r->mesh[k].cells.v)
 			continue;
 		rail_figures(&r->mesh[k], v);
 		if (v->have_bw)

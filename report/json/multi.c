@@ -37,16 +37,14 @@ static json_t *matrix(const struct ix_mesh_result *r, int which)
 	for (uint32_t a = 0; a < r->n; a++) {
 		json_t *row = json_array();
 		for (uint32_t b = 0; b < r->n; b++) {
-			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
-			double v = which == 0   ? c->bw_bps
-				   : which == 1 ? c->lat_p50_ns
-						: c->lat_p99_ns;
+			struct ix_cell c = ix_cells_get(&r->cells, a, b);
+			double v = which == 0 ? c.bw_bps : which == 1 ? c.lat_p50_ns : c.lat_p99_ns;
 
 			if (which == 3)
-				json_array_append_new(row, json_string(state_name(c->state)));
+				json_array_append_new(row, json_string(state_name(c.state)));
 			else
-				json_array_append_new(row, has_figure(c, which) ? json_real(v)
-										: json_null());
+				json_array_append_new(row, has_figure(&c, which) ? json_real(v)
+										 : json_null());
 		}
 		json_array_append_new(rows, row);
 	}
@@ -80,15 +78,15 @@ static int write_matrices(FILE *f, int depth, void *arg)
 			ix_json_indent(f, depth + 2);
 			fputc('[', f);
 			for (uint32_t b = 0; b < r->n; b++) {
-				const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
-				double v = which == 0   ? c->bw_bps
-					   : which == 1 ? c->lat_p50_ns
-							: c->lat_p99_ns;
+				struct ix_cell c = ix_cells_get(&r->cells, a, b);
+				double v = which == 0   ? c.bw_bps
+					   : which == 1 ? c.lat_p50_ns
+							: c.lat_p99_ns;
 
 				fputs(b ? ", " : "", f);
 				if (which == 3)
-					fprintf(f, "\"%s\"", state_name(c->state));
-				else if (has_figure(c, which))
+					fprintf(f, "\"%s\"", state_name(c.state));
+				else if (has_figure(&c, which))
 					ix_json_put_real(f, v);
 				else
 					fputs("null", f);
@@ -106,7 +104,7 @@ static int write_matrices(FILE *f, int depth, void *arg)
 
 static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
 {
-	const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+	struct ix_cell c = ix_cells_get(&r->cells, a, b);
 	const struct ix_mesh_counters *kb = ix_mesh_counters_of(r, a, b, IX_MESH_BW);
 	const struct ix_mesh_counters *kl = ix_mesh_counters_of(r, a, b, IX_MESH_LAT);
 	char why[2048];
@@ -114,8 +112,8 @@ static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_
 
 	ix_mesh_pair_reason(r, a, b, why, sizeof(why));
 	o = json_pack("{s:o,s:o,s:o,s:o,s:b,s:s}", "from", host_json(r->hosts, a), "to",
-		      host_json(r->hosts, b), "bw_bps", num_if(ix_cell_has_bw(c), c->bw_bps),
-		      "lat_p50_ns", num_or_null(c->lat_p50_ns), "retested", c->retested != 0,
+		      host_json(r->hosts, b), "bw_bps", num_if(ix_cell_has_bw(&c), c.bw_bps),
+		      "lat_p50_ns", num_or_null(c.lat_p50_ns), "retested", c.retested != 0,
 		      "reason", why);
 	if (kb || kl) {
 		json_t *k = json_object();
@@ -130,11 +128,11 @@ static json_t *bad_pair_json(const struct ix_mesh_result *r, uint32_t a, uint32_
 						      "to", ix_ctr_json(&kl->at_b)));
 		json_object_set_new(o, "counters", k);
 	}
-	if (c->bw_bps > 0) {
+	if (c.bw_bps > 0) {
 		double ceil = ix_link_ceiling(ix_mesh_pair_link(r, a, b, NULL));
 
 		json_object_set_new(o, "percent_of_ceiling",
-				    ceil > 0 ? json_real(100.0 * c->bw_bps / ceil) : json_null());
+				    ceil > 0 ? json_real(100.0 * c.bw_bps / ceil) : json_null());
 	}
 	return o;
 }
@@ -146,13 +144,13 @@ static int write_bad_pairs(FILE *f, int depth, void *arg)
 	bool any = false;
 
 	fputc('[', f);
-	for (uint32_t a = 0; r->cells && a < r->n; a++)
+	for (uint32_t a = 0; r->cells.v && a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
 			struct ix_json_lazy none = { 0 };
 			json_t *o;
 			int rc;
 
-			if (!r->cells[(size_t)a * r->n + b].bad)
+			if (!ix_cells_get(&r->cells, a, b).bad)
 				continue;
 			fputs(any ? "," : "", f);
 			any = true;
@@ -211,9 +209,9 @@ static json_t *mesh_json(const struct ix_mesh_result *r, struct ix_json_lazy *la
 			json_array_append_new(bottlenecks, json_string(why));
 		json_array_append_new(nodes, node);
 	}
-	for (uint32_t a = 0; !lazy && r->cells && a < r->n; a++)
+	for (uint32_t a = 0; !lazy && r->cells.v && a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++)
-			if (r->cells[(size_t)a * r->n + b].bad)
+			if (ix_cells_get(&r->cells, a, b).bad)
 				json_array_append_new(bad, bad_pair_json(r, a, b));
 	for (size_t i = 0; i < r->findings.nsuspects; i++)
 		json_array_append_new(suspects, host_json(r->hosts, r->findings.suspects[i]));

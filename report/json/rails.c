@@ -54,7 +54,7 @@ json_t *ix_json_rails(const struct ix_rails_result *r)
 		json_array_append(rails, rail);
 		if (r->verdict[k].bad)
 			json_array_append_new(bad, json_string(r->rails->rail[k].name));
-		if (r->mesh[k].cells) {
+		if (r->mesh[k].cells.v) {
 			json_t *m = ix_json_mesh(&r->mesh[k]);
 
 			json_object_set(m, "rail", rail);

@@ -56,16 +56,24 @@ static int cell_state(json_t *v, const char *at, uint8_t *out, struct ix_err *er
 		       s ? "another string" : ix_member_type(v));
 }
 
+/* Cell (a, b)'s state as far as "none" or not (ix_cells_mode_for). */
+static uint8_t state_at(void *arg, uint32_t a, uint32_t b)
+{
+	const char *x = json_string_value(json_array_get(json_array_get(arg, a), b));
+
+	return x && strcmp(x, "none") == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
+}
+
 static int read_cells(struct ix_mesh_result *r, json_t *mats[4], struct ix_err *err)
 {
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
-			struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			struct ix_cell c = { 0 };
 			double v[3];
 			char at[64];
 
 			snprintf(at, sizeof(at), "matrix.state[%u][%u]", a, b);
-			if (cell_state(json_array_get(json_array_get(mats[3], a), b), at, &c->state,
+			if (cell_state(json_array_get(json_array_get(mats[3], a), b), at, &c.state,
 				       err) < 0)
 				return -1;
 			for (int k = 0; k < 3; k++) {
@@ -76,14 +84,16 @@ static int read_cells(struct ix_mesh_result *r, json_t *mats[4], struct ix_err *
 						  err) < 0)
 					return -1;
 			}
-			if (c->state != IX_CELL_OK)
-				continue; /* figures are written for measured cells only */
-			c->bw_bps = (float)v[0];
-			c->lat_p50_ns = (float)v[1];
-			c->lat_p99_ns = (float)v[2];
-			/* 0, not null: the test ran and moved nothing */
-			c->bw_zero = v[0] == 0 &&
-				     json_is_number(json_array_get(json_array_get(mats[0], a), b));
+			if (c.state ==
+			    IX_CELL_OK) { /* figures are written for measured cells only */
+				c.bw_bps = (float)v[0];
+				c.lat_p50_ns = (float)v[1];
+				c.lat_p99_ns = (float)v[2];
+				/* 0, not null: the test ran and moved nothing */
+				c.bw_zero = v[0] == 0 && json_is_number(json_array_get(
+								 json_array_get(mats[0], a), b));
+			}
+			ix_cells_set(&r->cells, a, b, &c);
 		}
 	return 0;
 }
@@ -301,7 +311,7 @@ static int read_bad_pairs(json_t *res, struct ix_member_hosts *hs, struct ix_mes
 	json_array_foreach(bad, i, bp)
 	{
 		uint32_t a, b;
-		struct ix_cell *c;
+		struct ix_cell c;
 		bool retested = false;
 		char at[32];
 
@@ -317,17 +327,17 @@ static int read_bad_pairs(json_t *res, struct ix_member_hosts *hs, struct ix_mes
 			free(v);
 			return -1;
 		}
-		c = &r->cells[(size_t)a * r->n + b];
-		if (c->state != IX_CELL_OK || a == b || c->bad) {
+		c = ix_cells_get(&r->cells, a, b);
+		if (c.state != IX_CELL_OK || a == b || c.bad) {
 			free(v);
 			return ix_fail(err, IX_EXIT_FAIL, "%s: %s", at,
-				       a == b ? "a host paired with itself"
-				       : c->bad
-					       ? "the pair is listed twice"
+				       a == b  ? "a host paired with itself"
+				       : c.bad ? "the pair is listed twice"
 					       : "the pair was not measured (its state is not ok)");
 		}
-		c->bad = bad_mask(c, &r->findings);
-		c->retested = retested;
+		c.bad = bad_mask(&c, &r->findings);
+		c.retested = retested;
+		ix_cells_set(&r->cells, a, b, &c);
 		v[i].cell = (size_t)a * r->n + b;
 	}
 	qsort(v, n, sizeof(*v), by_cell);
@@ -415,16 +425,17 @@ static int read_findings(json_t *res, struct ix_mesh_saved *s, struct ix_err *er
 	f->max_lat_ns = rules->max_lat_ns;
 	for (uint32_t a = 0; a < r->n; a++)
 		for (uint32_t b = 0; b < r->n; b++) {
-			struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			struct ix_cell c = ix_cells_get(&r->cells, a, b);
 
-			if (a == b || c->state != IX_CELL_OK)
+			if (a == b || c.state != IX_CELL_OK)
 				continue;
 			/* A measured pair without a latency, when latency was
 			 * asked: its test ran and no round trip came back. */
-			c->lat_lost = (r->params.tests & IX_MESH_LAT) && !(c->lat_p50_ns > 0);
-			f->lat_pairs += c->lat_p50_ns > 0;
-			f->zero_pairs += c->bw_zero;
-			f->lost_pairs += c->lat_lost;
+			c.lat_lost = (r->params.tests & IX_MESH_LAT) && !(c.lat_p50_ns > 0);
+			ix_cells_set(&r->cells, a, b, &c);
+			f->lat_pairs += c.lat_p50_ns > 0;
+			f->zero_pairs += c.bw_zero;
+			f->lost_pairs += c.lat_lost;
 		}
 	return 0;
 }
@@ -460,10 +471,11 @@ static int read_mesh(json_t *res, struct ix_mesh_saved *s, struct ix_member_host
 	if (ix_member_object(res, "", "matrix", &m, err) < 0 ||
 	    matrix_shape(m, r->n, mats, err) < 0)
 		return -1;
-	r->cells = calloc((size_t)r->n * r->n, sizeof(*r->cells));
 	r->nodes = calloc(r->n, sizeof(*r->nodes));
 	r->node_error = calloc(r->n, sizeof(*r->node_error));
-	if (!r->cells || !r->nodes || !r->node_error)
+	if (ix_cells_init(&r->cells, r->n,
+			  ix_cells_mode_for(r->n, IX_CELLS_PAIR, state_at, mats[3])) < 0 ||
+	    !r->nodes || !r->node_error)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory (a mesh of %u hosts)", r->n);
 	if (read_cells(r, mats, err) < 0 || read_mesh_params(res, s, err) < 0 ||
 	    read_findings(res, s, err) < 0 || read_nodes(res, hosts, s, err) < 0 ||

@@ -12,15 +12,22 @@
 #define SPLIT_BW   2.0 /* a gap in the pairs' goodput that splits groups */
 #define SPLIT_LAT  1.5 /* the same for latency (a mesh without bandwidth) */
 
-static const struct ix_cell *cell(const struct ix_fab_input *in, uint32_t a, uint32_t b)
+static struct ix_cell cell(const struct ix_fab_input *in, uint32_t a, uint32_t b)
 {
-	return &in->cells[(size_t)a * in->n + b];
+	return ix_cells_get(in->cells, a, b);
 }
 
 static bool measured(const struct ix_cell *c)
 {
 	return c->state == IX_CELL_OK && !c->mirrored &&
 	       (ix_cell_has_bw(c) || c->lat_p50_ns > 0 || c->lat_lost);
+}
+
+/* A cell the fabric counts bad: flagged, or measured below limit (the
+ * fraction of the fabric's reference bandwidth). */
+static bool fab_bad(const struct ix_cell *c, double limit)
+{
+	return !c->mirrored && (c->bad || (measured(c) && c->bw_bps > 0 && c->bw_bps < limit));
 }
 
 /* ---- where each host hangs: LLDP, then inferred ---- */
@@ -41,13 +48,13 @@ static int add_switch(struct ix_fabric *f, const char *name, const char *chassis
 static bool pair_figs(const struct ix_fab_input *in, uint32_t a, uint32_t b, double *bw,
 		      double *lat)
 {
-	const struct ix_cell *x = cell(in, a, b), *y = cell(in, b, a);
+	struct ix_cell x = cell(in, a, b), y = cell(in, b, a);
 	bool any = false;
 
 	*bw = 0;
 	*lat = 0;
 	for (int k = 0; k < 2; k++) {
-		const struct ix_cell *c = k ? y : x;
+		const struct ix_cell *c = k ? &y : &x;
 
 		if (!measured(c))
 			continue;
@@ -295,16 +302,16 @@ static void acc_done(struct acc *a, struct ix_fab_edge *e)
 /* The host edges (all of a host's cells) and the uplinks (the cells
  * between a switch's hosts and the others). */
 static void uplink_figures(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of,
-			   const uint8_t *bad, struct acc *a)
+			   double limit, struct acc *a)
 {
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		for (uint32_t h = 0; h < in->n; h++)
 			for (uint32_t o = 0; o < in->n; o++)
 				if (sw_of[h] == (int)s && sw_of[o] != (int)s) {
-					acc_add(a, cell(in, h, o), bad[(size_t)h * in->n + o],
-						true);
-					acc_add(a, cell(in, o, h), bad[(size_t)o * in->n + h],
-						false);
+					struct ix_cell x = cell(in, h, o), y = cell(in, o, h);
+
+					acc_add(a, &x, fab_bad(&x, limit), true);
+					acc_add(a, &y, fab_bad(&y, limit), false);
 				}
 		acc_done(a, &f->sw[s].uplink);
 	}
@@ -320,24 +327,24 @@ static bool across_bad(const struct ix_fabric *f, const int *sw_of, uint32_t h, 
 /* A host's edge: its cells, less those across a bad uplink (they are the
  * uplink's; their bad ones are counted as explained). */
 static void host_figures(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of,
-			 const uint8_t *bad, struct acc *a)
+			 double limit, struct acc *a)
 {
 	for (uint32_t p = 0; p < f->n; p++) {
 		struct ix_fab_edge *e = &f->host[p].edge;
 		uint32_t h = f->host[p].node;
 
 		for (uint32_t o = 0; o < in->n; o++) {
-			size_t ho = (size_t)h * in->n + o, oh = (size_t)o * in->n + h;
+			struct ix_cell x = cell(in, h, o), y = cell(in, o, h);
 
 			if (o == h)
 				continue;
 			if (across_bad(f, sw_of, h, o)) {
-				e->explained += (measured(&in->cells[ho]) && bad[ho]) +
-						(measured(&in->cells[oh]) && bad[oh]);
+				e->explained += (measured(&x) && fab_bad(&x, limit)) +
+						(measured(&y) && fab_bad(&y, limit));
 				continue;
 			}
-			acc_add(a, &in->cells[ho], bad[ho], true);
-			acc_add(a, &in->cells[oh], bad[oh], false);
+			acc_add(a, &x, fab_bad(&x, limit), true);
+			acc_add(a, &y, fab_bad(&y, limit), false);
 		}
 		acc_done(a, e);
 	}
@@ -354,7 +361,7 @@ static double share_of(const struct ix_fab_edge *e)
  * switches bad, leaving out those towards a switch in skip; *bad counts
  * the bad cells left in. */
 static bool all_hosts_cut(const struct ix_fabric *f, const struct ix_fab_input *in,
-			  const int *sw_of, const uint8_t *isbad, uint32_t s, const bool *skip,
+			  const int *sw_of, double limit, uint32_t s, const bool *skip,
 			  uint32_t *bad_left)
 {
 	uint32_t seen = 0;
@@ -368,11 +375,11 @@ static bool all_hosts_cut(const struct ix_fabric *f, const struct ix_fab_input *
 			if (sw_of[o] == (int)s || skip[sw_of[o]])
 				continue;
 			for (int d = 0; d < 2; d++) {
-				size_t at = d ? (size_t)o * in->n + h : (size_t)h * in->n + o;
+				struct ix_cell c = d ? cell(in, o, h) : cell(in, h, o);
 
-				if (measured(&in->cells[at])) {
+				if (measured(&c)) {
 					pairs++;
-					bad += isbad[at];
+					bad += fab_bad(&c, limit);
 				}
 			}
 		}
@@ -386,7 +393,7 @@ static bool all_hosts_cut(const struct ix_fabric *f, const struct ix_fab_input *
 }
 
 static void blame_uplinks(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of,
-			  const uint8_t *bad, bool *skip)
+			  double limit, bool *skip)
 {
 	const bool *none = skip + f->n;            /* n more, all false */
 	bool *cut_alone = skip + 2 * (size_t)f->n; /* and n: each uplink cut on its own */
@@ -394,7 +401,7 @@ static void blame_uplinks(struct ix_fabric *f, const struct ix_fab_input *in, co
 
 	for (uint32_t o = 0; o < f->nsw; o++)
 		cut_alone[o] =
-			f->sw[o].count >= 2 && all_hosts_cut(f, in, sw_of, bad, o, none, &left);
+			f->sw[o].count >= 2 && all_hosts_cut(f, in, sw_of, limit, o, none, &left);
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		struct ix_fab_edge *e = &f->sw[s].uplink;
 		bool cut;
@@ -405,7 +412,7 @@ static void blame_uplinks(struct ix_fabric *f, const struct ix_fab_input *in, co
 		for (uint32_t o = 0; o < f->nsw; o++)
 			skip[o] =
 				o != s && share_of(&f->sw[o].uplink) > share_of(e) && cut_alone[o];
-		cut = all_hosts_cut(f, in, sw_of, bad, s, skip, &left);
+		cut = all_hosts_cut(f, in, sw_of, limit, s, skip, &left);
 		if (f->sw[s].count >= 2 && cut) {
 			e->health = IX_FAB_BAD;
 			snprintf(e->why, sizeof(e->why),
@@ -486,10 +493,10 @@ static int reference(struct ix_fabric *f, const struct ix_fab_input *in, const i
 		nv = 0;
 		for (uint32_t a = 0; a < in->n; a++)
 			for (uint32_t b = 0; b < in->n; b++) {
-				const struct ix_cell *c = cell(in, a, b);
+				struct ix_cell c = cell(in, a, b);
 
-				if (measured(c) && c->bw_bps > 0 && (pass || sw_of[a] == sw_of[b]))
-					v[nv++] = c->bw_bps;
+				if (measured(&c) && c.bw_bps > 0 && (pass || sw_of[a] == sw_of[b]))
+					v[nv++] = c.bw_bps;
 			}
 		f->ref_within = pass == 0 && nv >= 2;
 		nall = nv;
@@ -503,7 +510,6 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	size_t n = in->n ? in->n : 1;
 	int *sw_of = malloc(n * sizeof(*sw_of));
 	double *ref = malloc(n * n * sizeof(*ref));
-	uint8_t *bad = malloc(n * n);
 	double frac = in->bw_fraction > 0 ? in->bw_fraction : 0.7;
 	/* An edge's cells: a host's 2(n - 1), an uplink's k(n - k) each way. */
 	size_t most = n * n / 4 + 2 * n;
@@ -519,8 +525,8 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	f->sw = calloc(n, sizeof(*f->sw));
 	f->host = calloc(n, sizeof(*f->host));
 	f->at = calloc(n, sizeof(*f->at));
-	if (!sw_of || !ref || !bad || !a.out || !a.in || !a.lat || !skip || !f->sw || !f->host ||
-	    !f->at || assign(f, in, sw_of) < 0)
+	if (!sw_of || !ref || !a.out || !a.in || !a.lat || !skip || !f->sw || !f->host || !f->at ||
+	    assign(f, in, sw_of) < 0)
 		goto out;
 	for (uint32_t s = 0; s < f->nsw; s++) {
 		f->sw[s].first = pos;
@@ -538,23 +544,15 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	}
 	if (reference(f, in, sw_of, ref) < 0)
 		goto out;
-	for (size_t i = 0; i < (size_t)in->n * in->n; i++) {
-		const struct ix_cell *c = &in->cells[i];
-
-		bad[i] =
-			!c->mirrored &&
-			(c->bad || (measured(c) && c->bw_bps > 0 && c->bw_bps < frac * f->ref_bps));
-	}
-	uplink_figures(f, in, sw_of, bad, &a);
-	blame_uplinks(f, in, sw_of, bad, skip);
-	host_figures(f, in, sw_of, bad, &a);
+	uplink_figures(f, in, sw_of, frac * f->ref_bps, &a);
+	blame_uplinks(f, in, sw_of, frac * f->ref_bps, skip);
+	host_figures(f, in, sw_of, frac * f->ref_bps, &a);
 	blame_hosts(f, in);
 	layout(f);
 	rc = 0;
 out:
 	free(sw_of);
 	free(ref);
-	free(bad);
 	free(a.out);
 	free(a.in);
 	free(a.lat);
@@ -567,9 +565,10 @@ out:
 int ix_fabric_of_mesh(const struct ix_mesh_result *r, struct ix_fabric *out)
 {
 	struct ix_neighbor *nb = calloc(r->n ? r->n : 1, sizeof(*nb));
-	struct ix_fab_input in = {
-		.n = r->n, .cells = r->cells, .nbrs = nb, .bw_fraction = r->params.rules.bw_fraction
-	};
+	struct ix_fab_input in = { .n = r->n,
+				   .cells = &r->cells,
+				   .nbrs = nb,
+				   .bw_fraction = r->params.rules.bw_fraction };
 	int rc;
 
 	if (!nb) {

@@ -82,7 +82,7 @@ struct ix_fab_host {
  * or the live view's provisional analysis), and each host's neighbour. */
 struct ix_fab_input {
 	uint32_t n;
-	const struct ix_cell *cells;    /* n * n; row = initiator */
+	const struct ix_cells *cells;   /* n x n; row = initiator */
 	const struct ix_neighbor *nbrs; /* n, or NULL: none known */
 	const struct ix_ctr_sum *ctrs;  /* n, or NULL: no counters read */
 	double bw_fraction;             /* the mesh's rule (0: 0.7) */

@@ -243,19 +243,19 @@ void ix_ibb_group(struct ix_ibb_ctx *c, const struct ix_ibb_tally *t, const uint
 
 static void cell_text(const struct ix_mesh_result *r, uint32_t a, uint32_t b, char *buf, size_t len)
 {
-	const struct ix_cell *cl = &r->cells[(size_t)a * r->n + b];
+	struct ix_cell cl = ix_cells_get(&r->cells, a, b);
 	char v[32] = "";
 
-	if (cl->state == IX_CELL_FAILED)
+	if (cl.state == IX_CELL_FAILED)
 		snprintf(v, sizeof(v), "failed");
-	else if (cl->bw_zero)
+	else if (cl.bw_zero)
 		snprintf(v, sizeof(v), "moved nothing");
-	else if (cl->bad & IX_BAD_BW)
-		ix_rate_text(cl->bw_bps, v, sizeof(v));
-	else if (cl->lat_lost)
+	else if (cl.bad & IX_BAD_BW)
+		ix_rate_text(cl.bw_bps, v, sizeof(v));
+	else if (cl.lat_lost)
 		snprintf(v, sizeof(v), "no round trip");
 	else
-		snprintf(v, sizeof(v), "p50 %.1f us", cl->lat_p50_ns / 1e3);
+		snprintf(v, sizeof(v), "p50 %.1f us", cl.lat_p50_ns / 1e3);
 	snprintf(buf, len, "%.64s -> %.64s: %s", r->hosts->v[a].name, r->hosts->v[b].name, v);
 }
 

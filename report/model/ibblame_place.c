@@ -178,18 +178,18 @@ static uint16_t lid_of(const struct ix_ibb_ctx *c, uint32_t host)
 
 unsigned ix_ibb_cell_tests(const struct ix_mesh_result *r, uint32_t a, uint32_t b)
 {
-	const struct ix_cell *cl = &r->cells[(size_t)a * r->n + b];
+	struct ix_cell cl = ix_cells_get(&r->cells, a, b);
 	unsigned m = 0;
 
-	if (a == b || (cl->state != IX_CELL_OK && cl->state != IX_CELL_FAILED) ||
+	if (a == b || (cl.state != IX_CELL_OK && cl.state != IX_CELL_FAILED) ||
 	    (r->node_error && (r->node_error[a] || r->node_error[b])))
 		return 0;
-	if (cl->state == IX_CELL_FAILED)
+	if (cl.state == IX_CELL_FAILED)
 		return IX_IBB_BW | IX_IBB_BW_BAD | IX_IBB_LAT | IX_IBB_LAT_BAD;
-	if (ix_cell_has_bw(cl))
-		m |= IX_IBB_BW | (cl->bad & IX_BAD_BW ? IX_IBB_BW_BAD : 0);
-	if (ix_cell_has_lat(cl) || cl->lat_lost)
-		m |= IX_IBB_LAT | (cl->bad & IX_BAD_LAT ? IX_IBB_LAT_BAD : 0);
+	if (ix_cell_has_bw(&cl))
+		m |= IX_IBB_BW | (cl.bad & IX_BAD_BW ? IX_IBB_BW_BAD : 0);
+	if (ix_cell_has_lat(&cl) || cl.lat_lost)
+		m |= IX_IBB_LAT | (cl.bad & IX_BAD_LAT ? IX_IBB_LAT_BAD : 0);
 	return m;
 }
 
@@ -361,7 +361,7 @@ int ix_ibblame_build(const struct ix_ibblame_input *in, struct ix_ibblame *out, 
 	t.lat_bad = t.bw_good + c.nslots;
 	t.lat_good = t.lat_bad + c.nslots;
 	tie_hosts(&c);
-	if (r->cells && routes->n && tally_cells(&c, &t) < 0)
+	if (r->cells.v && routes->n && tally_cells(&c, &t) < 0)
 		goto oom;
 	t.done = calloc(t.nbad ? t.nbad : 1, sizeof(*t.done));
 	if (!t.done)

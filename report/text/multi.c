@@ -25,24 +25,24 @@ static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 	for (uint32_t a = 0; a < r->n; a++) {
 		fprintf(f, "%-6u", a);
 		for (uint32_t b = 0; b < r->n; b++) {
-			const struct ix_cell *c = &r->cells[(size_t)a * r->n + b];
+			struct ix_cell c = ix_cells_get(&r->cells, a, b);
 			char v[32] = ".";
 
-			if (c->state == IX_CELL_FAILED)
+			if (c.state == IX_CELL_FAILED)
 				snprintf(v, sizeof(v), "x");
-			else if (c->state == IX_CELL_OK && bw && ix_cell_has_bw(c))
-				ix_fmt_rate(c->bw_bps, u, v, sizeof(v));
-			else if (c->state == IX_CELL_OK && !bw && c->lat_p50_ns > 0)
-				ix_fmt_ns(c->lat_p50_ns, v, sizeof(v));
-			else if (c->state == IX_CELL_OK && !bw && c->lat_lost)
+			else if (c.state == IX_CELL_OK && bw && ix_cell_has_bw(&c))
+				ix_fmt_rate(c.bw_bps, u, v, sizeof(v));
+			else if (c.state == IX_CELL_OK && !bw && c.lat_p50_ns > 0)
+				ix_fmt_ns(c.lat_p50_ns, v, sizeof(v));
+			else if (c.state == IX_CELL_OK && !bw && c.lat_lost)
 				snprintf(v, sizeof(v), "lost");
-			if (bw && c->state == IX_CELL_OK) {
+			if (bw && c.state == IX_CELL_OK) {
 				/* drop the unit: the legend says it */
 				char *sp = strchr(v, ' ');
 				if (sp)
 					*sp = '\0';
 			}
-			fprintf(f, " %8s%c", v, c->bad ? '*' : ' ');
+			fprintf(f, " %8s%c", v, c.bad ? '*' : ' ');
 		}
 		fputc('\n', f);
 	}
@@ -204,8 +204,8 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 		r->findings.bad_pairs ? ":" : ".");
 	for (uint32_t x = 0; x < r->n && shown < 50; x++)
 		for (uint32_t y = 0; y < r->n && shown < 50; y++) {
-			const struct ix_cell *cl = &r->cells[(size_t)x * r->n + y];
-			if (!cl->bad)
+			struct ix_cell cl = ix_cells_get(&r->cells, x, y);
+			if (!cl.bad)
 				continue;
 			host_name(r->hosts, x, a, sizeof(a));
 			host_name(r->hosts, y, b, sizeof(b));
@@ -214,7 +214,7 @@ void ix_text_mesh_reasons(FILE *f, const struct ix_mesh_result *r, const struct 
 			else
 				ix_mesh_pair_reason(r, x, y, c, sizeof(c));
 			fprintf(f, "  %s -> %s  %s%s\n", a, b, c,
-				cl->retested ? " (confirmed)" : "");
+				cl.retested ? " (confirmed)" : "");
 			shown++;
 		}
 	for (size_t i = 0; i < r->findings.nsuspects; i++) {

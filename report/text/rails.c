@@ -98,7 +98,7 @@ void ix_text_rails(FILE *f, const struct ix_rails_result *r, const struct ix_uni
 	ix_text_rails_head(f, r);
 	for (uint32_t k = 0; k < r->rails->n; k++) {
 		ix_text_rail_title(f, r, k);
-		if (!r->error[k][0] && r->mesh[k].cells)
+		if (!r->error[k][0] && r->mesh[k].cells.v)
 			ix_text_mesh(f, &r->mesh[k], u);
 	}
 	ix_text_rails_summary(f, r, u);

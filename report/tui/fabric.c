@@ -91,7 +91,7 @@ void ix_tui_fabric_draw(struct ix_tui *t, struct ix_heat_view *v, const struct i
 			bool paused, const char *note)
 {
 	struct ix_fab_input in = {
-		.n = s->n, .cells = s->cells, .nbrs = s->nbrs, .bw_fraction = s->rules.bw_fraction
+		.n = s->n, .cells = &s->cells, .nbrs = s->nbrs, .bw_fraction = s->rules.bw_fraction
 	};
 	struct ix_unit_choice u = { .kind = IX_UNITS_BITS };
 	char buf[512], ref[24] = "-";

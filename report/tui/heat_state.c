@@ -36,6 +36,11 @@ static uint8_t state_of(const char *s)
 	return IX_CELL_NONE;
 }
 
+static uint8_t state_at(void *arg, uint32_t a, uint32_t b)
+{
+	return state_of(json_string_value(json_array_get(json_array_get(arg, a), b)));
+}
+
 static int host_index(const struct ix_heat_src *s, const char *name)
 {
 	for (uint32_t i = 0; name && i < s->n; i++)
@@ -60,17 +65,20 @@ static int read_matrix(json_t *m, const char *key, struct ix_heat_src *s, int wh
 			return ix_fail(err, IX_EXIT_FAIL, "matrix.%s row %zu has not %u entries",
 				       key, a, s->n);
 		for (size_t b = 0; b < s->n; b++) {
-			struct ix_cell *c = &s->cells[a * s->n + b];
+			struct ix_cell c = ix_cells_get(&s->cells, (uint32_t)a, (uint32_t)b);
 			json_t *x = json_array_get(row, b);
 
 			if (which == 3)
-				c->state = state_of(json_string_value(x));
+				c.state = state_of(json_string_value(x));
 			else if (json_is_number(x) && json_number_value(x) > 0)
-				*(which == 0   ? &c->bw_bps
-				  : which == 1 ? &c->lat_p50_ns
-					       : &c->lat_p99_ns) = (float)json_number_value(x);
+				*(which == 0   ? &c.bw_bps
+				  : which == 1 ? &c.lat_p50_ns
+					       : &c.lat_p99_ns) = (float)json_number_value(x);
 			else if (which == 0 && json_is_number(x))
-				c->bw_zero = 1; /* measured at 0 */
+				c.bw_zero = 1; /* measured at 0 */
+			else
+				continue;
+			ix_cells_set(&s->cells, (uint32_t)a, (uint32_t)b, &c);
 		}
 	}
 	return 0;
@@ -109,21 +117,18 @@ static int gpu_matrix(struct ix_heat_src *s, json_t *t, bool bw, struct ix_err *
 			       json_string_value(json_object_get(t, "name")), s->n, s->n);
 	for (uint32_t a = 0; a < s->n; a++)
 		for (uint32_t b = 0; b < s->n; b++) {
-			struct ix_cell *c = &s->cells[a * s->n + b];
+			struct ix_cell c = ix_cells_get(&s->cells, a, b);
 			json_t *x = json_array_get(json_array_get(v, a), b);
 			uint8_t state = state_of(
 				json_string_value(json_array_get(json_array_get(st, a), b)));
 
-			if (a == b)
-				state = IX_CELL_NONE; /* within one GPU: not a pair */
-			if (bw || c->state == IX_CELL_PENDING)
-				c->state = state;
-			if (!json_is_number(x) || json_number_value(x) <= 0)
-				continue;
-			if (bw)
-				c->bw_bps = (float)(json_number_value(x) * 8);
-			else
-				c->lat_p50_ns = c->lat_p99_ns = (float)json_number_value(x);
+			if (bw || c.state == IX_CELL_PENDING)
+				c.state = state;
+			if (json_is_number(x) && json_number_value(x) > 0 && bw)
+				c.bw_bps = (float)(json_number_value(x) * 8);
+			else if (json_is_number(x) && json_number_value(x) > 0)
+				c.lat_p50_ns = c.lat_p99_ns = (float)json_number_value(x);
+			ix_cells_set(&s->cells, a, b, &c); /* the diagonal stays none */
 		}
 	return 0;
 }
@@ -145,7 +150,7 @@ static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
 	t = bw ? bw : lat;
 	labels = json_object_get(t, "rows");
 	ix_heat_src_free(s);
-	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(labels)) < 0)
+	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(labels), IX_CELLS_FULL) < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	json_array_foreach(labels, i, t)
 	{
@@ -153,8 +158,6 @@ static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
 		if (!s->names[i])
 			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	}
-	for (size_t k = 0; k < (size_t)s->n * s->n; k++)
-		s->cells[k].state = IX_CELL_PENDING;
 	if ((bw && gpu_matrix(s, bw, true, err) < 0) || (lat && gpu_matrix(s, lat, false, err) < 0))
 		return -1;
 	s->tests = (bw ? IX_MESH_BW : 0) | (lat ? IX_MESH_LAT : 0);
@@ -186,6 +189,7 @@ static json_t *find_kind(json_t *doc, const char *kind)
 int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 {
 	json_t *mesh = find_mesh(doc), *hosts, *h, *params, *m, *x, *prog, *gpu;
+	enum ix_cells_mode mode;
 	size_t i;
 
 	if (!mesh && (gpu = find_kind(doc, "gpu")))
@@ -200,7 +204,12 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 	    json_array_size(hosts) > IX_HOSTLIST_MAX || !json_is_object(m))
 		return ix_fail(err, IX_EXIT_FAIL, "mesh document without hosts or matrix");
 	ix_heat_src_free(s);
-	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(hosts)) < 0)
+	/* One test per pair drawn on both sides, unless a pair has two. */
+	mode = json_is_true(json_object_get(params, "both_directions"))
+		       ? IX_CELLS_FULL
+		       : ix_cells_mode_for((uint32_t)json_array_size(hosts), IX_CELLS_MIRROR,
+					   state_at, json_object_get(m, "state"));
+	if (ix_heat_src_alloc(s, (uint32_t)json_array_size(hosts), mode) < 0)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	json_array_foreach(hosts, i, h)
 	{
@@ -239,9 +248,15 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 	s->rules.min_bw_bps = json_is_number(x) ? json_number_value(x) : 0;
 	x = json_object_get(json_object_get(params, "rules"), "max_lat_ns");
 	s->rules.max_lat_ns = json_is_number(x) ? json_number_value(x) : 0;
-	for (size_t k = 0; (s->tests & IX_MESH_LAT) && k < (size_t)s->n * s->n; k++)
-		s->cells[k].lat_lost = s->cells[k].state == IX_CELL_OK && k / s->n != k % s->n &&
-				       !(s->cells[k].lat_p50_ns > 0);
+	for (uint32_t a = 0; (s->tests & IX_MESH_LAT) && a < s->n; a++)
+		for (uint32_t b = 0; b < s->n; b++) {
+			struct ix_cell c = ix_cells_get(&s->cells, a, b);
+
+			if (c.state == IX_CELL_OK && !c.mirrored && !(c.lat_p50_ns > 0)) {
+				c.lat_lost = 1;
+				ix_cells_set(&s->cells, a, b, &c);
+			}
+		}
 	prog = json_object_get(doc, "progress");
 	s->done = !json_is_object(prog) || json_is_true(json_object_get(prog, "done"));
 	s->complete = json_is_true(json_object_get(mesh, "complete"));
@@ -261,7 +276,7 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 			int a = host_index(s, json_string_value(json_object_get(x, "from")));
 			int b = host_index(s, json_string_value(json_object_get(x, "to")));
 			if (a >= 0 && b >= 0) {
-				s->cells[(size_t)a * s->n + (size_t)b].bad = 1;
+				ix_cells_set_bad(&s->cells, (uint32_t)a, (uint32_t)b, IX_BAD_BW);
 				s->bad_pairs++;
 			}
 		}

@@ -8,17 +8,16 @@
 #include "report/fmt/units.h"
 #include "report/tui/heatmap.h"
 
-int ix_heat_src_alloc(struct ix_heat_src *s, uint32_t n)
+int ix_heat_src_alloc(struct ix_heat_src *s, uint32_t n, enum ix_cells_mode mode)
 {
-	if (s->cells && s->n == n)
+	if (s->cells.v && s->n == n && s->cells.mode == mode)
 		return 0;
 	ix_heat_src_free(s);
 	s->n = n;
 	s->names = calloc(n ? n : 1, sizeof(*s->names));
-	s->cells = calloc(n ? (size_t)n * n : 1, sizeof(*s->cells));
 	s->suspect = calloc(n ? n : 1, sizeof(*s->suspect));
 	s->nbrs = calloc(n ? n : 1, sizeof(*s->nbrs));
-	if (!s->names || !s->cells || !s->suspect || !s->nbrs) {
+	if (ix_cells_init(&s->cells, n, mode) < 0 || !s->names || !s->suspect || !s->nbrs) {
 		ix_heat_src_free(s);
 		return -1;
 	}
@@ -30,35 +29,13 @@ void ix_heat_src_free(struct ix_heat_src *s)
 	for (uint32_t i = 0; s->names && i < s->n; i++)
 		free(s->names[i]);
 	free(s->names);
-	free(s->cells);
+	ix_cells_free(&s->cells);
 	free(s->suspect);
 	free(s->nbrs);
 	s->nbrs = NULL;
 	s->names = NULL;
-	s->cells = NULL;
 	s->suspect = NULL;
 	s->n = 0;
-}
-
-/* One test per pair: show the measured direction on both sides, the copy
- * marked (the fabric counts each pair once). */
-static void mirror(struct ix_heat_src *s)
-{
-	for (uint32_t a = 0; a < s->n; a++)
-		for (uint32_t b = a + 1; b < s->n; b++) {
-			struct ix_cell *x = &s->cells[(size_t)a * s->n + b];
-			struct ix_cell *y = &s->cells[(size_t)b * s->n + a];
-
-			if (x->mirrored || y->mirrored)
-				continue;
-			if (x->state == IX_CELL_OK || x->state == IX_CELL_FAILED) {
-				*y = *x;
-				y->mirrored = 1;
-			} else if (y->state == IX_CELL_OK || y->state == IX_CELL_FAILED) {
-				*x = *y;
-				x->mirrored = 1;
-			}
-		}
 }
 
 void ix_heat_src_analyze(struct ix_heat_src *s)
@@ -66,23 +43,23 @@ void ix_heat_src_analyze(struct ix_heat_src *s)
 	struct ix_mesh_findings f = { 0 };
 
 	if (!s->done) {
-		for (size_t i = 0; i < (size_t)s->n * s->n; i++)
-			s->cells[i].bad = 0;
 		memset(s->suspect, 0, s->n * sizeof(*s->suspect));
-		if (ix_mesh_analyze(s->cells, s->n, &s->rules, &f) == 0) {
+		if (ix_mesh_analyze(&s->cells, &s->rules, &f) == 0) {
 			s->bad_pairs = f.bad_pairs;
 			for (size_t i = 0; i < f.nsuspects; i++)
 				s->suspect[f.suspects[i]] = true;
 		}
 		free(f.suspects);
 	}
-	if (!s->both)
-		mirror(s);
 }
 
 int ix_heat_src_copy(struct ix_heat_src *s, const struct ix_mesh_result *r)
 {
-	if (ix_heat_src_alloc(s, r->n) < 0)
+	/* One test per pair: the measured direction on both sides, the copy
+	 * marked (the fabric counts each pair once). */
+	if (ix_heat_src_alloc(s, r->n,
+			      r->params.both_directions ? IX_CELLS_FULL : IX_CELLS_MIRROR) < 0 ||
+	    ix_cells_copy(&s->cells, &r->cells, s->cells.mode) < 0)
 		return -1;
 	for (uint32_t i = 0; i < r->n; i++) {
 		char buf[IX_HOST_NAME_MAX + 16];
@@ -94,7 +71,6 @@ int ix_heat_src_copy(struct ix_heat_src *s, const struct ix_mesh_result *r)
 		if (!s->names[i])
 			return -1;
 	}
-	memcpy(s->cells, r->cells, (size_t)r->n * r->n * sizeof(*s->cells));
 	s->rules = r->params.rules;
 	s->tests = r->params.tests;
 	s->both = r->params.both_directions;
@@ -124,14 +100,16 @@ static void scale(struct ix_heat_view *v, const struct ix_heat_src *s)
 {
 	double best = 0;
 
-	for (size_t i = 0; i < (size_t)s->n * s->n; i++) {
-		double x;
+	for (uint32_t a = 0; a < s->n; a++)
+		for (uint32_t b = 0; b < s->n; b++) {
+			struct ix_cell c = ix_cells_get(&s->cells, a, b);
+			double x;
 
-		if (!cell_value(v, &s->cells[i], &x) || !isfinite(x))
-			continue;
-		if (best == 0 || (v->metric == IX_HEAT_BW ? x > best : x < best))
-			best = x;
-	}
+			if (!cell_value(v, &c, &x) || !isfinite(x))
+				continue;
+			if (best == 0 || (v->metric == IX_HEAT_BW ? x > best : x < best))
+				best = x;
+		}
 	v->scale_max = best;
 }
 
@@ -295,15 +273,15 @@ struct ix_heat_px ix_heat_block(const struct ix_heat_view *v, const struct ix_he
 
 	for (uint32_t a = r0; a < r0 + v->block && a < s->n; a++)
 		for (uint32_t b = c0; b < c0 + v->block && b < s->n; b++) {
-			const struct ix_cell *c = &s->cells[(size_t)a * s->n + b];
+			struct ix_cell c = ix_cells_get(&s->cells, a, b);
 			double x;
 
-			px.bad |= c->bad != 0;
-			if (c->state == IX_CELL_FAILED) {
+			px.bad |= c.bad != 0;
+			if (c.state == IX_CELL_FAILED) {
 				any_failed = true;
-			} else if (c->state == IX_CELL_PENDING) {
+			} else if (c.state == IX_CELL_PENDING) {
 				any_pending = true;
-			} else if (cell_value(v, c, &x)) {
+			} else if (cell_value(v, &c, &x)) {
 				if (!any_value || (v->metric == IX_HEAT_BW ? x < worst : x > worst))
 					worst = x;
 				any_value = true;
@@ -377,7 +355,7 @@ const char *ix_heat_cursor_text(const struct ix_heat_view *v, const struct ix_he
 				char *buf, size_t len)
 {
 	uint32_t a = v->cur_row, b = v->cur_col;
-	const struct ix_cell *c;
+	struct ix_cell c;
 	char bw[32], p50[32], p99[32], span[64] = "";
 
 	if (!s->n || a >= s->n || b >= s->n) {
@@ -391,8 +369,8 @@ const char *ix_heat_cursor_text(const struct ix_heat_view *v, const struct ix_he
 		snprintf(span, sizeof(span), "block of %u x %u%s: ", v->block, v->block,
 			 px.bad ? ", holds bad pairs" : "");
 	}
-	c = &s->cells[(size_t)a * s->n + b];
-	switch (c->state) {
+	c = ix_cells_get(&s->cells, a, b);
+	switch (c.state) {
 	case IX_CELL_PENDING:
 		snprintf(buf, len, "%s%s -> %s: not measured yet", span, s->names[a], s->names[b]);
 		break;
@@ -406,20 +384,20 @@ const char *ix_heat_cursor_text(const struct ix_heat_view *v, const struct ix_he
 		snprintf(bw, sizeof(bw), "-");
 		snprintf(p50, sizeof(p50), "-");
 		snprintf(p99, sizeof(p99), "-");
-		if (ix_cell_has_bw(c)) {
+		if (ix_cell_has_bw(&c)) {
 			struct ix_heat_view bv = *v;
 			bv.metric = IX_HEAT_BW;
-			ix_heat_fmt(&bv, c->bw_bps, bw, sizeof(bw));
+			ix_heat_fmt(&bv, c.bw_bps, bw, sizeof(bw));
 		}
-		if (c->lat_p50_ns > 0)
-			ix_fmt_ns(c->lat_p50_ns, p50, sizeof(p50));
-		else if (c->lat_lost)
+		if (c.lat_p50_ns > 0)
+			ix_fmt_ns(c.lat_p50_ns, p50, sizeof(p50));
+		else if (c.lat_lost)
 			snprintf(p50, sizeof(p50), "lost");
-		if (c->lat_p99_ns > 0)
-			ix_fmt_ns(c->lat_p99_ns, p99, sizeof(p99));
+		if (c.lat_p99_ns > 0)
+			ix_fmt_ns(c.lat_p99_ns, p99, sizeof(p99));
 		snprintf(buf, len, "%s%s -> %s: %s  p50 %s  p99 %s%s%s", span, s->names[a],
-			 s->names[b], bw, p50, p99, c->bad ? "  BAD" : "",
-			 c->retested ? " (retested)" : "");
+			 s->names[b], bw, p50, p99, c.bad ? "  BAD" : "",
+			 c.retested ? " (retested)" : "");
 	}
 	return buf;
 }

@@ -19,7 +19,7 @@
 struct ix_heat_src {
 	uint32_t n;
 	char **names;             /* n host names */
-	struct ix_cell *cells;    /* n * n; row = initiator, column = peer */
+	struct ix_cells cells;    /* n x n; row = initiator, column = peer */
 	bool *suspect;            /* n; from the provisional analysis */
 	struct ix_neighbor *nbrs; /* n; the switch port each agent reported ("" unknown) */
 	size_t bad_pairs;
@@ -33,7 +33,10 @@ struct ix_heat_src {
 	char title[128]; /* replaces the mesh status line when set */
 };
 
-int ix_heat_src_alloc(struct ix_heat_src *s, uint32_t n);
+/* Names and cells for n hosts (kept when n and mode are those it has):
+ * mode IX_CELLS_MIRROR for a mesh of one test per pair (drawn on both
+ * sides), IX_CELLS_FULL for every ordered pair. */
+int ix_heat_src_alloc(struct ix_heat_src *s, uint32_t n, enum ix_cells_mode mode);
 void ix_heat_src_free(struct ix_heat_src *s);
 /* Copy a running mesh's matrix and host names into s (allocated on first
  * use or when n changed). Returns -1 when out of memory. */

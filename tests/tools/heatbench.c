@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 	double *ms, first;
 	unsigned seed = 1;
 
-	if (n < 2 || frames < 2 || !out || !in || ix_heat_src_alloc(&s, n) < 0)
+	if (n < 2 || frames < 2 || !out || !in || ix_heat_src_alloc(&s, n, IX_CELLS_FULL) < 0)
 		return 2;
 	ms = calloc((size_t)frames, sizeof(*ms));
 	for (uint32_t i = 0; i < n; i++) {
@@ -42,8 +42,6 @@ int main(int argc, char **argv)
 		snprintf(name, sizeof(name), "node%04u", i);
 		s.names[i] = strdup(name);
 	}
-	for (size_t i = 0; i < (size_t)n * n; i++)
-		s.cells[i].state = i % (n + 1) ? IX_CELL_PENDING : IX_CELL_NONE;
 	s.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	s.tests = IX_MESH_BW | IX_MESH_LAT;
 	s.both = true;
@@ -62,14 +60,14 @@ int main(int argc, char **argv)
 
 		for (uint32_t k = 0; f && k < n / 2; k++) {
 			uint32_t a = (uint32_t)rand_r(&seed) % n, b = (uint32_t)rand_r(&seed) % n;
-			struct ix_cell *c = &s.cells[(size_t)a * n + b];
+			struct ix_cell c = { .state = IX_CELL_OK };
 
 			if (a == b)
 				continue;
-			c->state = IX_CELL_OK;
-			c->bw_bps = (float)(1e9 * (1 + rand_r(&seed) % 100));
-			c->lat_p50_ns = (float)(1000 + rand_r(&seed) % 50000);
-			c->bad = rand_r(&seed) % 50 == 0;
+			c.bw_bps = (float)(1e9 * (1 + rand_r(&seed) % 100));
+			c.lat_p50_ns = (float)(1000 + rand_r(&seed) % 50000);
+			c.bad = rand_r(&seed) % 50 == 0;
+			ix_cells_set(&s.cells, a, b, &c);
 		}
 		s.batches = (uint32_t)f;
 		if (full) {

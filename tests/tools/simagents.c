@@ -13,8 +13,9 @@
  *
  * Prints "simulated agents: N on ADDR" once every port listens (and the
  * host file, one host:port a line in agent order, is written); stops on
- * SIGTERM or SIGINT. "simagents --cell-bytes" prints the size of one cell
- * of a mesh's matrix (struct ix_cell) for the benchmark's memory figures. */
+ * SIGTERM or SIGINT. "simagents --cells-bytes N" prints the bytes of the
+ * cells of an N-host mesh of one test per pair (ix_cells_bytes) for the
+ * benchmark's memory figures. */
 #include "config.h"
 
 #include <errno.h>
@@ -469,8 +470,9 @@ int main(int argc, char **argv)
 	FILE *hosts = NULL;
 	int rc = 1;
 
-	if (argc == 2 && strcmp(argv[1], "--cell-bytes") == 0) {
-		printf("%zu\n", sizeof(struct ix_cell));
+	if (argc == 3 && strcmp(argv[1], "--cells-bytes") == 0) {
+		printf("%zu\n",
+		       ix_cells_bytes((uint32_t)strtoul(argv[2], NULL, 10), IX_CELLS_PAIR));
 		return 0;
 	}
 	if (parse_args(&s, argc, argv, &hosts_path, &log_path) < 0)

@@ -21,7 +21,15 @@ static struct ix_host hostv[3] = { { "n1", 5301, 0, "" },
 				   { "n3", 6000, 0, "" } };
 static struct ix_hostlist hosts = { hostv, 3, 3 };
 
-/* n1 <-> n2 fast, everything with n3 slow; n3 suspect; one pair failed. */
+/* r's cells (again) from a plain 3 x 3 array, every ordered pair kept. */
+static inline void mesh_cells(struct ix_mesh_result *r, const struct ix_cell *cells)
+{
+	ix_cells_free(&r->cells);
+	cr_assert_eq(ix_cells_load(&r->cells, cells, r->n, IX_CELLS_FULL), 0);
+}
+
+/* n1 <-> n2 fast, everything with n3 slow; n3 suspect; one pair failed:
+ * cells holds them, copied into r (mesh_cells after a change). */
 static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct ix_mesh_node *nodes,
 			char **errs, uint32_t *suspects)
 {
@@ -34,7 +42,6 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	r->params.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	r->hosts = &hosts;
 	r->n = 3;
-	r->cells = cells;
 	r->nodes = nodes;
 	r->node_error = errs;
 	for (int i = 0; i < 9; i++)
@@ -42,6 +49,7 @@ static inline void mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct 
 	cells[0 * 3 + 1] = (struct ix_cell){ 9e9, 5000, 6000, IX_CELL_OK, 0, 0, 0, 0, 0 };
 	cells[0 * 3 + 2] = (struct ix_cell){ 1e9, 5000, 6000, IX_CELL_OK, 1, 1, 0, 0, 0 };
 	cells[1 * 3 + 2] = (struct ix_cell){ 0, 0, 0, IX_CELL_FAILED, 0, 0, 0, 0, 0 };
+	mesh_cells(r, cells);
 	r->findings = (struct ix_mesh_findings){ .bad_pairs = 1,
 						 .median_bw_bps = 5e9,
 						 .min_lat_ns = 5000,

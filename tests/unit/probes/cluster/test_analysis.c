@@ -13,6 +13,23 @@
 
 #define GBIT 1e9
 
+/* The analysis over a plain n x n array: through a store of every ordered
+ * pair, and the cells back into the array (the diagonal as none). */
+static int analyze(struct ix_cell *cells, uint32_t n, const struct ix_mesh_rules *rules,
+		   struct ix_mesh_findings *out)
+{
+	struct ix_cells m;
+	int rc;
+
+	cr_assert_eq(ix_cells_load(&m, cells, n, IX_CELLS_FULL), 0);
+	rc = ix_mesh_analyze(&m, rules, out);
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++)
+			cells[(size_t)a * n + b] = ix_cells_get(&m, a, b);
+	ix_cells_free(&m);
+	return rc;
+}
+
 /* Deterministic pseudo-random numbers (xorshift64*), so failures repeat. */
 static uint64_t rng_next(uint64_t *state)
 {
@@ -180,7 +197,7 @@ Test(mesh, one_slow_node_is_the_suspect)
 	struct ix_mesh_findings f;
 
 	slow_node(cells, n, 3, (float)GBIT);
-	cr_assert_eq(ix_mesh_analyze(cells, n, &rules, &f), 0);
+	cr_assert_eq(analyze(cells, n, &rules, &f), 0);
 	cr_assert_eq(f.bad_pairs, 10);
 	expect_bad(cells, n, involves_3);
 	cr_assert_eq(f.nsuspects, 1);
@@ -198,7 +215,7 @@ Test(mesh, uniform_mesh_has_nothing_bad)
 	struct ix_cell *cells = mesh_new(n);
 	struct ix_mesh_findings f;
 
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	expect_bad(cells, n, none);
 	cr_assert_eq(f.nsuspects, 0);
@@ -216,7 +233,7 @@ Test(mesh, two_slow_nodes_and_the_cell_between_them)
 
 	slow_node(cells, n, 1, (float)GBIT);
 	slow_node(cells, n, 4, (float)(1.5 * GBIT));
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 34);
 	expect_bad(cells, n, involves_1_or_4);
 	cr_assert_eq(cell(cells, n, 1, 4)->bad, 1);
@@ -239,7 +256,7 @@ Test(mesh, high_latency_node_is_the_suspect)
 			cell(cells, n, 3, i)->lat_p50_ns *= 5;
 			cell(cells, n, i, 3)->lat_p50_ns *= 5;
 		}
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 10);
 	expect_bad(cells, n, involves_3);
 	cr_assert_eq(f.nsuspects, 1);
@@ -255,7 +272,7 @@ Test(mesh, single_bad_cell_names_no_suspect)
 	struct ix_mesh_findings f;
 
 	cell(cells, n, 0, 1)->bw_bps = (float)GBIT;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 1);
 	cr_assert_eq(cell(cells, n, 0, 1)->bad, 1);
 	cr_assert_eq(cell(cells, n, 1, 0)->bad, 0);
@@ -264,7 +281,7 @@ Test(mesh, single_bad_cell_names_no_suspect)
 
 	/* Both directions bad: two each for nodes 0 and 1, of ten measured. */
 	cell(cells, n, 1, 0)->lat_p50_ns = 20000;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 2);
 	cr_assert_eq(f.nsuspects, 0);
 	free(cells);
@@ -287,7 +304,7 @@ Test(mesh, failed_and_pending_cells_are_ignored)
 				.state = IX_CELL_PENDING, .bw_bps = 1e6f, .lat_p50_ns = 1, .bad = 1
 			};
 		}
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	/* Node 3's cells with 0, 1, 2 and 4, both ways. */
 	cr_assert_eq(f.bad_pairs, 8);
 	for (uint32_t i = 0; i < n; i++) {
@@ -315,7 +332,7 @@ Test(mesh, suspect_among_few_measured)
 	}
 	cell(cells, n, 0, 1)->bw_bps = (float)GBIT;
 	cell(cells, n, 1, 0)->bw_bps = (float)GBIT;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 2);
 	cr_assert_eq(f.nsuspects, 1);
 	cr_assert_eq(f.suspects[0], 0);
@@ -323,7 +340,7 @@ Test(mesh, suspect_among_few_measured)
 
 	/* One measured cell, bad: 1 of 1 is most, but fewer than two. */
 	cell(cells, n, 1, 0)->state = IX_CELL_FAILED;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 1);
 	cr_assert_eq(f.nsuspects, 0);
 	cr_assert_null(f.suspects);
@@ -346,7 +363,7 @@ Test(mesh, two_nodes_name_no_suspect)
 	*cell(cells, n, 1, 0) = (struct ix_cell){ .state = IX_CELL_OK,
 						  .bw_bps = (float)(10 * GBIT),
 						  .lat_p50_ns = 5000 };
-	cr_assert_eq(ix_mesh_analyze(cells, n, &low, &f), 0);
+	cr_assert_eq(analyze(cells, n, &low, &f), 0);
 	cr_assert_eq(f.bad_pairs, 2);
 	cr_assert_eq(f.nsuspects, 0);
 	cr_assert_null(f.suspects);
@@ -365,14 +382,14 @@ Test(mesh, zero_rules_take_the_defaults)
 	/* 0.65 of the median is bad by the default 0.7; 2.1x latency by 2.0. */
 	cell(a, n, 0, 1)->bw_bps = (float)(6.5 * GBIT);
 	cell(a, n, 2, 4)->lat_p50_ns = 4900 * 2.1f;
-	cr_assert_eq(ix_mesh_analyze(a, n, &zero, &f), 0);
+	cr_assert_eq(analyze(a, n, &zero, &f), 0);
 	memcpy(b, a, (size_t)n * n * sizeof(*a));
 	cr_assert_eq(f.bad_pairs, 2);
 	cr_assert_eq(cell(a, n, 0, 1)->bad, IX_BAD_BW);
 	cr_assert_eq(cell(a, n, 2, 4)->bad, IX_BAD_LAT);
-	cr_assert_eq(ix_mesh_analyze(b, n, &negative, &f), 0);
+	cr_assert_eq(analyze(b, n, &negative, &f), 0);
 	cr_assert_eq(memcmp(a, b, (size_t)n * n * sizeof(*a)), 0);
-	cr_assert_eq(ix_mesh_analyze(b, n, NULL, &f), 0);
+	cr_assert_eq(analyze(b, n, NULL, &f), 0);
 	cr_assert_eq(memcmp(a, b, (size_t)n * n * sizeof(*a)), 0);
 	free(a);
 	free(b);
@@ -389,12 +406,12 @@ Test(mesh, rules_are_applied)
 	for (uint32_t i = 0; i < n; i++)
 		if (i != 2)
 			cell(cells, n, 2, i)->lat_p50_ns *= 5;
-	cr_assert_eq(ix_mesh_analyze(cells, n, &lax, &f), 0);
+	cr_assert_eq(analyze(cells, n, &lax, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	cr_assert_eq(f.nsuspects, 0);
 	/* Within 0.5% of the median bandwidth and 0.1% of the median latency:
 	 * the slow node's 10, row 2's 5 and about half of the other 15. */
-	cr_assert_eq(ix_mesh_analyze(cells, n, &strict, &f), 0);
+	cr_assert_eq(analyze(cells, n, &strict, &f), 0);
 	cr_assert_gt(f.bad_pairs, 15, "%zu bad, baseline %g, median %g", f.bad_pairs,
 		     f.lat_baseline_ns, f.median_bw_bps);
 	free(f.suspects);
@@ -406,12 +423,12 @@ Test(mesh, empty_meshes)
 	struct ix_cell one = { .state = IX_CELL_NONE, .bad = 1 };
 	struct ix_mesh_findings f;
 
-	cr_assert_eq(ix_mesh_analyze(NULL, 0, NULL, &f), 0);
+	cr_assert_eq(analyze(NULL, 0, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	cr_assert_eq(f.nsuspects, 0);
 	cr_assert_null(f.suspects);
 	cr_assert_eq(f.median_bw_bps, 0.0);
-	cr_assert_eq(ix_mesh_analyze(&one, 1, NULL, &f), 0);
+	cr_assert_eq(analyze(&one, 1, NULL, &f), 0);
 	cr_assert_eq(one.bad, 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	cr_assert_eq(f.min_lat_ns, 0.0);
@@ -454,7 +471,7 @@ Test(mesh, median_matches_ix_median)
 				else
 					v[nv++] = x->bw_bps;
 			}
-		cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+		cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 		cr_assert_eq(f.median_bw_bps, ix_median(v, nv),
 			     "trial %d, n = %u, %zu values: %.9g", trial, n, nv, f.median_bw_bps);
 		free(f.suspects);
@@ -471,7 +488,7 @@ Test(mesh, large_mesh)
 	struct ix_mesh_findings f;
 
 	slow_node(cells, n, 777, (float)GBIT);
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 2 * (n - 1));
 	cr_assert_eq(f.nsuspects, 1);
 	cr_assert_eq(f.suspects[0], 777);
@@ -489,7 +506,7 @@ Test(mesh, one_lucky_pair_condemns_nobody)
 	 * shortcut): with the lowest pair as the baseline, every other pair
 	 * would be above 2x it. */
 	cell(cells, n, 5, 9)->lat_p50_ns = 1500;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0, "%zu bad pairs", f.bad_pairs);
 	cr_assert_float_eq(f.min_lat_ns, 1500, 1e-3);
 	cr_assert(f.lat_baseline_ns > 4950 && f.lat_baseline_ns < 5050, "baseline %g",
@@ -511,10 +528,10 @@ Test(mesh, the_baseline_percentile_is_a_rule)
 		for (uint32_t c = 0; c < n; c++)
 			if (r != c && r >= n / 2)
 				cell(cells, n, r, c)->lat_p50_ns = 11000;
-	cr_assert_eq(ix_mesh_analyze(cells, n, &p10, &f), 0);
+	cr_assert_eq(analyze(cells, n, &p10, &f), 0);
 	cr_assert_eq(f.bad_pairs, 15);
 	cr_assert_float_eq(f.lat_percentile, 10, 1e-9);
-	cr_assert_eq(ix_mesh_analyze(cells, n, &p100, &f), 0);
+	cr_assert_eq(analyze(cells, n, &p100, &f), 0);
 	cr_assert_eq(f.bad_pairs, 0);
 	cr_assert_float_eq(f.lat_baseline_ns, 11000, 1e-3);
 	free(f.suspects);
@@ -532,7 +549,7 @@ Test(mesh, a_bad_pair_says_why)
 	cell(cells, n, 2, 4)->lat_p50_ns = 19400;
 	cell(cells, n, 3, 5)->bw_bps = (float)(2 * GBIT);
 	cell(cells, n, 3, 5)->lat_p50_ns = 12000;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	ix_mesh_reason(cell(cells, n, 0, 1), &f, why, sizeof(why));
 	cr_assert(strstr(why, "bandwidth 3.10 Gbit/s < 0.7 x median 10.0") == why, "%s", why);
 	cr_assert(strstr(why, "(31%)"), "%s", why);
@@ -562,7 +579,7 @@ Test(mesh, a_pair_measured_at_zero_is_bad)
 
 	cell(cells, n, 1, 4)->bw_bps = 0;
 	cell(cells, n, 1, 4)->bw_zero = 1;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 1);
 	cr_assert_eq(f.zero_pairs, 1);
 	cr_assert_eq(cell(cells, n, 1, 4)->bad, IX_BAD_BW);
@@ -589,7 +606,7 @@ Test(mesh, a_dead_mesh_is_all_bad)
 				cell(cells, n, r, c)->bw_bps = 0;
 				cell(cells, n, r, c)->bw_zero = 1;
 			}
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, (size_t)n * (n - 1));
 	cr_assert_eq(f.zero_pairs, (size_t)n * (n - 1));
 	cr_assert_eq(f.median_bw_bps, 0.0);
@@ -615,10 +632,10 @@ Test(mesh, the_floor_fails_a_mesh_its_median_hides)
 				cell(cells, n, r, c)->bw_bps = (float)GBIT;
 				slow++;
 			}
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.median_bw_bps, GBIT, "the slow pairs are the median");
 	cr_assert_eq(f.bad_pairs, 0, "by the median alone nothing is bad");
-	cr_assert_eq(ix_mesh_analyze(cells, n, &floor, &f), 0);
+	cr_assert_eq(analyze(cells, n, &floor, &f), 0);
 	cr_assert_eq(f.bad_pairs, slow);
 	cr_assert_eq(f.min_bw_bps, 5 * GBIT);
 	ix_mesh_reason(cell(cells, n, 0, 1), &f, why, sizeof(why));
@@ -638,18 +655,64 @@ Test(mesh, the_latency_limit_and_a_lost_pair)
 
 	cell(cells, n, 2, 3)->lat_p50_ns = 0;
 	cell(cells, n, 2, 3)->lat_lost = 1;
-	cr_assert_eq(ix_mesh_analyze(cells, n, NULL, &f), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &f), 0);
 	cr_assert_eq(f.bad_pairs, 1);
 	cr_assert_eq(f.lost_pairs, 1);
 	cr_assert_eq(cell(cells, n, 2, 3)->bad, IX_BAD_LAT);
 	ix_mesh_reason(cell(cells, n, 2, 3), &f, why, sizeof(why));
 	cr_assert_str_eq(why, "latency: the test ran and no round trip came back");
 	/* Every pair is about 5 us: above a 4 us limit, all bad. */
-	cr_assert_eq(ix_mesh_analyze(cells, n, &lim, &f), 0);
+	cr_assert_eq(analyze(cells, n, &lim, &f), 0);
 	cr_assert_eq(f.bad_pairs, (size_t)n * (n - 1));
 	cr_assert_eq(f.max_lat_ns, 4000);
 	ix_mesh_reason(cell(cells, n, 0, 1), &f, why, sizeof(why));
 	cr_assert(strstr(why, "> limit 4.0 us"), "%s", why);
 	free(f.suspects);
+	free(cells);
+}
+
+/* A mesh of one test per pair, as the mesh keeps it (one slot a pair) and
+ * as a live view draws it (both sides): the same bad pairs and suspect as
+ * from every ordered pair's store with the other way none. */
+Test(mesh, one_slot_a_pair_is_judged_as_every_ordered_pair)
+{
+	const uint32_t n = 9;
+	struct ix_cell *cells = mesh_new(n);
+	struct ix_mesh_findings full, pair, mirror;
+	struct ix_cells m[2];
+
+	slow_node(cells, n, 4, (float)GBIT);
+	for (uint32_t a = 0; a < n; a++) /* each pair one way, alternating */
+		for (uint32_t b = a + 1; b < n; b++)
+			cell(cells, n, (a + b) % 2 ? a : b, (a + b) % 2 ? b : a)->state =
+				IX_CELL_NONE;
+	cr_assert_eq(ix_cells_load(&m[0], cells, n, IX_CELLS_PAIR), 0);
+	cr_assert_eq(ix_cells_load(&m[1], cells, n, IX_CELLS_MIRROR), 0);
+	cr_assert_eq(analyze(cells, n, NULL, &full), 0);
+	cr_assert_eq(ix_mesh_analyze(&m[0], NULL, &pair), 0);
+	cr_assert_eq(ix_mesh_analyze(&m[1], NULL, &mirror), 0);
+	cr_assert_eq(full.bad_pairs, 8, "node 4's pairs, once each");
+	cr_assert_eq(pair.bad_pairs, full.bad_pairs);
+	cr_assert_eq(mirror.bad_pairs, full.bad_pairs, "a pair drawn both ways counts once");
+	cr_assert_eq(pair.median_bw_bps, full.median_bw_bps);
+	cr_assert_eq(mirror.lat_baseline_ns, full.lat_baseline_ns);
+	cr_assert_eq(pair.nsuspects, 1);
+	cr_assert_eq(mirror.nsuspects, 1);
+	cr_assert_eq(pair.suspects[0], 4);
+	for (uint32_t a = 0; a < n; a++)
+		for (uint32_t b = 0; b < n; b++) {
+			struct ix_cell p = ix_cells_get(&m[0], a, b), v = ix_cells_get(&m[1], a, b);
+			struct ix_cell *c = cell(cells, n, a, b);
+
+			cr_assert_eq(p.bad, c->bad, "(%u, %u)", a, b);
+			cr_assert_eq(v.bad,
+				     c->state == IX_CELL_OK ? c->bad : cell(cells, n, b, a)->bad,
+				     "(%u, %u) drawn with its pair's flags", a, b);
+		}
+	free(full.suspects);
+	free(pair.suspects);
+	free(mirror.suspects);
+	ix_cells_free(&m[0]);
+	ix_cells_free(&m[1]);
 	free(cells);
 }

@@ -22,27 +22,24 @@ static void rail_mesh(struct ix_mesh_result *m, uint32_t n, double bw, double la
 {
 	memset(m, 0, sizeof(*m));
 	m->n = n;
-	m->cells = calloc((size_t)n * n, sizeof(*m->cells));
 	m->nodes = calloc(n, sizeof(*m->nodes));
-	cr_assert(m->cells && m->nodes);
+	cr_assert(ix_cells_init(&m->cells, n, IX_CELLS_FULL) == 0 && m->nodes);
 	for (uint32_t a = 0; a < n; a++)
 		for (uint32_t b = 0; b < n; b++) {
-			struct ix_cell *c = &m->cells[(size_t)a * n + b];
+			struct ix_cell c = { .state = failed ? IX_CELL_FAILED : IX_CELL_OK };
 
-			if (a == b) {
-				c->state = IX_CELL_NONE;
+			if (a == b)
 				continue;
-			}
-			c->state = failed ? IX_CELL_FAILED : IX_CELL_OK;
-			c->bw_bps = zero ? 0 : (float)bw;
-			c->bw_zero = zero;
-			c->lat_p50_ns = (float)lat;
+			c.bw_bps = zero ? 0 : (float)bw;
+			c.bw_zero = zero;
+			c.lat_p50_ns = (float)lat;
+			ix_cells_set(&m->cells, a, b, &c);
 			m->pairs_measured += !failed;
 			m->pairs_failed += failed;
 		}
 	m->pairs_planned = (uint64_t)n * (n - 1);
 	m->complete = !failed;
-	cr_assert_eq(ix_mesh_analyze(m->cells, n, &rules, &m->findings), 0);
+	cr_assert_eq(ix_mesh_analyze(&m->cells, &rules, &m->findings), 0);
 	for (uint32_t i = 0; i < n; i++) {
 		m->nodes[i].have_bw_out = m->nodes[i].have_bw_in = !failed;
 		m->nodes[i].bw_out_bps = m->nodes[i].bw_in_bps = failed || zero ? 0 : bw;

@@ -124,6 +124,7 @@ Test(mesh, a_host_at_its_pcie_ceiling_is_named)
 
 	mesh(&r, cells, nodes, errs, sus);
 	cells[0 * 3 + 2].bw_bps = 1.9e9;
+	mesh_cells(&r, cells);
 	nodes[0].bw_out_bps = 9e9;
 	nodes[2].bw_in_bps = 1.9e9;
 	nodes[0].link = plain_link("eth0");
@@ -156,6 +157,7 @@ Test(mesh, a_host_at_its_pcie_ceiling_is_named)
 
 	/* Half its ceiling does not sit at it: no verdict, the share stays. */
 	cells[0 * 3 + 2].bw_bps = 1e9;
+	mesh_cells(&r, cells);
 	nodes[2].bw_in_bps = 1e9;
 	j = ix_json_mesh(&r);
 	cr_assert_eq(json_array_size(json_object_get(j, "bottlenecks")), 0);

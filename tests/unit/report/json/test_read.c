@@ -86,6 +86,7 @@ static void rich_mesh(struct ix_mesh_result *r, struct ix_cell *cells, struct ix
 	errs[1] = "agent n2 stopped answering";
 	cells[2 * 3 + 0] =
 		(struct ix_cell){ 8e9, 25000, 31000, IX_CELL_OK, IX_BAD_LAT, 0, 0, 0, 0 };
+	mesh_cells(r, cells);
 	r->findings.bad_pairs = 2;
 	r->findings.lat_pairs = 3;
 	nodes[0] = (struct ix_mesh_node){
@@ -138,14 +139,16 @@ Test(mesh, reads_back_as_it_was_written)
 		cr_assert_str_eq(a, b);
 	}
 	for (int i = 0; i < 9; i++) {
-		cr_assert_eq(s.r.cells[i].state, cells[i].state, "cell %d", i);
-		cr_assert_eq(s.r.cells[i].bad, cells[i].bad, "cell %d", i);
-		cr_assert_eq(s.r.cells[i].retested, cells[i].retested, "cell %d", i);
+		struct ix_cell c = ix_cells_get(&s.r.cells, (uint32_t)i / 3, (uint32_t)i % 3);
+
+		cr_assert_eq(c.state, cells[i].state, "cell %d", i);
+		cr_assert_eq(c.bad, cells[i].bad, "cell %d", i);
+		cr_assert_eq(c.retested, cells[i].retested, "cell %d", i);
 		if (cells[i].state != IX_CELL_OK)
 			continue;
-		cr_assert_eq(s.r.cells[i].bw_bps, cells[i].bw_bps, "cell %d", i);
-		cr_assert_eq(s.r.cells[i].lat_p50_ns, cells[i].lat_p50_ns, "cell %d", i);
-		cr_assert_eq(s.r.cells[i].lat_p99_ns, cells[i].lat_p99_ns, "cell %d", i);
+		cr_assert_eq(c.bw_bps, cells[i].bw_bps, "cell %d", i);
+		cr_assert_eq(c.lat_p50_ns, cells[i].lat_p50_ns, "cell %d", i);
+		cr_assert_eq(c.lat_p99_ns, cells[i].lat_p99_ns, "cell %d", i);
 	}
 	for (int i = 0; i < 3; i++) {
 		cr_assert_float_eq(s.r.nodes[i].bw_out_bps, nodes[i].bw_out_bps, 1);
@@ -243,7 +246,8 @@ Test(mesh, a_dead_pair_is_measured_at_zero_everywhere)
 	cells[0 * 3 + 2].lat_p50_ns = cells[0 * 3 + 2].lat_p99_ns = 0;
 	cells[0 * 3 + 2].lat_lost = 1;
 	r.params.rules.min_bw_bps = 2e9;
-	cr_assert_eq(ix_mesh_analyze(cells, 3, &r.params.rules, &r.findings), 0);
+	mesh_cells(&r, cells);
+	cr_assert_eq(ix_mesh_analyze(&r.cells, &r.params.rules, &r.findings), 0);
 	nodes[0].bw_out_bps = 0;
 	nodes[0].have_bw_out = true;
 	live = text_of_mesh(&r, NULL, 0);
@@ -266,10 +270,10 @@ Test(mesh, a_dead_pair_is_measured_at_zero_everywhere)
 						 "bw_out_bps")),
 		  "a node whose pairs moved nothing sends at 0, not null");
 	cr_assert_eq(ix_json_read_mesh(doc, &s, &err), 0, "%s", err.msg);
-	cr_assert(s.r.cells[0 * 3 + 1].bw_zero);
-	cr_assert(s.r.cells[0 * 3 + 2].lat_lost);
-	cr_assert_eq(s.r.cells[0 * 3 + 1].bad, IX_BAD_BW);
-	cr_assert_eq(s.r.cells[0 * 3 + 2].bad & IX_BAD_LAT, IX_BAD_LAT);
+	cr_assert(ix_cells_get(&s.r.cells, 0, 1).bw_zero);
+	cr_assert(ix_cells_get(&s.r.cells, 0, 2).lat_lost);
+	cr_assert_eq(ix_cells_get(&s.r.cells, 0, 1).bad, IX_BAD_BW);
+	cr_assert_eq(ix_cells_get(&s.r.cells, 0, 2).bad & IX_BAD_LAT, IX_BAD_LAT);
 	cr_assert_eq(s.r.findings.zero_pairs, 1);
 	cr_assert_eq(s.r.findings.lost_pairs, 1);
 	saved = text_of_mesh(&s.r, (const char *const *)s.reasons, s.r.findings.bad_pairs);
@@ -338,7 +342,6 @@ Test(mesh, hosts_of_every_form_read_back)
 	r.params.bw.path = r.params.lat.path = "tcp";
 	r.hosts = &forms;
 	r.n = 4;
-	r.cells = cells;
 	r.nodes = nodes;
 	r.node_error = errs;
 	r.rounds = 3;
@@ -348,6 +351,7 @@ Test(mesh, hosts_of_every_form_read_back)
 	for (int i = 0; i < 16; i++)
 		cells[i].state = i % 5 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
 	cells[1] = (struct ix_cell){ 0, 7000, 9000, IX_CELL_OK, 0, 0, 0, 0, 0 };
+	cr_assert_eq(ix_cells_load(&r.cells, cells, 4, IX_CELLS_FULL), 0);
 	doc = saved_mesh(&r);
 	cr_assert_eq(ix_json_read_mesh(doc, &s, &err), 0, "%s", err.msg);
 	for (uint32_t i = 0; i < 4; i++) {
@@ -412,7 +416,7 @@ static void expect_mesh_error(void (*spoil)(json_t *), const char *want)
 	spoil(doc);
 	cr_assert_eq(ix_json_read_mesh(doc, &s, &err), -1, "read despite: %s", want);
 	cr_assert_not_null(strstr(err.msg, want), "'%s' lacks '%s'", err.msg, want);
-	cr_assert_null(s.r.cells, "nothing kept on failure");
+	cr_assert_null(s.r.cells.v, "nothing kept on failure");
 	ix_mesh_saved_free(&s);
 	json_decref(doc);
 }

@@ -26,7 +26,6 @@ static void two_leaves(struct ix_mesh_result *r, struct ix_cell *cells, struct i
 	memset(links, 0, 4 * sizeof(*links));
 	r->n = 4;
 	r->hosts = &hosts;
-	r->cells = cells;
 	r->nodes = nodes;
 	r->links = links;
 	r->params.tests = IX_MESH_BW;
@@ -50,6 +49,7 @@ static void two_leaves(struct ix_mesh_result *r, struct ix_cell *cells, struct i
 			snprintf(nb->port, sizeof(nb->port), "swp%u", a + 1);
 		}
 	}
+	cr_assert_eq(ix_cells_load(&r->cells, cells, 4, IX_CELLS_FULL), 0);
 }
 
 /* What the mesh's text prints of it (ix_text_mesh prints the same when

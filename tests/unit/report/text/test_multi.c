@@ -105,6 +105,7 @@ Test(mesh, text_gives_ceilings_and_names_the_bottleneck)
 
 	mesh(&r, cells, nodes, errs, sus);
 	cells[0 * 3 + 2].bw_bps = 1.9e9;
+	mesh_cells(&r, cells);
 	nodes[0].bw_out_bps = 9e9;
 	nodes[2].bw_in_bps = 1.9e9;
 	nodes[0].link = plain_link("eth0");

@@ -30,13 +30,13 @@ static json_t *mesh_doc(bool done)
 	r.params.rules = (struct ix_mesh_rules){ 0.5, 3.0, 50, 0, 0 };
 	r.hosts = &hosts;
 	r.n = 3;
-	r.cells = cells;
 	r.nodes = nodes;
 	for (int i = 0; i < 9; i++)
 		cells[i].state = i % 4 == 0 ? IX_CELL_NONE : IX_CELL_PENDING;
 	cells[1] = (struct ix_cell){ 9e9f, 0, 0, IX_CELL_OK, 0, 0, 0, 0, 0 };
 	cells[2] = (struct ix_cell){ 1e9f, 0, 0, IX_CELL_OK, 1, 1, 0, 0, 0 };
 	cells[5] = (struct ix_cell){ .state = IX_CELL_FAILED };
+	cr_assert_eq(ix_cells_load(&r.cells, cells, 3, IX_CELLS_FULL), 0);
 	r.findings = (struct ix_mesh_findings){
 		.bad_pairs = 1, .median_bw_bps = 5e9, .suspects = sus, .nsuspects = 1
 	};
@@ -44,6 +44,7 @@ static json_t *mesh_doc(bool done)
 	r.rounds = 3;
 	r.complete = false;
 	doc = json_pack("{s:s,s:[o]}", "command", "mesh", "results", ix_json_mesh(&r));
+	ix_cells_free(&r.cells);
 	json_object_set_new(doc, "progress",
 			    json_pack("{s:i,s:i,s:f,s:b}", "batches", 2, "total", 6, "elapsed_s",
 				      4.5, "done", done));
@@ -59,11 +60,11 @@ Test(heat_state, round_trip)
 	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
 	cr_assert_eq(s.n, 3);
 	cr_assert_str_eq(s.names[1], "n2:5301");
-	cr_assert_eq(s.cells[1].state, IX_CELL_OK);
-	cr_assert_float_eq(s.cells[1].bw_bps, 9e9f, 1);
-	cr_assert_eq(s.cells[5].state, IX_CELL_FAILED);
-	cr_assert_eq(s.cells[3].state, IX_CELL_PENDING);
-	cr_assert(s.cells[2].bad, "the run's bad pair is kept");
+	cr_assert_eq(ix_cells_get(&s.cells, 0, 1).state, IX_CELL_OK);
+	cr_assert_float_eq(ix_cells_get(&s.cells, 0, 1).bw_bps, 9e9f, 1);
+	cr_assert_eq(ix_cells_get(&s.cells, 1, 2).state, IX_CELL_FAILED);
+	cr_assert_eq(ix_cells_get(&s.cells, 1, 0).state, IX_CELL_PENDING);
+	cr_assert(ix_cells_get(&s.cells, 0, 2).bad, "the run's bad pair is kept");
 	cr_assert_eq(s.bad_pairs, 1);
 	cr_assert(s.suspect[2]);
 	cr_assert(s.both);
@@ -92,10 +93,11 @@ Test(heat_state, a_dead_pair_reads_back_as_measured)
 	json_array_append_new(json_object_get(json_object_get(mesh, "params"), "tests"),
 			      json_string("lat"));
 	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
-	cr_assert(s.cells[1].bw_zero, "0 is a figure, not 'not measured'");
-	cr_assert(s.cells[1].lat_lost, "an ok pair of a latency mesh without a latency");
-	cr_assert_not(s.cells[5].lat_lost, "a failed pair is failed, not lost");
-	cr_assert_not(s.cells[0].lat_lost, "the diagonal");
+	cr_assert(ix_cells_get(&s.cells, 0, 1).bw_zero, "0 is a figure, not 'not measured'");
+	cr_assert(ix_cells_get(&s.cells, 0, 1).lat_lost,
+		  "an ok pair of a latency mesh without a latency");
+	cr_assert_not(ix_cells_get(&s.cells, 1, 2).lat_lost, "a failed pair is failed, not lost");
+	cr_assert_not(ix_cells_get(&s.cells, 0, 0).lat_lost, "the diagonal");
 	ix_heat_src_free(&s);
 	json_decref(doc);
 }
@@ -109,8 +111,8 @@ Test(heat_state, running_mesh_is_analysed_here)
 	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
 	cr_assert_not(s.done);
 	/* 1 Gbit/s against a median of 5 Gbit/s with bw_fraction 0.5. */
-	cr_assert(s.cells[2].bad);
-	cr_assert_not(s.cells[1].bad);
+	cr_assert(ix_cells_get(&s.cells, 0, 2).bad);
+	cr_assert_not(ix_cells_get(&s.cells, 0, 1).bad);
 	ix_heat_src_free(&s);
 	json_decref(doc);
 }
@@ -170,16 +172,19 @@ Test(heat_state, gpu_matrices_are_a_mesh_of_gpus)
 	cr_assert_str_eq(s.names[2], "GPU2");
 	cr_assert_eq(s.tests, IX_MESH_BW | IX_MESH_LAT);
 	cr_assert(s.done && s.complete);
-	cr_assert_eq(s.cells[0 * 3 + 1].state, IX_CELL_OK);
-	cr_assert_float_eq(s.cells[0 * 3 + 1].bw_bps, 2.4e12, 1e7, "bytes/s shown as bit/s");
-	cr_assert_eq(s.cells[1 * 3 + 1].state, IX_CELL_NONE, "within one GPU is not a pair");
-	cr_assert_float_eq(s.cells[1 * 3 + 2].bw_bps, 160e9, 1e6);
-	cr_assert_float_eq(s.cells[0 * 3 + 2].lat_p50_ns, 900.0, 1e-3);
+	cr_assert_eq(ix_cells_get(&s.cells, 0, 1).state, IX_CELL_OK);
+	cr_assert_float_eq(ix_cells_get(&s.cells, 0, 1).bw_bps, 2.4e12, 1e7,
+			   "bytes/s shown as bit/s");
+	cr_assert_eq(ix_cells_get(&s.cells, 1, 1).state, IX_CELL_NONE,
+		     "within one GPU is not a pair");
+	cr_assert_float_eq(ix_cells_get(&s.cells, 1, 2).bw_bps, 160e9, 1e6);
+	cr_assert_float_eq(ix_cells_get(&s.cells, 0, 2).lat_p50_ns, 900.0, 1e-3);
 	/* The gpu command judged no pair: the slow GPU1 -> GPU2 pair is shown
 	 * as measured, not flagged by the mesh's rules. */
 	cr_assert_eq(s.bad_pairs, 0);
 	for (size_t k = 0; k < 9; k++)
-		cr_assert_not(s.cells[k].bad, "cell %zu flagged", k);
+		cr_assert_not(ix_cells_get(&s.cells, (uint32_t)k / 3, (uint32_t)k % 3).bad,
+			      "cell %zu flagged", k);
 	for (size_t k = 0; k < 3; k++)
 		cr_assert_not(s.suspect[k], "GPU%zu a suspect", k);
 	{

@@ -15,7 +15,7 @@
 static void src_uniform(struct ix_heat_src *s, uint32_t n)
 {
 	memset(s, 0, sizeof(*s));
-	cr_assert_eq(ix_heat_src_alloc(s, n), 0);
+	cr_assert_eq(ix_heat_src_alloc(s, n, IX_CELLS_FULL), 0);
 	for (uint32_t i = 0; i < n; i++) {
 		char name[32];
 
@@ -24,19 +24,26 @@ static void src_uniform(struct ix_heat_src *s, uint32_t n)
 	}
 	for (uint32_t a = 0; a < n; a++)
 		for (uint32_t b = 0; b < n; b++)
-			s->cells[(size_t)a * n + b] =
-				a == b ? (struct ix_cell){ .state = IX_CELL_NONE }
-				       : (struct ix_cell){ 10e9f, 10000, 12000, IX_CELL_OK, 0,
-							   0,     0,     0,     0 };
+			ix_cells_set(&s->cells, a, b,
+				     &(struct ix_cell){ 10e9f, 10000, 12000, IX_CELL_OK, 0, 0, 0, 0,
+							0 });
 	s->rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
 	s->tests = IX_MESH_BW | IX_MESH_LAT;
 	s->both = true;
 }
 
-static struct ix_cell *at(struct ix_heat_src *s, uint32_t a, uint32_t b)
+static struct ix_cell at(const struct ix_heat_src *s, uint32_t a, uint32_t b)
 {
-	return &s->cells[(size_t)a * s->n + b];
+	return ix_cells_get(&s->cells, a, b);
 }
+
+/* Change cell (a, b) of s: stmt on c_, written back. */
+#define SET(s, a, b, stmt)                                           \
+	do {                                                         \
+		struct ix_cell c_ = ix_cells_get(&(s)->cells, a, b); \
+		stmt;                                                \
+		ix_cells_set(&(s)->cells, a, b, &c_);                \
+	} while (0)
 
 Test(heatmap, fits_256_hosts_in_80x24)
 {
@@ -74,8 +81,8 @@ Test(heatmap, block_shows_the_worst)
 	struct ix_heat_px px;
 
 	src_uniform(&s, 4);
-	at(&s, 0, 1)->bw_bps = 5e9f;      /* half the best: level 5 of 10 */
-	at(&s, 1, 0)->lat_p50_ns = 40000; /* 4x the lowest: level 2 */
+	SET(&s, 0, 1, c_.bw_bps = 5e9f);      /* half the best: level 5 of 10 */
+	SET(&s, 1, 0, c_.lat_p50_ns = 40000); /* 4x the lowest: level 2 */
 	ix_heat_layout(&v, &s, 200, 50);
 	cr_assert_eq(v.block, 2);
 	px = ix_heat_block(&v, &s, 0, 0);
@@ -100,10 +107,10 @@ Test(heatmap, a_dead_pair_is_the_worst_value)
 	char buf[256];
 
 	src_uniform(&s, 4);
-	at(&s, 0, 1)->bw_bps = 0;
-	at(&s, 0, 1)->bw_zero = 1;
-	at(&s, 0, 1)->lat_p50_ns = at(&s, 0, 1)->lat_p99_ns = 0;
-	at(&s, 0, 1)->lat_lost = 1;
+	SET(&s, 0, 1, c_.bw_bps = 0);
+	SET(&s, 0, 1, c_.bw_zero = 1);
+	SET(&s, 0, 1, c_.lat_p50_ns = c_.lat_p99_ns = 0);
+	SET(&s, 0, 1, c_.lat_lost = 1);
 	ix_heat_layout(&v, &s, 200, 50);
 	cr_assert_eq(v.block, 1);
 	px = ix_heat_block(&v, &s, 0, 1);
@@ -129,11 +136,11 @@ Test(heatmap, failed_before_values_before_pending)
 	struct ix_heat_view v = { .levels = 3, .zoom = 2 };
 
 	src_uniform(&s, 4);
-	at(&s, 0, 1)->state = IX_CELL_FAILED;
-	at(&s, 2, 3)->state = IX_CELL_PENDING;
+	SET(&s, 0, 1, c_.state = IX_CELL_FAILED);
+	SET(&s, 2, 3, c_.state = IX_CELL_PENDING);
 	for (uint32_t a = 0; a < 2; a++)
 		for (uint32_t b = 2; b < 4; b++)
-			at(&s, a, b)->state = IX_CELL_PENDING;
+			SET(&s, a, b, c_.state = IX_CELL_PENDING);
 	ix_heat_layout(&v, &s, 200, 50);
 	cr_assert_eq(ix_heat_block(&v, &s, 0, 0).kind, IX_HEAT_FAILED);
 	cr_assert_eq(ix_heat_block(&v, &s, 1, 1).kind, IX_HEAT_VALUE);
@@ -167,14 +174,14 @@ Test(heatmap, provisional_analysis_flags_bad_pairs_and_suspects)
 	src_uniform(&s, 6);
 	for (uint32_t b = 0; b < 6; b++)
 		if (b != 3) {
-			at(&s, 3, b)->bw_bps = 1e9f;
-			at(&s, b, 3)->bw_bps = 1e9f;
+			SET(&s, 3, b, c_.bw_bps = 1e9f);
+			SET(&s, b, 3, c_.bw_bps = 1e9f);
 		}
 	ix_heat_src_analyze(&s);
 	cr_assert(s.suspect[3]);
 	cr_assert_not(s.suspect[0]);
 	cr_assert_eq(s.bad_pairs, 10);
-	cr_assert(at(&s, 3, 4)->bad);
+	cr_assert(at(&s, 3, 4).bad);
 	ix_heat_layout(&v, &s, 120, 40);
 	cr_assert(ix_heat_block(&v, &s, 3, 4).bad);
 	cr_assert(ix_heat_row_suspect(&v, &s, 3));
@@ -192,22 +199,24 @@ Test(heatmap, provisional_analysis_flags_bad_pairs_and_suspects)
 
 Test(heatmap, one_direction_is_mirrored)
 {
-	struct ix_heat_src s;
+	struct ix_heat_src s = { 0 };
+	struct ix_cell c = { 3e9f, 10000, 12000, IX_CELL_OK, 0, 0, 0, 0, 0 };
 
-	src_uniform(&s, 3);
-	s.both = false;
-	*at(&s, 1, 0) = (struct ix_cell){ .state = IX_CELL_PENDING };
-	at(&s, 0, 1)->bw_bps = 3e9f;
+	cr_assert_eq(ix_heat_src_alloc(&s, 3, IX_CELLS_MIRROR), 0);
+	s.rules = (struct ix_mesh_rules){ 0.7, 2.0, 50, 0, 0 };
+	s.tests = IX_MESH_BW | IX_MESH_LAT;
+	ix_cells_set(&s.cells, 0, 1, &c);
 	ix_heat_src_analyze(&s);
-	cr_assert_eq(at(&s, 1, 0)->state, IX_CELL_OK);
-	cr_assert_float_eq(at(&s, 1, 0)->bw_bps, 3e9f, 1);
+	cr_assert_eq(at(&s, 1, 0).state, IX_CELL_OK);
+	cr_assert_float_eq(at(&s, 1, 0).bw_bps, 3e9f, 1);
 	/* The copy is marked, the measured cell not; again changes nothing. */
-	cr_assert(at(&s, 1, 0)->mirrored);
-	cr_assert_not(at(&s, 0, 1)->mirrored);
+	cr_assert(at(&s, 1, 0).mirrored);
+	cr_assert_not(at(&s, 0, 1).mirrored);
+	cr_assert_eq(at(&s, 2, 1).state, IX_CELL_PENDING, "pending both ways");
 	ix_heat_src_analyze(&s);
-	cr_assert(at(&s, 1, 0)->mirrored);
-	cr_assert_not(at(&s, 0, 1)->mirrored);
-	cr_assert_float_eq(at(&s, 1, 0)->bw_bps, 3e9f, 1);
+	cr_assert(at(&s, 1, 0).mirrored);
+	cr_assert_not(at(&s, 0, 1).mirrored);
+	cr_assert_float_eq(at(&s, 1, 0).bw_bps, 3e9f, 1);
 	ix_heat_src_free(&s);
 }
 
