@@ -52,6 +52,57 @@ double ix_median(const double *x, size_t n)
 	return med;
 }
 
+/* The k-th smallest of x[0..n) (0-based), x reordered so that it sits at
+ * k with nothing larger before it: Hoare's selection, median-of-three. */
+static float select_k(float *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+		float a = x[lo], b = x[mid], c = x[hi];
+		float p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+
+		while (i <= j) {
+			while (x[i] < p)
+				i++;
+			while (x[j] > p)
+				j--;
+			if (i <= j) {
+				float t = x[i];
+
+				x[i++] = x[j];
+				x[j] = t;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return x[k];
+	}
+	return x[k];
+}
+
+double ix_median_float(float *x, size_t n)
+{
+	float hi, lo;
+
+	if (n == 0)
+		return 0;
+	hi = select_k(x, n, n / 2);
+	if (n % 2)
+		return hi;
+	lo = x[0]; /* the largest of those before n / 2 */
+	for (size_t i = 1; i < n / 2; i++)
+		lo = x[i] > lo ? x[i] : lo;
+	return ((double)lo + hi) / 2;
+}
+
 /*
  * Median of the mesh's bandwidths without copying them. A positive float
  * (neither NaN nor 0) orders like its bit pattern read as an unsigned
@@ -87,34 +138,37 @@ static float figure(const struct ix_cell *c, bool lat)
 	return lat ? c->lat_p50_ns : c->bw_bps;
 }
 
-static bool has_figure(const struct ix_cell *c, bool lat)
-{
-	return lat ? has_lat(c) : has_bw(c);
-}
+/* What a selection is over: the figure (bandwidth, or p50 latency with
+ * lat) of the cells keep() takes, and the histogram it reuses. */
+struct sel {
+	const struct ix_cells *m;
+	bool lat;
+	ix_cell_keep_fn keep;
+	const void *arg;
+	uint64_t *hist;
+};
 
-/* The figures of rank k and k + 1 (0-based) among the OK off-diagonal
- * cells that have one, whose high-16-bit histogram is in hist (reused).
- * *vk1 is meaningless when rank k is the largest. */
-static void select_pair(const struct ix_cells *cells, bool lat, uint64_t *hist, uint64_t k,
-			float *vk, float *vk1)
+/* The figures of rank k and k + 1 (0-based) among the cells s takes, whose
+ * high-16-bit histogram is in s->hist (reused). *vk1 is meaningless when
+ * rank k is the largest. */
+static void select_pair(const struct sel *s, uint64_t k, float *vk, float *vk1)
 {
-	uint64_t below = 0;
-	uint32_t hi = 0, lo, above = UINT32_MAX,
-		 n = cells->n; /* above: smallest bits with a higher hi */
+	uint64_t below = 0, *hist = s->hist;
+	uint32_t hi = 0, lo, above = UINT32_MAX; /* above: smallest bits with a higher hi */
 
 	while (below + hist[hi] <= k)
 		below += hist[hi++];
 	k -= below; /* rank within bucket hi */
 
 	memset(hist, 0, DIGITS * sizeof(*hist));
-	for (uint32_t row = 0; row < n; row++)
-		for (uint32_t col = 0; col < n; col++) {
-			struct ix_cell c = ix_cells_get(cells, row, col);
+	for (uint32_t row = 0; row < s->m->n; row++)
+		for (uint32_t col = 0; col < s->m->n; col++) {
+			struct ix_cell c = ix_cells_get(s->m, row, col);
 			uint32_t u;
 
-			if (!measured_pair(&c, row, col) || !has_figure(&c, lat))
+			if (!s->keep(&c, row, col, s->arg))
 				continue;
-			u = ix_float_bits(figure(&c, lat));
+			u = ix_float_bits(figure(&c, s->lat));
 			if (u >> 16 == hi)
 				hist[u & 0xffff]++;
 			else if (u >> 16 > hi && u < above)
@@ -136,31 +190,59 @@ static void select_pair(const struct ix_cells *cells, bool lat, uint64_t *hist, 
 }
 
 /* The pct-th percentile (0..100, between ranks by interpolation; 50 is
- * the median) of the cells' figures, count of them, histogram built here. */
-static double percentile(const struct ix_cells *cells, bool lat, uint64_t *hist, uint64_t count,
-			 double pct)
+ * the median) of the figures s takes, *count of them (counted here when
+ * *count is 0). */
+static double percentile(const struct sel *s, uint64_t *count, double pct)
 {
-	uint32_t n = cells->n;
+	bool counted = *count > 0;
 	double pos;
 	uint64_t k;
 	float vk, vk1;
 
-	if (!count)
-		return 0;
-	pos = pct / 100.0 * (double)(count - 1);
-	k = (uint64_t)pos;
-	memset(hist, 0, DIGITS * sizeof(*hist));
-	for (uint32_t row = 0; row < n; row++)
-		for (uint32_t col = 0; col < n; col++) {
-			struct ix_cell c = ix_cells_get(cells, row, col);
+	memset(s->hist, 0, DIGITS * sizeof(*s->hist));
+	for (uint32_t row = 0; row < s->m->n; row++)
+		for (uint32_t col = 0; col < s->m->n; col++) {
+			struct ix_cell c = ix_cells_get(s->m, row, col);
 
-			if (measured_pair(&c, row, col) && has_figure(&c, lat))
-				hist[ix_float_bits(figure(&c, lat)) >> 16]++;
+			if (s->keep(&c, row, col, s->arg)) {
+				s->hist[ix_float_bits(figure(&c, s->lat)) >> 16]++;
+				*count += !counted;
+			}
 		}
-	select_pair(cells, lat, hist, k, &vk, &vk1);
-	if (k + 1 >= count)
+	if (!*count)
+		return 0;
+	pos = pct / 100.0 * (double)(*count - 1);
+	k = (uint64_t)pos;
+	select_pair(s, k, &vk, &vk1);
+	if (k + 1 >= *count)
 		return vk;
 	return (double)vk + (pos - (double)k) * ((double)vk1 - (double)vk);
+}
+
+double ix_cells_percentile(const struct ix_cells *m, bool lat, ix_cell_keep_fn keep,
+			   const void *arg, double pct, uint64_t *count)
+{
+	struct sel s = { m, lat, keep, arg, calloc(DIGITS, sizeof(uint64_t)) };
+	double v;
+
+	*count = 0;
+	if (!s.hist)
+		return NAN;
+	v = percentile(&s, count, pct);
+	free(s.hist);
+	return v;
+}
+
+static bool keep_bw(const struct ix_cell *c, uint32_t row, uint32_t col, const void *arg)
+{
+	(void)arg;
+	return measured_pair(c, row, col) && has_bw(c);
+}
+
+static bool keep_lat(const struct ix_cell *c, uint32_t row, uint32_t col, const void *arg)
+{
+	(void)arg;
+	return measured_pair(c, row, col) && has_lat(c);
 }
 
 /*
@@ -227,8 +309,10 @@ int ix_mesh_analyze(struct ix_cells *cells, const struct ix_mesh_rules *rules,
 			if (has_lat(&c) && c.lat_p50_ns < minl)
 				minl = c.lat_p50_ns;
 		}
-	median = percentile(cells, false, hist, nbw, 50);
-	baseline = percentile(cells, true, hist, nlat, pct);
+	median = percentile(&(struct sel){ cells, false, keep_bw, NULL, hist }, &(uint64_t){ nbw },
+			    50);
+	baseline = percentile(&(struct sel){ cells, true, keep_lat, NULL, hist },
+			      &(uint64_t){ nlat }, pct);
 	free(hist);
 	bw_limit = frac * median;
 	lat_limit = factor * baseline;

@@ -20,6 +20,19 @@ void ix_rate_text(double bps, char *buf, size_t len);
 double ix_jain_index(const double *x, size_t n);
 /* Median of n values (sorts a private copy); 0 when n == 0. */
 double ix_median(const double *x, size_t n);
+/* The same of scratch values, reordered in place (no copy, O(n)). */
+double ix_median_float(float *x, size_t n);
+
+/* Which cells of a store a figure is taken over. */
+typedef bool (*ix_cell_keep_fn)(const struct ix_cell *c, uint32_t row, uint32_t col,
+				const void *arg);
+/* The pct-th percentile (0..100, interpolated between ranks) of the
+ * bandwidths (or with lat the p50 latencies) of the cells keep() takes,
+ * each of which must have a figure > 0, and *count of them; 0 when none,
+ * NAN when out of memory. Radix selection over the store: O(n^2) time and
+ * 512 KiB, no copy of the cells. */
+double ix_cells_percentile(const struct ix_cells *m, bool lat, ix_cell_keep_fn keep,
+			   const void *arg, double pct, uint64_t *count);
 
 struct ix_mesh_rules {
 	double bw_fraction;    /* bad when bw < bw_fraction * median bw (default 0.7) */

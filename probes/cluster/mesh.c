@@ -309,6 +309,10 @@ static void run_batch(struct ix_coord *co, struct ix_mesh_result *r, const struc
 
 		if (jobs[j].peer != a)
 			continue; /* skipped above */
+		/* One test per pair: the way it runs takes the pair's slot (the
+		 * other way of a pending pair reads as none). */
+		if (c.state == IX_CELL_NONE)
+			c.state = IX_CELL_PENDING;
 		if (!jobs[j].report) {
 			node_down(r, a, jobs[j].error);
 		} else if (ix_runner_parse_report(jobs[j].report, &f) < 0 || !f.ok) {

@@ -267,7 +267,7 @@ static int assign(struct ix_fabric *f, const struct ix_fab_input *in, int *sw_of
 /* ---- figures through each edge ---- */
 
 struct acc {
-	double *out, *in, *lat;
+	float *out, *in, *lat; /* scratch: their medians reorder them */
 	size_t nout, nin, nlat;
 	uint32_t pairs, bad;
 };
@@ -290,9 +290,9 @@ static void acc_add(struct acc *a, const struct ix_cell *c, bool bad, bool out)
 
 static void acc_done(struct acc *a, struct ix_fab_edge *e)
 {
-	e->out_bps = ix_median(a->out, a->nout);
-	e->in_bps = ix_median(a->in, a->nin);
-	e->lat_ns = ix_median(a->lat, a->nlat);
+	e->out_bps = ix_median_float(a->out, a->nout);
+	e->in_bps = ix_median_float(a->in, a->nin);
+	e->lat_ns = ix_median_float(a->lat, a->nlat);
 	e->pairs = a->pairs;
 	e->bad = a->bad;
 	a->nout = a->nin = a->nlat = 0;
@@ -484,24 +484,34 @@ static void layout(struct ix_fabric *f)
 
 /* The goodput a pair gets without an uplink: the median of the pairs
  * within a switch (two or more), else of all pairs. */
-static int reference(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of,
-		     double *v)
+/* The cells the reference is taken over: measured with a bandwidth, and
+ * (within) between hosts of one switch. */
+struct ref_pick {
+	const int *sw_of;
+	bool within;
+};
+
+static bool ref_keep(const struct ix_cell *c, uint32_t a, uint32_t b, const void *arg)
 {
-	size_t nv = 0, nall = 0;
+	const struct ref_pick *p = arg;
 
-	for (int pass = 0; pass < 2 && nv < 2; pass++) {
-		nv = 0;
-		for (uint32_t a = 0; a < in->n; a++)
-			for (uint32_t b = 0; b < in->n; b++) {
-				struct ix_cell c = cell(in, a, b);
+	return measured(c) && c->bw_bps > 0 && (!p->within || p->sw_of[a] == p->sw_of[b]);
+}
 
-				if (measured(&c) && c.bw_bps > 0 && (pass || sw_of[a] == sw_of[b]))
-					v[nv++] = c.bw_bps;
-			}
-		f->ref_within = pass == 0 && nv >= 2;
-		nall = nv;
+/* The reference goodput: the median of the pairs within a switch when
+ * there are two at least, else of all pairs. */
+static int reference(struct ix_fabric *f, const struct ix_fab_input *in, const int *sw_of)
+{
+	uint64_t count = 0;
+
+	for (int pass = 0; pass < 2 && count < 2; pass++) {
+		struct ref_pick p = { sw_of, pass == 0 };
+
+		f->ref_bps = ix_cells_percentile(in->cells, false, ref_keep, &p, 50, &count);
+		if (isnan(f->ref_bps))
+			return -1;
+		f->ref_within = pass == 0 && count >= 2;
 	}
-	f->ref_bps = ix_median(v, nall);
 	return 0;
 }
 
@@ -509,13 +519,12 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 {
 	size_t n = in->n ? in->n : 1;
 	int *sw_of = malloc(n * sizeof(*sw_of));
-	double *ref = malloc(n * n * sizeof(*ref));
 	double frac = in->bw_fraction > 0 ? in->bw_fraction : 0.7;
 	/* An edge's cells: a host's 2(n - 1), an uplink's k(n - k) each way. */
 	size_t most = n * n / 4 + 2 * n;
-	struct acc a = { .out = malloc(most * sizeof(double)),
-			 .in = malloc(most * sizeof(double)),
-			 .lat = malloc(2 * most * sizeof(double)) };
+	struct acc a = { .out = malloc(most * sizeof(float)),
+			 .in = malloc(most * sizeof(float)),
+			 .lat = malloc(2 * most * sizeof(float)) };
 	bool *skip = calloc(3 * n, sizeof(*skip));
 	uint32_t pos = 0;
 	int rc = -1;
@@ -525,7 +534,7 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	f->sw = calloc(n, sizeof(*f->sw));
 	f->host = calloc(n, sizeof(*f->host));
 	f->at = calloc(n, sizeof(*f->at));
-	if (!sw_of || !ref || !a.out || !a.in || !a.lat || !skip || !f->sw || !f->host || !f->at ||
+	if (!sw_of || !a.out || !a.in || !a.lat || !skip || !f->sw || !f->host || !f->at ||
 	    assign(f, in, sw_of) < 0)
 		goto out;
 	for (uint32_t s = 0; s < f->nsw; s++) {
@@ -542,7 +551,7 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 				f->sw[s].count++;
 			}
 	}
-	if (reference(f, in, sw_of, ref) < 0)
+	if (reference(f, in, sw_of) < 0)
 		goto out;
 	uplink_figures(f, in, sw_of, frac * f->ref_bps, &a);
 	blame_uplinks(f, in, sw_of, frac * f->ref_bps, skip);
@@ -552,7 +561,6 @@ int ix_fabric_build(const struct ix_fab_input *in, struct ix_fabric *f)
 	rc = 0;
 out:
 	free(sw_of);
-	free(ref);
 	free(a.out);
 	free(a.in);
 	free(a.lat);

@@ -716,3 +716,52 @@ Test(mesh, one_slot_a_pair_is_judged_as_every_ordered_pair)
 	ix_cells_free(&m[1]);
 	free(cells);
 }
+
+/* The in-place median is ix_median's, for any length, with repeats. */
+Test(median, in_place_of_floats)
+{
+	uint64_t rng = 42;
+
+	for (size_t n = 1; n < 200; n++) {
+		float *f = malloc(n * sizeof(*f));
+		double *d = malloc(n * sizeof(*d));
+
+		cr_assert(f && d);
+		for (size_t i = 0; i < n; i++) /* few distinct values: repeats */
+			d[i] = f[i] = (float)(1 + (int)(rng_unit(&rng) * (double)(n % 7 + 2)));
+		cr_assert_eq(ix_median_float(f, n), ix_median(d, n), "n = %zu", n);
+		free(f);
+		free(d);
+	}
+	cr_assert_eq(ix_median_float(NULL, 0), 0);
+}
+
+static bool row_zero(const struct ix_cell *c, uint32_t row, uint32_t col, const void *arg)
+{
+	(void)col;
+	(void)arg;
+	return row == 0 && c->state == IX_CELL_OK;
+}
+
+/* A percentile over the cells a filter takes: node 0's row. */
+Test(mesh, a_percentile_over_chosen_cells)
+{
+	const uint32_t n = 5;
+	struct ix_cell *cells = mesh_new(n);
+	double row[4], low = INFINITY;
+	struct ix_cells m;
+	uint64_t count;
+
+	for (uint32_t b = 1; b < n; b++)
+		row[b - 1] = cell(cells, n, 0, b)->bw_bps = (float)(b * GBIT);
+	cr_assert_eq(ix_cells_load(&m, cells, n, IX_CELLS_FULL), 0);
+	cr_assert_eq(ix_cells_percentile(&m, false, row_zero, NULL, 50, &count), ix_median(row, 4));
+	cr_assert_eq(count, 4);
+	cr_assert_eq(ix_cells_percentile(&m, false, row_zero, NULL, 100, &count), 4 * GBIT);
+	/* The 0th of the latencies: the lowest of the row (as the store keeps it). */
+	for (uint32_t b = 1; b < n; b++)
+		low = fmin(low, ix_cells_get(&m, 0, b).lat_p50_ns);
+	cr_assert_eq(ix_cells_percentile(&m, true, row_zero, NULL, 0, &count), low);
+	ix_cells_free(&m);
+	free(cells);
+}
