@@ -96,6 +96,8 @@ int ix_cells_init(struct ix_cells *m, uint32_t n, enum ix_cells_mode mode)
 		return -1;
 	m->n = n;
 	m->mode = mode;
+	for (uint32_t i = 0; mode == IX_CELLS_FULL && i < n; i++) /* the diagonal: no pair */
+		m->v[((size_t)i * n + i) * SLOT + 10] = IX_CELL_NONE;
 	return 0;
 }
 
@@ -130,7 +132,7 @@ struct ix_cell ix_cells_get(const struct ix_cells *m, uint32_t a, uint32_t b)
 	unsigned char *p;
 	bool want, held;
 
-	if (a == b)
+	if (a == b && m->mode != IX_CELLS_FULL)
 		return (struct ix_cell){ .state = IX_CELL_NONE };
 	p = slot(m, a, b, &want);
 	c = decode(p, &held);
@@ -150,7 +152,7 @@ void ix_cells_set_bad(struct ix_cells *m, uint32_t a, uint32_t b, uint8_t bad)
 	bool want, held;
 	struct ix_cell c;
 
-	if (a == b)
+	if (a == b && m->mode != IX_CELLS_FULL)
 		return;
 	p = slot(m, a, b, &want);
 	c = decode(p, &held);
@@ -164,7 +166,7 @@ void ix_cells_set(struct ix_cells *m, uint32_t a, uint32_t b, const struct ix_ce
 	unsigned char *p;
 	bool want, held;
 
-	if (a == b)
+	if (a == b && m->mode != IX_CELLS_FULL)
 		return;
 	p = slot(m, a, b, &want);
 	if (m->mode != IX_CELLS_FULL) {
@@ -184,8 +186,7 @@ void ix_cells_count(const struct ix_cells *m, uint64_t count[4])
 	size_t ns = slots(m->n, m->mode);
 
 	for (size_t i = 0; i < ns; i++)
-		if (m->mode != IX_CELLS_FULL || i / m->n != i % m->n)
-			count[m->v[i * SLOT + 10] & 3u]++;
+		count[m->v[i * SLOT + 10] & 3u]++;
 }
 
 enum ix_cells_mode ix_cells_mode_for(uint32_t n, enum ix_cells_mode one_way,

@@ -77,7 +77,8 @@ static inline float ix_bits_float(uint32_t u)
  * - MIRROR: as PAIR, but the other direction of a measured or failed pair
  *   reads as the slot's copy with mirrored set (a view that draws the one
  *   test of a pair on both sides), and of a pending pair as pending.
- * The diagonal always reads as IX_CELL_NONE. In PAIR and MIRROR, a write
+ * The diagonal reads as IX_CELL_NONE until written (FULL: a host's
+ * traffic to itself); PAIR and MIRROR have no slot for it. In PAIR and MIRROR, a write
  * of IX_CELL_NONE to the direction the slot does not hold changes
  * nothing, a write of a mirrored copy changes only the pair's bad flags,
  * and any other write makes that direction the slot's.
@@ -97,7 +98,7 @@ struct ix_cells {
 	unsigned char *v; /* the slots; NULL before init or after free */
 };
 
-/* Every off-diagonal cell pending. 0, or -1 when out of memory (or the
+/* Every off-diagonal cell pending, the diagonal none. 0, or -1 when out of memory (or the
  * matrix would not fit a size_t); *m is then empty. */
 int ix_cells_init(struct ix_cells *m, uint32_t n, enum ix_cells_mode mode);
 void ix_cells_free(struct ix_cells *m);
@@ -110,8 +111,9 @@ void ix_cells_set(struct ix_cells *m, uint32_t a, uint32_t b, const struct ix_ce
 /* Only the bad flags of cell (a, b) (and its mirror's). */
 void ix_cells_set_bad(struct ix_cells *m, uint32_t a, uint32_t b, uint8_t bad);
 
-/* How many cells are in each state (count[enum ix_cell_state] += ...), the
- * diagonal left out: in PAIR and MIRROR, each pair once (its slot). */
+/* How many cells are in each state (count[enum ix_cell_state] += ...):
+ * in FULL every slot (the diagonal too), in PAIR and MIRROR each pair once
+ * (its slot). */
 void ix_cells_count(const struct ix_cells *m, uint64_t count[4]);
 
 /* The mode a matrix read from a document needs: FULL when some pair is

@@ -223,10 +223,11 @@ rm -f "$J/state3.json"
 BG=$!
 IX_PIDS+=("$BG")
 ix_wait_for 8 test -s "$J/state3.json"
-check "the state file is written as the mesh starts: round 0 of 1, its pair pending" \
+check "the state file is written as the mesh starts: round 0 of 1, its pair pending (one way: one test a pair)" \
 	jq_true "$J/state3.json" '.progress.batches == 0 and .progress.total == 1 and
 	 .results[0].pairs.planned == 1 and .results[0].pairs.measured == 0 and
-	 ([.results[0].matrix.state[][] | select(. == "pending")] | length) == 2'
+	 ([.results[0].matrix.state[][] | select(. == "pending")] | length) == 1 and
+	 ([.results[0].matrix.state[][] | select(. == "none")] | length) == 3'
 schema_check "$J/state3.json"
 kill "$BG" "$A1" "$A2"
 wait "$BG" "$A1" "$A2" 2>/dev/null

@@ -67,7 +67,8 @@ Test(cells, full_round_trip)
 	cr_assert(same(&g, &c));
 	cr_assert_eq(ix_cells_get(&m, 1, 3).state, IX_CELL_PENDING, "the other way is its own");
 	ix_cells_set(&m, 2, 2, &c);
-	cr_assert_eq(ix_cells_get(&m, 2, 2).state, IX_CELL_NONE, "the diagonal is no pair");
+	cr_assert_eq(ix_cells_get(&m, 2, 2).bw_bps, 9.4e9f, "a host's traffic to itself");
+	cr_assert_eq(ix_cells_get(&m, 4, 4).state, IX_CELL_NONE);
 	ix_cells_set_bad(&m, 3, 1, 0);
 	cr_assert_eq(ix_cells_get(&m, 3, 1).bad, 0);
 	cr_assert_eq(ix_cells_get(&m, 3, 1).bw_bps, 9.4e9f);
@@ -141,6 +142,8 @@ Test(cells, pair_holds_the_direction_written)
 	ix_cells_set(&m, 1, 2, &c);
 	cr_assert_eq(ix_cells_get(&m, 1, 2).state, IX_CELL_FAILED, "a write takes the slot");
 	cr_assert_eq(ix_cells_get(&m, 2, 1).state, IX_CELL_NONE);
+	ix_cells_set(&m, 3, 3, &c);
+	cr_assert_eq(ix_cells_get(&m, 3, 3).state, IX_CELL_NONE, "no slot for the diagonal");
 	ix_cells_count(&m, count);
 	cr_assert_eq(count[IX_CELL_FAILED], 1);
 	cr_assert_eq(count[IX_CELL_PENDING], 5, "six pairs of 4 hosts, one failed");
