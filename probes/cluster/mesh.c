@@ -402,9 +402,8 @@ static void one_cell_per_pair(struct ix_mesh_result *r)
 			} else if (x == IX_CELL_FAILED || y == IX_CELL_FAILED) {
 				set_state(r, a, b, IX_CELL_FAILED);
 				set_state(r, b, a, IX_CELL_NONE);
-			} else if (x == IX_CELL_PENDING) {
-				set_state(r, b, a,
-					  IX_CELL_NONE); /* a stopped run never got to it */
+			} else if (x == IX_CELL_PENDING) { /* a stopped run never got to it */
+				set_state(r, b, a, IX_CELL_NONE);
 			}
 		}
 }

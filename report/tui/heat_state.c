@@ -122,13 +122,15 @@ static int gpu_matrix(struct ix_heat_src *s, json_t *t, bool bw, struct ix_err *
 			uint8_t state = state_of(
 				json_string_value(json_array_get(json_array_get(st, a), b)));
 
+			if (a == b)
+				state = IX_CELL_NONE; /* within one GPU: not a pair */
 			if (bw || c.state == IX_CELL_PENDING)
 				c.state = state;
 			if (json_is_number(x) && json_number_value(x) > 0 && bw)
 				c.bw_bps = (float)(json_number_value(x) * 8);
 			else if (json_is_number(x) && json_number_value(x) > 0)
 				c.lat_p50_ns = c.lat_p99_ns = (float)json_number_value(x);
-			ix_cells_set(&s->cells, a, b, &c); /* the diagonal stays none */
+			ix_cells_set(&s->cells, a, b, &c);
 		}
 	return 0;
 }
