@@ -26,14 +26,17 @@
 #include "probes/core/probe.h"
 #include "probes/ctl/wire.h"
 #include "probes/host/linkcache.h"
+#include "probes/rdma/phased.h"
 #include "probes/rdma/setup.h"
 
 struct ix_token;
+struct ix_series;
 
 enum ix_run_kind {
 	IX_RUN_BW,
 	IX_RUN_LAT,
 	IX_RUN_READ,
+	IX_RUN_IFSERIES, /* a switch's counters on a schedule (phasewire.h) */
 };
 
 struct ix_run_job {
@@ -52,6 +55,13 @@ struct ix_run_job {
 	/* rdma: the GPU of the job's buffers, "auto" (the one nearest the
 	 * NIC) or an index; NULL: host memory. */
 	const char *gpu;
+	/* bw on path "rdma": a phased write test (probes/rdma/phased.h), its
+	 * QPs' flow labels set for source ports sport + i (0: none); NULL:
+	 * a plain one. */
+	const struct ix_rdma_phases *phases;
+	uint16_t sport;
+	/* ifseries: the reads asked. */
+	const struct ix_series *series;
 };
 
 /* Coordinator: where each end's RDMA buffers were, as the REPORT says
