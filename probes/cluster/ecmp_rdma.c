@@ -17,9 +17,10 @@
 
 #define JOB_EXTRA_S 30.0
 
-/* Switch s's series: its interfaces up but the control connection's (the
- * uplinks named when they are more than a series carries), read before
- * each phase and after the last. */
+/* Switch s's series: its interfaces up, the control connection's too (it
+ * may be the pair's port: the mapping leaves it out of the uplinks), or the
+ * uplinks named when they are more than a series carries; read before each
+ * phase and after the last. */
 static int series_of(const struct ix_ecmp_result *r, const struct ix_rdma_phases *ph,
 		     const struct ix_ifstat *v, uint32_t n, struct ix_series *se, char *why,
 		     size_t len)
@@ -31,7 +32,7 @@ static int series_of(const struct ix_ecmp_result *r, const struct ix_rdma_phases
 	for (uint32_t k = 0; k < se->nreads; k++)
 		se->at_s[k] = ix_rdma_phase_read_s(ph, r->nflows, k);
 	for (uint32_t i = 0; i < n && se->nifs <= IX_SERIES_MAX_IFS; i++)
-		if (v[i].up && !v[i].control && se->nifs++ < IX_SERIES_MAX_IFS)
+		if (v[i].up && se->nifs++ < IX_SERIES_MAX_IFS)
 			snprintf(se->names[se->nifs - 1], IX_IFNAME_SIZE, "%s", v[i].name);
 	if (se->nifs <= IX_SERIES_MAX_IFS)
 		return 0;

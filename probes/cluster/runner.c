@@ -450,9 +450,17 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	ix_client_close(&c);
 	if (bw) {
 		ix_rdma_summarize(&r, &s);
+		json_t *qb = json_array();
+
+		/* Each QP's bytes: every completed message's (phased: in
+		 * "phased" instead). */
+		for (uint32_t q = 0; q < r.bw.nqps; q++)
+			json_array_append_new(
+				qb, json_integer((json_int_t)(r.bw.qp_messages[q] * p.msg_size)));
 		json_object_set_new(rep, "bw",
-				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
-					      (json_int_t)s.bytes, "seconds", s.seconds));
+				    json_pack("{s:f,s:I,s:f,s:o}", "bps", s.bits_per_second,
+					      "bytes", (json_int_t)s.bytes, "seconds", s.seconds,
+					      "qp_bytes", qb));
 		/* The ports' ceilings, as each end found them. */
 		json_object_set_new(rep, "link", report_links(&r.local.link, &r.remote.link));
 	} else {

@@ -4,12 +4,15 @@
  * to REPORT the figures. Both the agent's and the coordinator's side of the
  * message bodies live here.
  *
- *   RUN    { kind: "bw" | "lat" | "read", targets: [{host, port}, ...],
+ *   RUN    { kind: "bw" | "lat" | "read" | "ifseries" (phasewire.h),
+ *            targets: [{host, port}, ...],
  *            bw | lat | block: <parameters as in TEST>, delay_us,
- *            rdma: {op, qps, traffic_class, service_level, gpu} with path "rdma",
+ *            rdma: {op, qps, traffic_class, service_level, gpu, phases, sport}
+ *            with path "rdma" (phases: phasewire.h),
  *            source: a numeric address of the agent's to send from (rails) }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
- *            loss_percent, streams: [{sport, dport, bytes, seconds}]} | lat: {samples, lost, min, p50, p99, max, mean}
+ *            loss_percent, streams: [{sport, dport, bytes, seconds}],
+ *            qp_bytes: [rdma: each QP's]} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures>,
  *            counters: {local, remote} (probes/core/counters.h, bw and lat),
  *            link: {local, remote} (probes/core/link.h: the links the test
