@@ -462,36 +462,35 @@ Test(report, streams_with_their_ports)
 	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{},{},{}]}}", st, 2, &n), -1, "over cap");
 }
 
-Test(run, refuses_phased_rdma_jobs_it_cannot_run)
+/* A one-second rdma write job with this "rdma" member, refused for part. */
+static void phased_refused(const char *rdma, const char *part)
 {
-	const char *head =
-		"{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
-		"\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":1,"
-		"\"warmup\":0},";
 	char text[512];
 
 	snprintf(text, sizeof(text),
-		 "%s\"rdma\":{\"op\":\"read\",\"qps\":2,\"sport\":50000,\"phases\":{\"lead\":1,"
-		 "\"alone\":1,\"gap\":1}}}",
-		 head);
-	refused(text, "a phased rdma job is a write test of 1 to 64 QPs");
-	snprintf(text, sizeof(text),
-		 "%s\"rdma\":{\"op\":\"write\",\"qps\":2,\"sport\":40000,\"phases\":{\"lead\":1,"
-		 "\"alone\":1,\"gap\":1}}}",
-		 head);
-	refused(text, "rdma.sport 0 or above 49152");
-	snprintf(text, sizeof(text),
-		 "%s\"rdma\":{\"op\":\"write\",\"qps\":2,\"phases\":{\"lead\":1,\"alone\":-1,"
-		 "\"gap\":1}}}",
-		 head);
-	refused(text, "rdma.phases: 'alone' must be a number");
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		 "\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":1,\"warmup\":0},"
+		 "\"rdma\":%s}",
+		 rdma);
+	refused(text, part);
+}
+
+Test(run, refuses_phased_rdma_jobs_it_cannot_run)
+{
+	phased_refused("{\"op\":\"read\",\"qps\":2,\"sport\":50000,\"phases\":{\"lead\":1,"
+		       "\"alone\":1,\"gap\":1}}",
+		       "a phased rdma job is a write test of 1 to 64 QPs");
+	phased_refused("{\"op\":\"write\",\"qps\":2,\"sport\":40000,\"phases\":{\"lead\":1,"
+		       "\"alone\":1,\"gap\":1}}",
+		       "rdma.sport 0 or above 49152");
+	phased_refused("{\"op\":\"write\",\"qps\":2,\"phases\":{\"lead\":1,\"alone\":-1,"
+		       "\"gap\":1}}",
+		       "rdma.phases: 'alone' must be a number");
 	/* The whole schedule, not the phase at once, against the agent's
 	 * 60 s: 12 + 16 x (2 + 1) + 1 = 61. */
-	snprintf(text, sizeof(text),
-		 "%s\"rdma\":{\"op\":\"write\",\"qps\":16,\"phases\":{\"lead\":12,\"alone\":2,"
-		 "\"gap\":1}}}",
-		 head);
-	refused(text, "limit of 60 s");
+	phased_refused("{\"op\":\"write\",\"qps\":16,\"phases\":{\"lead\":12,\"alone\":2,"
+		       "\"gap\":1}}",
+		       "limit of 60 s");
 }
 
 Test(run, an_ifseries_job_reads_this_host_s_counters_without_a_target)
