@@ -82,6 +82,8 @@ const struct ix_cmd_spec ix_ecmp_spec = {
 	.epilog = "K flows from A to B differ only in their source port. With --switch, each runs\n"
 		  "alone while the switch agent's interface counters are read: the uplink whose\n"
 		  "sent bytes rose by most of the flow's bytes carries it. Then all run at once.\n"
+		  "With --path rdma the flows are the QPs of one RDMA write connection, run\n"
+		  "alone and at once in one test on a schedule the switches read on.\n"
 		  "A, B and every switch run 'ixperf server' (A's with --allow-run or a token).\n"
 		  "Hosts as ixperf mesh takes them: host or host:port, A and B or A,B.\n"
 		  "Exit status: 0 the flows spread (or no switch to tell), 1 a test failed\n"

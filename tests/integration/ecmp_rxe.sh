@@ -10,7 +10,9 @@
 # named). The oracles are the kernel's: nft counters per RoCE v2 source
 # port and uplink in leaf1's forward path, leaf1's port counters (ip -s -j
 # link), a capture of the source ports on VM 1's tap, and what VM 1's tap
-# received against the QPs' bytes.
+# received against the QPs' bytes. About 4 minutes (two VMs booting under
+# emulation). IX_K=N runs N QPs (8); IX_KEEP_VM_OUT=DIR keeps the VMs'
+# folder there (logs, captures, counters).
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/rdma/vm.sh"
 
@@ -173,7 +175,10 @@ check_bytes() {
 # The QPs' bytes, alone and at once, against what B's rxe took in: its
 # packets received, less the duplicates and those out of sequence (a
 # retransmission's), each a full path MTU of payload (4096: the VMs' MTU
-# of 4200, and every write a multiple of it); and what VM 1's tap received
+# of 4200, and every write a multiple of it), within 1% above: rxe counts
+# only the first packet out of sequence of a run (rxe_resp.c, check_psn:
+# the rest are dropped uncounted until the retransmission); and what VM
+# 1's tap received
 # against every packet B received (4096 bytes and RoCE v2's 58 of
 # headers; 16 more on a write's first), within 2% (the control
 # connections, packets lost on the way).
@@ -185,7 +190,7 @@ check_total() {
 	oos=$(ctr_delta "$name" out_of_seq_request)
 	pkts=$((rcvd - dup - oos))
 	echo "  the QPs carried $sum bytes; B's rxe took in $pkts packets ($rcvd received, $dup duplicate, $oos out of sequence): $((pkts * 4096)) bytes; VM 1's tap received $got"
-	[ "$sum" -gt 0 ] && [ $((pkts * 4096)) = "$sum" ] &&
+	[ "$sum" -gt 0 ] && [ $((pkts * 4096)) -ge "$sum" ] && [ $((pkts * 4096)) -le $((sum + sum / 100)) ] &&
 		awk -v s="$sum" -v r="$rcvd" -v g="$got" -v w="$SIZE" \
 			'BEGIN { h = r * (4096 + 58) + s / w * 16; exit !(g >= h && g <= 1.02 * h) }'
 }
@@ -201,10 +206,15 @@ check_ports() {
 # 1. A layer-4 hash: the QPs spread over both spines.
 policy 1
 run_case l4
+# The hash of the fixed ports is seeded at boot: all $K on one spine by
+# chance 1 in 2^($K-1). ixperf's verdict must be the one nft's counters
+# call for either way.
 used=$(awk '$3 > 0 {print $2}' "$O/l4.nft" | sort -u | wc -l)
-check "layer 4: ixperf exits 0" test "$(cat "$O/l4.rc")" = 0 || tail -3 "$O/l4.err"
-check "layer 4: nft saw the QPs on both spines, and the verdict is a spread over 2 of 2 uplinks" jq_true "$O/l4.json" \
-	"$used == 2 and .results[0].state == \"spread\" and (.results[0].verdict | test(\"^$K flows over 2 of 2 uplinks\"))"
+echo "  layer 4: nft saw the QPs on $used of 2 spines"
+check "layer 4: ixperf exits $([ "$used" = 2 ] && echo 0 || echo 4)" \
+	test "$(cat "$O/l4.rc")" = "$([ "$used" = 2 ] && echo 0 || echo 4)" || tail -3 "$O/l4.err"
+check "layer 4: the verdict is what nft's counters call for (a spread over 2 of 2 uplinks where they saw both)" jq_true "$O/l4.json" \
+	"if $used == 2 then .results[0].state == \"spread\" and (.results[0].verdict | test(\"^$K flows over 2 of 2 uplinks\")) else .results[0].state == \"polarised\" end"
 check "layer 4: every QP's ports were fixed by its flow label (sport + i)" jq_true "$O/l4.json" \
 	".results[0].sport_how == \"flow_label\" and ([.results[0].flows[] | .sport == $SPORT + .index and .flow_label == .sport - 49152] | all)"
 check "layer 4: the capture saw the QPs send from the ports ixperf names" check_ports l4
