@@ -92,15 +92,24 @@ void ix_text_ecmp(FILE *f, const struct ix_ecmp_result *r, const struct ix_unit_
 
 	ix_host_format(&r->hosts->v[0], a, sizeof(a));
 	ix_host_format(&r->hosts->v[1], b, sizeof(b));
-	fprintf(f, "ECMP: %s -> %s, %u %s flows from source ports %u-%u%s\n", a, b, r->nflows,
-		r->params.bw.path, r->params.bw.src_port, r->params.bw.src_port + r->nflows - 1,
-		r->nswitches ? ", each alone, then all at once" : ", all at once");
-	if (r->params.rdma && r->sport_how)
-		fprintf(f, "The QPs of one RDMA write connection; their RoCE v2 source ports %s\n",
-			strcmp(r->sport_how, "flow_label") == 0
-				? "from the flow label set on each (rdma_flow_label_to_udp_sport, "
-				  "as rdma_rxe, mlx5, hns and irdma derive them)"
-			: strcmp(r->sport_how, "qpn") == 0
+	if (r->params.rdma)
+		fprintf(f, "ECMP: %s -> %s, %u QPs of one RDMA write connection%s\n", a, b,
+			r->nflows,
+			r->nswitches ? ", each alone, then all at once" : ", all at once");
+	else
+		fprintf(f, "ECMP: %s -> %s, %u %s flows from source ports %u-%u%s\n", a, b,
+			r->nflows, r->params.bw.path, r->params.bw.src_port,
+			r->params.bw.src_port + r->nflows - 1,
+			r->nswitches ? ", each alone, then all at once" : ", all at once");
+	if (r->params.rdma && r->sport_how && strcmp(r->sport_how, "flow_label") == 0)
+		fprintf(f,
+			"Their RoCE v2 source ports: %u-%u, from the flow label set on each "
+			"(rdma_flow_label_to_udp_sport, as rdma_rxe, mlx5, hns and irdma derive "
+			"them; not captured)\n",
+			r->params.bw.src_port, r->params.bw.src_port + r->nflows - 1);
+	else if (r->params.rdma && r->sport_how)
+		fprintf(f, "Their RoCE v2 source ports: %s\n",
+			strcmp(r->sport_how, "qpn") == 0
 				? "computed from both QP numbers as rdma_rxe does (no flow label "
 				  "set)"
 				: "not known: the provider chooses them (no flow label set)");
