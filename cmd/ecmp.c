@@ -15,12 +15,18 @@
 
 #define DEFAULT_FLOWS 8
 #define DEFAULT_SPORT 30000 /* below Linux's ephemeral range (32768-60999) */
+/* RoCE v2 source ports come from the flow label as 0xc000 | label
+ * (rdma_flow_label_to_udp_sport), above 49152 for a nonzero label. */
+#define DEFAULT_RDMA_SPORT 50000
+#define MIN_RDMA_SPORT     49153
 
 struct ecmp_opts {
 	struct ix_coord_opts k;
 	uint64_t flows;
 	uint64_t sport;
 	bool udp;
+	const char *path;
+	double lead_s, gap_s;
 	const char *sw; /* the last --switch; every one is collected from argv */
 	const char *uplinks;
 	double time_s;
@@ -39,6 +45,14 @@ static const struct ix_option ecmp_options[] = {
 	  "source port of the first flow; flow i sends from PORT+i (default 30000)", 1024, 65535 },
 	{ 'u', "udp", IX_OPT_FLAG, offsetof(struct ecmp_opts, udp), NULL,
 	  "UDP flows (the agent at B binds PORT+i too) instead of TCP", 0, 0 },
+	{ 0, "path", IX_OPT_STRING, offsetof(struct ecmp_opts, path), "PATH",
+	  "tcp (default), udp (as --udp) or rdma: K QPs of one RDMA write connection, each "
+	  "with a flow label for source port PORT+i (default PORT 50000)",
+	  0, 0 },
+	{ 0, "lead", IX_OPT_SECONDS, offsetof(struct ecmp_opts, lead_s), "SECONDS",
+	  "rdma: from the start to the first QP alone, for the QPs' setup (default 3)", 0.1, 600 },
+	{ 0, "gap", IX_OPT_SECONDS, offsetof(struct ecmp_opts, gap_s), "SECONDS",
+	  "rdma: between two phases, the switches read in its middle (default 1)", 0.01, 600 },
 	{ 0, "switch", IX_OPT_STRING, offsetof(struct ecmp_opts, sw), "HOST",
 	  "agent on a leaf switch whose interface counters map flows to uplinks (repeatable, "
 	  "up to 4)",
@@ -68,6 +82,8 @@ const struct ix_cmd_spec ix_ecmp_spec = {
 	.epilog = "K flows from A to B differ only in their source port. With --switch, each runs\n"
 		  "alone while the switch agent's interface counters are read: the uplink whose\n"
 		  "sent bytes rose by most of the flow's bytes carries it. Then all run at once.\n"
+		  "With --path rdma the flows are the QPs of one RDMA write connection, run\n"
+		  "alone and at once in one test on a schedule the switches read on.\n"
 		  "A, B and every switch run 'ixperf server' (A's with --allow-run or a token).\n"
 		  "Hosts as ixperf mesh takes them: host or host:port, A and B or A,B.\n"
 		  "Exit status: 0 the flows spread (or no switch to tell), 1 a test failed\n"
@@ -151,11 +167,29 @@ static int build(const struct ecmp_opts *o, uint32_t nswitches, struct ix_ecmp_p
 	const struct ix_transport *tp;
 
 	memset(p, 0, sizeof(*p));
-	if (ix_path_lookup(o->udp ? "udp" : "tcp", &tp, err) < 0)
+	if (o->udp && o->path && strcmp(o->path, "udp") != 0)
+		return ix_fail(err, IX_EXIT_USAGE, "--udp and --path %s: choose one", o->path);
+	if (ix_path_lookup(o->path ? o->path : o->udp ? "udp" : "tcp", &tp, err) < 0)
 		return -1;
+	p->rdma = (tp->caps & IX_CAP_RDMA) != 0;
+	if (!p->rdma && (o->lead_s > 0 || o->gap_s > 0))
+		return ix_fail(err, IX_EXIT_USAGE, "--lead and --gap are for --path rdma");
+	if (p->rdma && o->rate)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "-b/--rate is for tcp and udp: an RDMA write runs at what the "
+			       "path gives");
+	p->lead_s = o->lead_s > 0 ? o->lead_s : 3;
+	p->gap_s = o->gap_s > 0 ? o->gap_s : 1;
 	p->bw.path = tp->name;
 	p->bw.streams = o->flows ? (uint32_t)o->flows : DEFAULT_FLOWS;
-	p->bw.src_port = (uint16_t)(o->sport ? o->sport : DEFAULT_SPORT);
+	p->bw.src_port = (uint16_t)(o->sport  ? o->sport
+				    : p->rdma ? DEFAULT_RDMA_SPORT
+					      : DEFAULT_SPORT);
+	if (p->rdma && p->bw.src_port < MIN_RDMA_SPORT)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "invalid value for --sport: %u; RoCE v2 source ports from a flow "
+			       "label are %d to 65535",
+			       p->bw.src_port, MIN_RDMA_SPORT);
 	if ((uint64_t)p->bw.src_port + p->bw.streams - 1 > 65535)
 		return ix_fail(err, IX_EXIT_USAGE,
 			       "invalid value for --sport: %u + %u flows goes past port 65535",

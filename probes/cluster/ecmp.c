@@ -239,7 +239,12 @@ int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 		ix_fail(err, IX_EXIT_FAIL, "out of memory");
 		goto out;
 	}
-	if (r->nswitches) {
+	if (p->rdma) {
+		if (r->nswitches)
+			read_switches(co, r, &b);
+		if (ix_ecmp_rdma_run(co, r, b.v, b.n, b.ok, err) < 0)
+			goto out;
+	} else if (r->nswitches) {
 		/* The uplinks named must be there before any flow runs. */
 		read_switches(co, r, &b);
 		for (uint32_t s = 0; s < r->nswitches; s++)
@@ -266,9 +271,9 @@ int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 			if (r->sw[s].ok)
 				ix_ecmp_map_switch(r, s, a.v[s], a.n[s]);
 	}
-	if (together(co, r, &b, &a, err) < 0)
+	if (!p->rdma && together(co, r, &b, &a, err) < 0)
 		goto out;
-	for (uint32_t s = 0; s < r->nswitches; s++)
+	for (uint32_t s = 0; !p->rdma && s < r->nswitches; s++)
 		if (r->sw[s].ok)
 			ix_ecmp_together_switch(r, s, b.ok[s] ? b.v[s] : NULL, b.n[s],
 						a.ok[s] ? a.v[s] : NULL, a.n[s]);

@@ -39,6 +39,12 @@ struct ix_ecmp_params {
 	 * the pair's own port and the agent's control connection's. */
 	char uplinks[IX_ECMP_MAX_UPLINKS][IX_IFNAME_SIZE];
 	uint32_t nuplinks;
+	/* bw.path "rdma": K QPs of one RDMA write connection (flows), their
+	 * flow labels set for source ports src_port + i (0: none set), run
+	 * in one phased test (probes/rdma/phased.h): lead_s for its setup,
+	 * then each QP alone with gap_s between, then all at once. */
+	bool rdma;
+	double lead_s, gap_s;
 };
 
 /* One flow at one switch, run alone: the interface whose received bytes
@@ -55,6 +61,11 @@ struct ix_ecmp_hop {
 
 struct ix_ecmp_flow {
 	uint16_t sport, dport; /* the client's ports: dport the agent's (TCP) */
+	/* rdma: the QP's number at A and at B, its flow label (0: none) and
+	 * when it ran alone (seconds from the start); sport 0 where the
+	 * provider's choice is not known. */
+	uint32_t qpn, remote_qpn, flow_label;
+	double alone_start_s, alone_end_s;
 	/* Alone. */
 	bool alone_ok;
 	double alone_bps;
@@ -136,6 +147,11 @@ struct ix_ecmp_result {
 	char note[400]; /* without switches: identical or two-group figures */
 	bool complete;
 	char error[IX_ERR_MAX];
+	/* rdma: how the QPs' source ports are known (ix_rdma_sport_how_name:
+	 * "flow_label", "qpn", "unknown") and when the QPs were connected
+	 * (seconds from the start). */
+	const char *sport_how;
+	double ready_s;
 };
 
 /* Run it over the coordinator's agents: host 0 is A, host 1 B, hosts 2..
@@ -143,6 +159,13 @@ struct ix_ecmp_result {
  * r->error say what failed. */
 int ix_ecmp_run(struct ix_coord *co, const struct ix_ecmp_params *p,
 		const struct ix_hostlist *hosts, struct ix_ecmp_result *r, struct ix_err *err);
+
+/* ecmp_rdma.c: the flows of an rdma run, alone and at once, in one phased
+ * test at A with each switch's counters read on its schedule; b, nb and
+ * ok are the switches' reads before it (b[s] valid where ok[s]). */
+int ix_ecmp_rdma_run(struct ix_coord *co, struct ix_ecmp_result *r,
+		     struct ix_ifstat (*b)[IX_IFSTAT_MAX], const uint32_t *nb, const bool *ok,
+		     struct ix_err *err);
 
 /* ecmp_judge.c. One flow at one switch from its counters before and after
  * (matched by name): in and out with their rises. */

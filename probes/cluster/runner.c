@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "probes/cluster/blockread.h"
+#include "probes/cluster/phasewire.h"
 #include "probes/cluster/runner.h"
 #include "probes/core/clock.h"
 #include "probes/core/link.h"
@@ -17,7 +18,7 @@
 #define MAX_DELAY_US 60000000
 #define JOB_GRACE_S  30.0 /* connecting and the exchange of results */
 
-static const char *const kind_names[] = { "bw", "lat", "read" };
+static const char *const kind_names[] = { "bw", "lat", "read", "ifseries" };
 
 json_t *ix_runner_request(const struct ix_run_job *job)
 {
@@ -32,9 +33,11 @@ json_t *ix_runner_request(const struct ix_run_job *job)
 		json_object_set_new(run, "bw", ix_wire_bw_params(job->bw));
 	else if (job->kind == IX_RUN_LAT)
 		json_object_set_new(run, "lat", ix_wire_lat_params(job->lat));
-	else
+	else if (job->kind == IX_RUN_READ)
 		json_object_set_new(run, "block", ix_wire_read_params(job->read));
-	if (job->rdma && job->kind != IX_RUN_READ &&
+	else
+		json_object_set_new(run, "ifseries", ix_phasewire_series_request(job->series));
+	if (job->rdma && (job->kind == IX_RUN_BW || job->kind == IX_RUN_LAT) &&
 	    strcmp(job->kind == IX_RUN_BW ? job->bw->path : job->lat->path, "rdma") == 0)
 		json_object_set_new(run, "rdma",
 				    json_pack("{s:s,s:i,s:i,s:i}", "op",
@@ -46,6 +49,12 @@ json_t *ix_runner_request(const struct ix_run_job *job)
 		json_object_set_new(run, "source", json_string(job->source));
 	if (job->gpu && json_object_get(run, "rdma"))
 		json_object_set_new(json_object_get(run, "rdma"), "gpu", json_string(job->gpu));
+	if (job->phases && json_object_get(run, "rdma")) {
+		json_object_set_new(json_object_get(run, "rdma"), "phases",
+				    ix_phasewire_phases(job->phases));
+		json_object_set_new(json_object_get(run, "rdma"), "sport",
+				    json_integer(job->sport));
+	}
 	return run;
 }
 
@@ -55,10 +64,11 @@ const char *ix_runner_describe(json_t *run)
 
 	if (!k)
 		return "(malformed)";
-	return strcmp(k, "bw") == 0     ? "bandwidth test towards a peer"
-	       : strcmp(k, "lat") == 0  ? "latency test towards a peer"
-	       : strcmp(k, "read") == 0 ? "synchronised reads from the senders"
-					: "(unknown kind)";
+	return strcmp(k, "bw") == 0         ? "bandwidth test towards a peer"
+	       : strcmp(k, "lat") == 0      ? "latency test towards a peer"
+	       : strcmp(k, "read") == 0     ? "synchronised reads from the senders"
+	       : strcmp(k, "ifseries") == 0 ? "interface counters on a schedule"
+					    : "(unknown kind)";
 }
 
 /* The address to send from, when the request names one: numeric only
@@ -357,6 +367,44 @@ static int rdma_gpu(json_t *run, int *gpu, struct ix_err *err)
 	return 0;
 }
 
+/* A phased test's schedule (rdma.phases) and source ports (rdma.sport)
+ * into p and ph; 0 without one (*on false). */
+static int rdma_phases(const struct ix_runner_ctx *ctx, json_t *run, struct ix_rdma_params *p,
+		       struct ix_rdma_phases *ph, bool *on, struct ix_err *err)
+{
+	json_t *r = json_object_get(run, "rdma"), *j = json_object_get(r, "phases");
+	double max = ctx->limits->max_duration_s > 0 ? ctx->limits->max_duration_s : 86400,
+	       sport = 0;
+
+	*on = j != NULL;
+	if (!j)
+		return 0;
+	if (ix_phasewire_parse_phases(j, ph, err) < 0 ||
+	    rnum(r, "sport", 0, 65535, true, &sport, err) < 0)
+		return -1;
+	if (p->op != IX_RDMA_OP_WRITE || p->qps > IX_RDMA_PHASED_MAX_QPS ||
+	    (sport != 0 && sport <= 0xc000))
+		return ix_fail(
+			err, IX_EXIT_USAGE,
+			"RUN: a phased rdma job is a write test of 1 to %d QPs, rdma.sport 0 "
+			"or above 49152",
+			IX_RDMA_PHASED_MAX_QPS);
+	ph->warmup_s = p->warmup_s;
+	ph->duration_s = p->duration_s;
+	/* The agent at the other end waits for the whole schedule. */
+	p->duration_s = ix_rdma_phases_end_s(ph, p->qps);
+	p->warmup_s = 0;
+	/* Each phase ends when its writes have completed: few in flight, so
+	 * that it ends soon after its time (4 of 64 KiB: 256 KiB per QP). */
+	p->tx_depth = 4;
+	p->cq_mod = 1;
+	p->sport = (uint16_t)sport;
+	if (p->duration_s > max)
+		return ix_fail(err, IX_EXIT_USAGE, "RUN: longer than this agent's limit of %.0f s",
+			       max);
+	return 0;
+}
+
 /* An RDMA bw or lat test towards one peer, reported like a socket one. */
 static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const struct ix_host *t,
 		    uint32_t n, int64_t start, json_t *rep, struct ix_err *terr, struct ix_err *err)
@@ -366,10 +414,16 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	struct ix_rdma_result r;
 	struct ix_rdma_summary s;
 	struct ix_rdma_dev dev;
+	struct ix_rdma_phases ph;
+	struct ix_rdma_phased *out = NULL;
+	bool phased;
 	int rc, gpu;
 
-	if (rdma_params(ctx, run, bw, &p, err) < 0 || rdma_gpu(run, &gpu, err) < 0)
+	if (rdma_params(ctx, run, bw, &p, err) < 0 || rdma_gpu(run, &gpu, err) < 0 ||
+	    rdma_phases(ctx, run, &p, &ph, &phased, err) < 0)
 		return REFUSED;
+	if (phased && !(out = calloc(1, sizeof(*out))))
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), REFUSED;
 	if (n != 1)
 		return ix_fail(err, IX_EXIT_USAGE, "RUN: an rdma job takes one target"), REFUSED;
 	if (charge(ctx,
@@ -384,15 +438,29 @@ static int run_rdma(const struct ix_runner_ctx *ctx, json_t *run, bool bw, const
 	rc = ix_client_connect(&c, terr);
 	if (rc == 0 && (rc = ix_rdma_hw_dev_new(&dev, NULL, gpu, terr)) == 0) {
 		ix_rdma_result_free(&r);
-		rc = ix_rdma_client_run(&c, &dev, ctx->rdma_dev, 0, &p, &r, terr);
+		rc = phased ? ix_rdma_client_run_phased(&c, &dev, ctx->rdma_dev, 0, &p, &ph, start,
+							out, &r, terr)
+			    : ix_rdma_client_run(&c, &dev, ctx->rdma_dev, 0, &p, &r, terr);
 		ix_rdma_hw_dev_free(&dev);
+	}
+	if (out) {
+		json_object_set_new(rep, "phased", ix_phasewire_phased(out));
+		free(out);
 	}
 	ix_client_close(&c);
 	if (bw) {
 		ix_rdma_summarize(&r, &s);
+		json_t *qb = json_array();
+
+		/* Each QP's bytes: every completed message's (phased: in
+		 * "phased" instead). */
+		for (uint32_t q = 0; q < r.bw.nqps; q++)
+			json_array_append_new(
+				qb, json_integer((json_int_t)(r.bw.qp_messages[q] * p.msg_size)));
 		json_object_set_new(rep, "bw",
-				    json_pack("{s:f,s:I,s:f}", "bps", s.bits_per_second, "bytes",
-					      (json_int_t)s.bytes, "seconds", s.seconds));
+				    json_pack("{s:f,s:I,s:f,s:o}", "bps", s.bits_per_second,
+					      "bytes", (json_int_t)s.bytes, "seconds", s.seconds,
+					      "qp_bytes", qb));
 		/* The ports' ceilings, as each end found them. */
 		json_object_set_new(rep, "link", report_links(&r.local.link, &r.remote.link));
 	} else {
@@ -440,6 +508,26 @@ static int run_read(const struct ix_runner_ctx *ctx, json_t *run, const struct i
 	return rc;
 }
 
+/* A switch's counters on a schedule from the start. */
+static int run_series(const struct ix_runner_ctx *ctx, json_t *run, int64_t start, json_t *rep,
+		      struct ix_err *err)
+{
+	struct ix_series *s = calloc(1, sizeof(*s));
+	double max = ctx->limits->max_duration_s > 0 ? ctx->limits->max_duration_s : 86400;
+
+	if (!s)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), REFUSED;
+	if (ix_phasewire_parse_series_request(json_object_get(run, "ifseries"), s, err) < 0 ||
+	    (s->at_s[s->nreads - 1] > max &&
+	     ix_fail(err, IX_EXIT_USAGE, "RUN: longer than this agent's limit of %.0f s", max))) {
+		free(s);
+		return REFUSED;
+	}
+	json_object_set_new(rep, "ifseries", ix_phasewire_series_run(s, start, ctx->stop));
+	free(s);
+	return 0;
+}
+
 json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_err *err)
 {
 	const char *kind = json_string_value(json_object_get(run, "kind"));
@@ -458,8 +546,10 @@ json_t *ix_runner_run(const struct ix_runner_ctx *ctx, json_t *run, struct ix_er
 	if (!tg)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory"), NULL;
 	rep = json_object();
-	if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0 ||
-	    check_source(run, err) < 0)
+	if (strcmp(kind, "ifseries") == 0) /* a switch's own counters: no peer */
+		rc = run_series(ctx, run, start, rep, err);
+	else if (parse_targets(json_object_get(run, "targets"), tg, IX_MAX_FANIN, &n, err) < 0 ||
+		 check_source(run, err) < 0)
 		rc = REFUSED;
 	else if ((strcmp(kind, "bw") == 0 || strcmp(kind, "lat") == 0) &&
 		 json_object_get(run, "rdma"))

@@ -4,12 +4,15 @@
  * to REPORT the figures. Both the agent's and the coordinator's side of the
  * message bodies live here.
  *
- *   RUN    { kind: "bw" | "lat" | "read", targets: [{host, port}, ...],
+ *   RUN    { kind: "bw" | "lat" | "read" | "ifseries" (phasewire.h),
+ *            targets: [{host, port}, ...],
  *            bw | lat | block: <parameters as in TEST>, delay_us,
- *            rdma: {op, qps, traffic_class, service_level, gpu} with path "rdma",
+ *            rdma: {op, qps, traffic_class, service_level, gpu, phases, sport}
+ *            with path "rdma" (phases: phasewire.h),
  *            source: a numeric address of the agent's to send from (rails) }
  *   REPORT { ok, error, bw: {bps, bytes, seconds, retransmits, lost,
- *            loss_percent, streams: [{sport, dport, bytes, seconds}]} | lat: {samples, lost, min, p50, p99, max, mean}
+ *            loss_percent, streams: [{sport, dport, bytes, seconds}],
+ *            qp_bytes: [rdma: each QP's]} | lat: {samples, lost, min, p50, p99, max, mean}
  *            | read: <ix_wire_read_figures>,
  *            counters: {local, remote} (probes/core/counters.h, bw and lat),
  *            link: {local, remote} (probes/core/link.h: the links the test
@@ -26,14 +29,17 @@
 #include "probes/core/probe.h"
 #include "probes/ctl/wire.h"
 #include "probes/host/linkcache.h"
+#include "probes/rdma/phased.h"
 #include "probes/rdma/setup.h"
 
 struct ix_token;
+struct ix_series;
 
 enum ix_run_kind {
 	IX_RUN_BW,
 	IX_RUN_LAT,
 	IX_RUN_READ,
+	IX_RUN_IFSERIES, /* a switch's counters on a schedule (phasewire.h) */
 };
 
 struct ix_run_job {
@@ -52,6 +58,13 @@ struct ix_run_job {
 	/* rdma: the GPU of the job's buffers, "auto" (the one nearest the
 	 * NIC) or an index; NULL: host memory. */
 	const char *gpu;
+	/* bw on path "rdma": a phased write test (probes/rdma/phased.h), its
+	 * QPs' flow labels set for source ports sport + i (0: none); NULL:
+	 * a plain one. */
+	const struct ix_rdma_phases *phases;
+	uint16_t sport;
+	/* ifseries: the reads asked. */
+	const struct ix_series *series;
 };
 
 /* Coordinator: where each end's RDMA buffers were, as the REPORT says

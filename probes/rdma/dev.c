@@ -133,6 +133,7 @@ static int hw_probe(void *ctx, const struct ix_rdma_dev_req *req, struct ix_rdma
 	info->port = h->port.port;
 	info->infiniband = !h->port.ethernet;
 	info->lid = h->port.lid;
+	info->vendor_id = h->port.vendor_id;
 	info->active_mtu = h->port.active_mtu;
 	info->rate_bps = port_rate(h->root, &h->port);
 	info->gid = h->gid;
@@ -314,7 +315,10 @@ static int hw_connect(void *ctx, const struct ix_rdma_endpoint *peer, int mtu, s
 				      .gid_index = h->port.ethernet ? h->gid.index : -1,
 				      .traffic_class = h->p.traffic_class,
 				      .service_level = h->p.service_level,
-				      .max_rd_atomic = (uint8_t)(h->p.rd_atom ? h->p.rd_atom : 1) };
+				      .max_rd_atomic = (uint8_t)(h->p.rd_atom ? h->p.rd_atom : 1),
+				      .flow_label = h->p.sport && h->gid.type == IX_RDMA_GID_ROCE_V2
+							    ? (uint32_t)h->p.sport - 0xc000
+							    : 0 };
 
 	if (peer->nqps > IX_VERBS_MAX_QPS)
 		return ix_fail(err, IX_EXIT_FAIL, "the peer has %u queue pairs, more than %d",

@@ -332,6 +332,8 @@ static int bw_handle(struct bw_run *b, const struct ix_rdma_wc *wc)
 		return 0;
 	}
 	n = wc->wr_id - before;
+	if (b->out->qp_messages)
+		b->out->qp_messages[wc->qp] += n;
 	if (b->by_iters)
 		meas = wc->wr_id <= b->warm ? 0 : wc->wr_id - (before > b->warm ? before : b->warm);
 	else
@@ -566,8 +568,12 @@ int ix_rdma_engine_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct
 		return 0;
 	}
 	b.c.qp = calloc(run->qps, sizeof(*b.c.qp));
-	if (!b.c.qp)
+	out->qp_messages = b.tx ? calloc(run->qps, sizeof(*out->qp_messages)) : NULL;
+	if (!b.c.qp || (b.tx && !out->qp_messages)) {
+		free(b.c.qp);
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory for %u QPs", run->qps);
+	}
+	out->nqps = b.tx ? run->qps : 0;
 	b.by_iters = run->iters > 0;
 	b.warm = b.c.sig_at = b.by_iters ? run->warmup_iters : 0;
 	b.peak = run->peak && b.by_iters;
@@ -596,6 +602,9 @@ void ix_rdma_bw_figures_free(struct ix_rdma_bw_figures *f)
 	free(f->intervals);
 	f->intervals = NULL;
 	f->nintervals = 0;
+	free(f->qp_messages);
+	f->qp_messages = NULL;
+	f->nqps = 0;
 }
 
 /* ---- latency ------------------------------------------------------------ */

@@ -178,6 +178,11 @@ struct ix_rdma_bw_figures {
 	uint64_t clock_reads;  /* calls to ops->now_ns */
 	size_t nintervals;
 	struct ix_rdma_interval *intervals;
+	/* Per QP (nqps of them, this end's tx only): the messages of its WRs
+	 * that completed, warm-up and the tail past the deadline included:
+	 * every one the wire carried. */
+	uint32_t nqps;
+	uint64_t *qp_messages;
 };
 
 /* Latency figures. samples: one value per measured round trip, in ns: half

@@ -15,6 +15,7 @@
 #include "probes/ctl/client.h"
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
+#include "probes/rdma/phased.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
 
@@ -437,7 +438,7 @@ static int agent_bound(const struct ix_client *c, const struct ix_rdma_endpoint 
 
 static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 			const struct ix_rdma_endpoint *self, struct ix_rdma_result *r,
-			struct ix_err *err)
+			struct ix_rdma_endpoint *peer_out, struct ix_err *err)
 {
 	struct ix_rdma_endpoint peer;
 	json_t *req, *ack;
@@ -463,30 +464,66 @@ static int client_setup(struct ix_client *c, const struct ix_rdma_dev *dev,
 	if (dev->ops->connect(dev->ctx, &peer, mtu, err) < 0)
 		return -1;
 	r->path_mtu = mtu; /* connected: from here on the test ran */
+	if (peer_out)
+		*peer_out = peer;
 	return 0;
 }
 
-int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
-		       unsigned port, const struct ix_rdma_params *p, struct ix_rdma_result *r,
-		       struct ix_err *err)
+/* A phased test (phased.h): its QPs' numbers, labels and ports, then its
+ * phases on the schedule. */
+struct phased_req {
+	const struct ix_rdma_phases *ph;
+	int64_t t0_ns;
+	struct ix_rdma_phased *out;
+};
+
+static int run_phased(const struct ix_rdma_dev *dev, const struct phased_req *pr,
+		      const struct ix_rdma_endpoint *self, const struct ix_rdma_endpoint *peer,
+		      struct ix_rdma_result *r, struct ix_err *err)
 {
-	struct ix_rdma_endpoint self;
+	struct ix_rdma_phased *o = pr->out;
+	struct ix_rdma_run run;
+	void *ectx = NULL;
+	const struct ix_rdma_ops *ops = dev->ops->engine(dev->ctx, true, &ectx);
+
+	o->nqps = self->nqps < IX_RDMA_PHASED_MAX_QPS ? self->nqps : IX_RDMA_PHASED_MAX_QPS;
+	o->ready_s = (double)(ix_now_ns() - pr->t0_ns) / 1e9;
+	for (uint32_t i = 0; i < o->nqps; i++) {
+		o->qpn[i] = self->qps[i].qpn;
+		o->remote_qpn[i] = i < peer->nqps ? peer->qps[i].qpn : 0;
+		o->flow_label[i] = r->params.sport && r->local.gid.type == IX_RDMA_GID_ROCE_V2
+					   ? (uint32_t)r->params.sport - 0xc000 + i
+					   : 0;
+	}
+	ix_rdma_phased_sports(o, r->local.vendor_id);
+	ix_rdma_run_from_params(&r->params, true, false, &run);
+	return ix_rdma_phased_run(ops, ectx, &run, pr->ph, pr->t0_ns, o, err);
+}
+
+static int client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
+		      unsigned port, const struct ix_rdma_params *p, const struct phased_req *pr,
+		      struct ix_rdma_result *r, struct ix_err *err)
+{
+	struct ix_rdma_endpoint self, peer;
 	struct ix_err rerr = { 0 };
 	struct end_ctl end = { .fd = -1 };
 	json_t *res = NULL;
 	int rc;
 
 	ix_rdma_result_init(r, p);
+	peer.nqps = 0;
 	snprintf(r->remote_host, sizeof(r->remote_host), "%s", c->server_host);
 	snprintf(r->remote_version, sizeof(r->remote_version), "%s", c->server_version);
 	if (prepare(dev, devname, port, c->fd, &r->params, true, &r->local, &self, err) < 0 ||
-	    client_setup(c, dev, &self, r, err) < 0 || ix_client_send(c, IX_MSG_START, err) < 0) {
+	    client_setup(c, dev, &self, r, &peer, err) < 0 ||
+	    ix_client_send(c, IX_MSG_START, err) < 0) {
 		rc = -1;
 		goto out;
 	}
 	end.fd = c->fd;
 	counters_now(dev, &r->ctr_local); /* before; what moved replaces it */
-	rc = run_engine(dev, &r->params, true, &end, &r->bw, &r->lat, err);
+	rc = pr ? run_phased(dev, pr, &self, &peer, r, err)
+		: run_engine(dev, &r->params, true, &end, &r->bw, &r->lat, err);
 	counters_since(dev, &r->ctr_local);
 	if (rc == 0 && end.err.msg[0]) {
 		*err = end.err;
@@ -513,6 +550,25 @@ out:
 		snprintf(r->error, sizeof(r->error), "%s", err->msg);
 	dev->ops->close(dev->ctx);
 	return rc;
+}
+
+int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
+		       unsigned port, const struct ix_rdma_params *p, struct ix_rdma_result *r,
+		       struct ix_err *err)
+{
+	return client_run(c, dev, devname, port, p, NULL, r, err);
+}
+
+int ix_rdma_client_run_phased(struct ix_client *c, const struct ix_rdma_dev *dev,
+			      const char *devname, unsigned port, const struct ix_rdma_params *p,
+			      const struct ix_rdma_phases *ph, int64_t t0_ns,
+			      struct ix_rdma_phased *out, struct ix_rdma_result *r,
+			      struct ix_err *err)
+{
+	struct phased_req pr = { ph, t0_ns, out };
+
+	memset(out, 0, sizeof(*out));
+	return client_run(c, dev, devname, port, p, &pr, r, err);
 }
 
 /* ---- agent ---- */

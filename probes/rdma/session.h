@@ -47,6 +47,7 @@ struct ix_rdma_port_info {
 	unsigned port;
 	bool infiniband;
 	uint16_t lid;
+	uint32_t vendor_id;              /* this end's only: 0xffffff is rdma_rxe */
 	int active_mtu;                  /* enum ix_rdma_mtu */
 	double rate_bps;                 /* the port's rate, 0: unknown */
 	struct ix_rdma_gid gid;          /* the GID used and why */
@@ -153,6 +154,16 @@ void ix_rdma_summarize(const struct ix_rdma_result *r, struct ix_rdma_summary *s
 int ix_rdma_client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const char *devname,
 		       unsigned port, const struct ix_rdma_params *p, struct ix_rdma_result *r,
 		       struct ix_err *err);
+
+/* Client: the same as a phased write test (phased.h) on the schedule from
+ * t0_ns; out gets its QPs and phases. */
+struct ix_rdma_phases;
+struct ix_rdma_phased;
+int ix_rdma_client_run_phased(struct ix_client *c, const struct ix_rdma_dev *dev,
+			      const char *devname, unsigned port, const struct ix_rdma_params *p,
+			      const struct ix_rdma_phases *ph, int64_t t0_ns,
+			      struct ix_rdma_phased *out, struct ix_rdma_result *r,
+			      struct ix_err *err);
 
 /* Agent: serve one TEST of kind "rdma" on control connection fd. lim
  * bounds what a client may ask; max_duration_s is the agent's limit. The

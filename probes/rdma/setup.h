@@ -171,6 +171,10 @@ struct ix_rdma_params {
 	struct ix_rdma_gid_pref gid;
 	enum ix_rdma_numa_policy numa;
 	int numa_node;
+	/* RoCE v2, this end's QPs: QP i's GRH flow label makes it send from
+	 * UDP port sport + i where the provider derives the port from the
+	 * label (0: no label set; 0xc001 to 0xffff otherwise). */
+	uint16_t sport;
 };
 
 /* Device capabilities as ibv_query_device reports them (max_inline_data

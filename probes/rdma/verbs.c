@@ -143,6 +143,7 @@ int ix_verbs_ports(struct ix_verbs_port *out, size_t max, size_t *n, struct ix_e
 			o->max_inline = inl;
 			o->max_mr_size = da.max_mr_size;
 			o->max_msg_size = pa.max_msg_sz;
+			o->vendor_id = da.vendor_id;
 			(*n)++;
 		}
 		ibv_close_device(ctx);
@@ -347,6 +348,8 @@ int ix_verbs_connect(struct ix_verbs *v, const struct ix_verbs_remote *r,
 			a.ah_attr.grh.sgid_index = (uint8_t)(p->gid_index >= 0 ? p->gid_index : 0);
 			a.ah_attr.grh.hop_limit = 64;
 			a.ah_attr.grh.traffic_class = p->traffic_class;
+			if (r->ethernet && p->flow_label)
+				a.ah_attr.grh.flow_label = (p->flow_label + i) & 0xfffff;
 		}
 		if (ibv_modify_qp(v->qp[i], &a,
 				  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |

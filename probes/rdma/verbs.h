@@ -81,6 +81,12 @@ struct ix_verbs_path {
 	uint8_t traffic_class; /* RoCE: DSCP << 2 */
 	uint8_t service_level;
 	uint8_t max_rd_atomic; /* RDMA reads in flight per QP */
+	/* RoCE v2: QP i's GRH flow label is flow_label + i (0: none set). A
+	 * provider that derives the UDP source port from it (the kernel's
+	 * rdma_flow_label_to_udp_sport: mlx5, hns, irdma) sends QP i from
+	 * 0xc000 | (flow_label + i) for a label below 0x4000; rdma_rxe
+	 * ignores it. */
+	uint32_t flow_label;
 };
 
 /* One port of one device, with what the test parameters are checked
@@ -96,6 +102,7 @@ struct ix_verbs_port {
 	uint32_t max_qp_wr, max_sge, max_qp, max_qp_rd_atom;
 	uint32_t max_inline; /* the largest inline size an RC QP accepts, found by trying */
 	uint64_t max_mr_size, max_msg_size;
+	uint32_t vendor_id; /* ibv_device_attr's: 0xffffff is soft-RoCE (rdma_rxe) */
 };
 
 struct ix_verbs;

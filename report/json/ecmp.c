@@ -54,22 +54,33 @@ static json_t *flows_json(const struct ix_ecmp_result *r)
 
 	for (uint32_t i = 0; i < r->nflows; i++) {
 		const struct ix_ecmp_flow *f = &r->flows[i];
-		bool ran = r->nswitches > 0;
+		bool ran = r->nswitches > 0, rdma = r->params.rdma;
+		json_t *o, *alone;
 
-		json_array_append_new(
-			a,
-			json_pack(
-				"{s:i,s:i,s:o,s:o,s:o,s:b,s:o,s:o,s:o}", "index", (int)i, "sport",
-				(int)f->sport, "dport", int_if(f->ok, f->dport), "alone",
-				!ran ? json_null()
-				     : json_pack("{s:b,s:o,s:o,s:o,s:o}", "ok", f->alone_ok, "bps",
-						 num_if(f->alone_ok, f->alone_bps), "bytes",
-						 int_if(f->alone_ok, f->alone_bytes), "dport",
-						 int_if(f->alone_ok, f->alone_dport), "error",
-						 str_or_null(f->alone_ok ? NULL : f->alone_error)),
-				"hops", hops_json(r, f), "ok", f->ok, "bps", num_if(f->ok, f->bps),
-				"bytes", int_if(f->ok, f->bytes), "seconds",
-				num_if(f->ok, f->seconds)));
+		o = json_pack("{s:i,s:i,s:o,s:o,s:o,s:b,s:o,s:o,s:o}", "index", (int)i, "sport",
+			      (int)f->sport, "dport", int_if(f->ok, f->dport), "alone",
+			      !ran ? json_null()
+				   : json_pack("{s:b,s:o,s:o,s:o,s:o}", "ok", f->alone_ok, "bps",
+					       num_if(f->alone_ok, f->alone_bps), "bytes",
+					       int_if(f->alone_ok, f->alone_bytes), "dport",
+					       int_if(f->alone_ok, f->alone_dport), "error",
+					       str_or_null(f->alone_ok ? NULL : f->alone_error)),
+			      "hops", hops_json(r, f), "ok", f->ok, "bps", num_if(f->ok, f->bps),
+			      "bytes", int_if(f->ok, f->bytes), "seconds",
+			      num_if(f->ok, f->seconds));
+		/* rdma: the QP behind the flow, and its port where not known. */
+		if (rdma && !f->sport)
+			json_object_set_new(o, "sport", json_null());
+		json_object_set_new(o, "qpn", int_if(rdma && f->qpn, f->qpn));
+		json_object_set_new(o, "remote_qpn", int_if(rdma && f->qpn, f->remote_qpn));
+		json_object_set_new(o, "flow_label", int_if(rdma && f->qpn, f->flow_label));
+		if ((alone = json_object_get(o, "alone")) && json_is_object(alone)) {
+			json_object_set_new(alone, "start_s",
+					    num_if(rdma && f->alone_ok, f->alone_start_s));
+			json_object_set_new(alone, "end_s",
+					    num_if(rdma && f->alone_ok, f->alone_end_s));
+		}
+		json_array_append_new(a, o);
 	}
 	return a;
 }
@@ -126,25 +137,34 @@ static json_t *spread_json(const struct ix_ecmp_spread *s)
 
 static json_t *params_json(const struct ix_ecmp_params *p)
 {
-	json_t *ups = p->nuplinks ? json_array() : json_null();
+	json_t *ups = p->nuplinks ? json_array() : json_null(), *o;
 
 	for (uint32_t i = 0; i < p->nuplinks; i++)
 		json_array_append_new(ups, json_string(p->uplinks[i]));
-	return json_pack("{s:s,s:i,s:i,s:I,s:f,s:f,s:f,s:o,s:o}", "path", p->bw.path, "flows",
-			 (int)p->bw.streams, "src_port", (int)p->bw.src_port, "msg_size",
-			 (json_int_t)p->bw.msg_size, "duration_s", p->bw.duration_s, "warmup_s",
-			 p->bw.warmup_s, "alone_s", p->alone_s, "rate_bps",
-			 int_if(p->bw.rate_bps > 0, p->bw.rate_bps), "uplinks", ups);
+	o = json_pack("{s:s,s:i,s:i,s:I,s:f,s:f,s:f,s:o,s:o}", "path", p->bw.path, "flows",
+		      (int)p->bw.streams, "src_port", (int)p->bw.src_port, "msg_size",
+		      (json_int_t)p->bw.msg_size, "duration_s", p->bw.duration_s, "warmup_s",
+		      p->bw.warmup_s, "alone_s", p->alone_s, "rate_bps",
+		      int_if(p->bw.rate_bps > 0, p->bw.rate_bps), "uplinks", ups);
+	json_object_set_new(o, "lead_s", num_if(p->rdma, p->lead_s));
+	json_object_set_new(o, "gap_s", num_if(p->rdma, p->gap_s));
+	return o;
 }
 
 json_t *ix_json_ecmp(const struct ix_ecmp_result *r)
 {
-	return json_pack("{s:s,s:b,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:s,s:s,s:o}", "kind",
-			 "ecmp", "complete", r->complete, "from", host_of(r->hosts, 0), "to",
-			 host_of(r->hosts, 1), "params", params_json(&r->params), "switches",
-			 switches_json(r), "flows", flows_json(r), "pair", "ok",
-			 json_boolean(r->together_ok), "bps", num_if(r->together_ok, r->pair_bps),
-			 "bytes", int_if(r->together_ok, r->pair_bytes), "spread",
-			 spread_json(&r->spread), "state", ix_ecmp_state_name(r->state), "verdict",
-			 r->verdict, "note", str_or_null(r->note));
+	json_t *o = json_pack(
+		"{s:s,s:b,s:o,s:o,s:o,s:o,s:o,s:{s:o,s:o,s:o},s:o,s:s,s:s,s:o}", "kind", "ecmp",
+		"complete", r->complete, "from", host_of(r->hosts, 0), "to", host_of(r->hosts, 1),
+		"params", params_json(&r->params), "switches", switches_json(r), "flows",
+		flows_json(r), "pair", "ok", json_boolean(r->together_ok), "bps",
+		num_if(r->together_ok, r->pair_bps), "bytes", int_if(r->together_ok, r->pair_bytes),
+		"spread", spread_json(&r->spread), "state", ix_ecmp_state_name(r->state), "verdict",
+		r->verdict, "note", str_or_null(r->note));
+
+	/* rdma: how the QPs' source ports are known, and when they were
+	 * connected. */
+	json_object_set_new(o, "sport_how", str_or_null(r->params.rdma ? r->sport_how : NULL));
+	json_object_set_new(o, "ready_s", num_if(r->params.rdma && r->sport_how, r->ready_s));
+	return o;
 }

@@ -8,6 +8,20 @@
 #include "probes/core/link.h"
 #include "report/json/json.h"
 
+/* Each QP's bytes at the requester: every completed message's. */
+static json_t *qp_bytes(const struct ix_rdma_result *r)
+{
+	json_t *a;
+
+	if (!r->bw.nqps)
+		return json_null();
+	a = json_array();
+	for (uint32_t q = 0; q < r->bw.nqps; q++)
+		json_array_append_new(
+			a, json_integer((json_int_t)(r->bw.qp_messages[q] * r->params.msg_size)));
+	return a;
+}
+
 static json_t *dir_json(const struct ix_rdma_dir_figures *d)
 {
 	if (!d->valid)
@@ -61,8 +75,8 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r)
 			json_object_set_new(json_object_get(o, "rdma"), "percent_of_ceiling",
 					    json_real(100.0 * s.bits_per_second / ceil));
 		json_object_set_new(o, "requester",
-				    json_pack("{s:o,s:o}", "tx", dir_json(&r->bw.tx), "rx",
-					      dir_json(&r->bw.rx)));
+				    json_pack("{s:o,s:o,s:o}", "tx", dir_json(&r->bw.tx), "rx",
+					      dir_json(&r->bw.rx), "qp_bytes", qp_bytes(r)));
 		json_object_set_new(o, "responder",
 				    json_pack("{s:b,s:o,s:o}", "complete", r->remote_complete, "tx",
 					      dir_json(&r->remote_tx), "rx",

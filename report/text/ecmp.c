@@ -16,20 +16,26 @@ static void rate(double bps, bool known, const struct ix_unit_choice *u, char *b
 
 static void flows_table(FILE *f, const struct ix_ecmp_result *r, const struct ix_unit_choice *u)
 {
-	char a[32], b[32], host[IX_HOST_NAME_MAX + 16] = "";
+	char a[32], b[32], sp[8], qp[12] = "", host[IX_HOST_NAME_MAX + 16] = "";
+	bool rdma = r->params.rdma;
 
 	if (r->nswitches)
 		ix_host_format(&r->hosts->v[r->sw[0].host], host, sizeof(host));
-	fprintf(f, "\n%5s %6s %6s %14s %14s  %s%s%s\n", "flow", "sport", "dport", "alone",
-		"at once", r->nswitches ? "uplink alone (at " : "", host, r->nswitches ? ")" : "");
+	fprintf(f, "\n%5s %s%6s %6s %14s %14s  %s%s%s\n", "flow", rdma ? "     QPN " : "", "sport",
+		"dport", "alone", "at once", r->nswitches ? "uplink alone (at " : "", host,
+		r->nswitches ? ")" : "");
 	for (uint32_t i = 0; i < r->nflows; i++) {
 		const struct ix_ecmp_flow *fl = &r->flows[i];
 		const struct ix_ecmp_hop *h = &fl->hop[0];
 
 		rate(fl->alone_bps, fl->alone_ok, u, a, sizeof(a));
 		rate(fl->bps, fl->ok, u, b, sizeof(b));
-		fprintf(f, "%5u %6u %6u %14s %14s  %s\n", i, fl->sport, fl->ok ? fl->dport : 0, a,
-			b,
+		snprintf(sp, sizeof(sp), fl->sport ? "%u" : "?", fl->sport);
+		if (rdma)
+			snprintf(qp, sizeof(qp), "%8s ", "");
+		if (rdma && fl->qpn)
+			snprintf(qp, sizeof(qp), "%#8x ", fl->qpn);
+		fprintf(f, "%5u %s%6s %6u %14s %14s  %s\n", i, qp, sp, fl->ok ? fl->dport : 0, a, b,
 			!r->nswitches  ? ""
 			: h->uplink[0] ? h->uplink
 				       : "?");
@@ -86,9 +92,27 @@ void ix_text_ecmp(FILE *f, const struct ix_ecmp_result *r, const struct ix_unit_
 
 	ix_host_format(&r->hosts->v[0], a, sizeof(a));
 	ix_host_format(&r->hosts->v[1], b, sizeof(b));
-	fprintf(f, "ECMP: %s -> %s, %u %s flows from source ports %u-%u%s\n", a, b, r->nflows,
-		r->params.bw.path, r->params.bw.src_port, r->params.bw.src_port + r->nflows - 1,
-		r->nswitches ? ", each alone, then all at once" : ", all at once");
+	if (r->params.rdma)
+		fprintf(f, "ECMP: %s -> %s, %u QPs of one RDMA write connection%s\n", a, b,
+			r->nflows,
+			r->nswitches ? ", each alone, then all at once" : ", all at once");
+	else
+		fprintf(f, "ECMP: %s -> %s, %u %s flows from source ports %u-%u%s\n", a, b,
+			r->nflows, r->params.bw.path, r->params.bw.src_port,
+			r->params.bw.src_port + r->nflows - 1,
+			r->nswitches ? ", each alone, then all at once" : ", all at once");
+	if (r->params.rdma && r->sport_how && strcmp(r->sport_how, "flow_label") == 0)
+		fprintf(f,
+			"Their RoCE v2 source ports: %u-%u, from the flow label set on each "
+			"(rdma_flow_label_to_udp_sport, as rdma_rxe, mlx5, hns and irdma derive "
+			"them; not captured)\n",
+			r->params.bw.src_port, r->params.bw.src_port + r->nflows - 1);
+	else if (r->params.rdma && r->sport_how)
+		fprintf(f, "Their RoCE v2 source ports: %s\n",
+			strcmp(r->sport_how, "qpn") == 0
+				? "computed from both QP numbers as rdma_rxe does (no flow label "
+				  "set)"
+				: "not known: the provider chooses them (no flow label set)");
 	flows_table(f, r, u);
 	if (sp->n) {
 		char mn[32], md[32], mx[32], sum[32], pair[32];

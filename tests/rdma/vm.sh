@@ -17,7 +17,9 @@
 #                            (IX_VM_SHAPE="N TBF-ARGS": a tbf on the
 #                            bridge's port to VM N, where root;
 #                            IX_VM_CAPTURE="FILTER": a capture of every
-#                            bridge port, see ix_vm_capture)
+#                            bridge port, see ix_vm_capture;
+#                            IX_VM_FABRIC=ecmp: a routed fabric, see
+#                            ix_vm_fabric)
 #
 # Nothing binary is committed: the kernel comes from Debian's registry at
 # test time.
@@ -148,14 +150,70 @@ ix_vm_prepare() {
 	touch "$c/ready"
 }
 
+# ix_vm_fabric_ns NAME: the namespace of node NAME (leaf1, leaf2, spine1,
+# spine2) of IX_VM_FABRIC=ecmp's fabric; the same in every subshell of the
+# test, so a test that boots its VMs in the background names them too.
+ix_vm_fabric_ns() {
+	echo "ixvf-$$-$1"
+}
+
+# ix_vm_fabric: IX_VM_FABRIC=ecmp, as root. VM 1's tap (tap1) is a port of
+# a router, leaf1 (10.77.1.1/24, VM 1 10.77.1.2 with its default route
+# through it), VM 2's of leaf2 (10.77.2.1/24, VM 2 10.77.2.2); the leaves
+# are joined through two spines (to-spine1 and to-spine2 at each leaf, l1
+# and l2 at each spine, veths of /30s), with a multipath route between the
+# leaves' subnets: each RoCE v2 packet takes the spine its leaf's hash
+# picks (net.ipv4.fib_multipath_hash_policy, set by the test in the
+# leaves). Every link is an MTU of 9000, as the bridge's ports.
+ix_vm_fabric() {
+	local n s l
+	for n in leaf1 leaf2 spine1 spine2; do
+		ip netns add "$(ix_vm_fabric_ns $n)" || return 1
+		IX_NETNS+=("$(ix_vm_fabric_ns $n)")
+		ip -n "$(ix_vm_fabric_ns $n)" link set dev lo up
+		ip netns exec "$(ix_vm_fabric_ns $n)" sysctl -qw net.ipv4.ip_forward=1
+	done
+	for l in 1 2; do
+		n=$(ix_vm_fabric_ns "leaf$l")
+		ip -n "$n" tuntap add "tap$l" mode tap || return 1
+		ip -n "$n" link set "tap$l" mtu 9000 txqueuelen 10000 up
+		ip -n "$n" addr add "10.77.$l.1/24" dev "tap$l"
+		for s in 1 2; do
+			ip link add "to-spine$s" netns "$n" type veth peer name "l$l" \
+				netns "$(ix_vm_fabric_ns "spine$s")" || return 1
+			ip -n "$n" addr add "10.$l$s.0.1/30" dev "to-spine$s"
+			ip -n "$(ix_vm_fabric_ns "spine$s")" addr add "10.$l$s.0.2/30" dev "l$l"
+			ip -n "$n" link set "to-spine$s" mtu 9000 up
+			ip -n "$(ix_vm_fabric_ns "spine$s")" link set "l$l" mtu 9000 up
+		done
+	done
+	# A leaf's own traffic to the other side (an agent or coordinator run
+	# in its namespace) leaves from its VM-facing address, which the other
+	# leaf routes back.
+	ip -n "$(ix_vm_fabric_ns leaf1)" route add 10.77.2.0/24 src 10.77.1.1 \
+		nexthop via 10.11.0.2 nexthop via 10.12.0.2 &&
+		ip -n "$(ix_vm_fabric_ns leaf2)" route add 10.77.1.0/24 src 10.77.2.1 \
+			nexthop via 10.21.0.2 nexthop via 10.22.0.2 || return 1
+	for s in 1 2; do
+		ip -n "$(ix_vm_fabric_ns "spine$s")" route add 10.77.1.0/24 via "10.1$s.0.1"
+		ip -n "$(ix_vm_fabric_ns "spine$s")" route add 10.77.2.0/24 via "10.2$s.0.1"
+	done
+}
+
 # The VMs' network: as root, a bridge in a network namespace made for the
 # run, one tap per VM (QEMU reads them fast, and the queues hold a
 # window of RoCE packets); otherwise a QEMU multicast socket on loopback,
 # whose default socket buffer drops bursts (rxe then retransmits).
+# IX_VM_FABRIC=ecmp: ix_vm_fabric's routers instead (nodes 1 and 2).
 ix_vm_net() {
 	local n
 	IX_VM_NS=
 	[ "$(id -u)" = 0 ] && [ -c /dev/net/tun ] || return 0
+	if [ "${IX_VM_FABRIC:-}" = ecmp ]; then
+		ix_vm_fabric || return 1
+		IX_VM_NS=fabric
+		return 0
+	fi
 	IX_VM_NS=ixvm-$$-$RANDOM
 	ip netns add "$IX_VM_NS" || {
 		IX_VM_NS=
@@ -199,7 +257,7 @@ ix_vm_capture() {
 
 # ix_vm_boot CACHE OUT SCRIPT NODE...: OUT must be an absolute path.
 ix_vm_boot() {
-	local c=$1 out=$2 script=$3 n pids=() port net cap=
+	local c=$1 out=$2 script=$3 n pids=() port net cap= ns ip gw
 	shift 3
 	port=$((20000 + RANDOM % 20000))
 	ix_vm_net "$@"
@@ -222,18 +280,26 @@ ix_vm_boot() {
 		cap=$!
 		IX_PIDS+=("$cap")
 	fi
+	if [ "${IX_VM_FABRIC:-}" = ecmp ] && [ "$IX_VM_NS" != fabric ]; then
+		echo "no routed fabric: it needs root and /dev/net/tun" >"$out/fabric.err"
+		return 1
+	fi
 	for n in "$@"; do
 		rm -f "$out/vm$n.rc" "$out/vm$n.log"
+		ns=$IX_VM_NS ip=10.77.0.$n gw=
+		if [ "$IX_VM_NS" = fabric ]; then
+			ns=$(ix_vm_fabric_ns "leaf$n") ip=10.77.$n.2 gw=10.77.$n.1
+		fi
 		if [ -n "$IX_VM_NS" ]; then
 			net="tap,id=n0,ifname=tap$n,script=no,downscript=no"
 		else
 			net="socket,id=n0,mcast=230.77.0.1:$port,localaddr=127.0.0.1"
 		fi
-		${IX_VM_NS:+ip netns exec "$IX_VM_NS"} \
+		${ns:+ip netns exec "$ns"} \
 			qemu-system-x86_64 -accel tcg -cpu max -smp "${IX_VM_SMP:-1}" -m "${IX_VM_MEM:-768}" \
 			-display none -monitor none -no-reboot -serial "file:$out/console$n.log" \
 			-kernel "$c/vmlinuz" -initrd "$c/initrd.gz" \
-			-append "console=ttyS0 panic=-1 quiet rdinit=/init ix.node=$n ix.ip=10.77.0.$n ix.script=$script ix.out=$out" \
+			-append "console=ttyS0 panic=-1 quiet rdinit=/init ix.node=$n ix.ip=$ip${gw:+ ix.gw=$gw} ix.script=$script ix.out=$out" \
 			-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
 			-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
 			-fsdev local,id=out,path="$out",security_model=none \
@@ -251,7 +317,9 @@ ix_vm_boot() {
 		touch "$out/capture.start" "$out/capture.stop"
 		wait "$cap"
 	fi
-	if [ -n "$IX_VM_NS" ]; then
+	if [ "$IX_VM_NS" = fabric ]; then
+		for n in leaf1 leaf2 spine1 spine2; do ip netns del "$(ix_vm_fabric_ns $n)"; done
+	elif [ -n "$IX_VM_NS" ]; then
 		ip netns del "$IX_VM_NS"
 	fi
 }

@@ -5,6 +5,7 @@
 
 #include <criterion/criterion.h>
 
+#include "probes/cluster/phasewire.h"
 #include "probes/cluster/runner.h"
 #include "probes/core/stats.h"
 #include "probes/net/transport.h"
@@ -459,4 +460,62 @@ Test(report, streams_with_their_ports)
 				st, 2, &n),
 		     -1);
 	cr_assert_eq(streams_of("{\"bw\":{\"streams\":[{},{},{}]}}", st, 2, &n), -1, "over cap");
+}
+
+/* A one-second rdma write job with this "rdma" member, refused for part. */
+static void phased_refused(const char *rdma, const char *part)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+		 "{\"kind\":\"bw\",\"delay_us\":0,\"targets\":[{\"host\":\"a\",\"port\":1}],"
+		 "\"bw\":{\"path\":\"rdma\",\"msg_size\":65536,\"duration\":1,\"warmup\":0},"
+		 "\"rdma\":%s}",
+		 rdma);
+	refused(text, part);
+}
+
+Test(run, refuses_phased_rdma_jobs_it_cannot_run)
+{
+	phased_refused("{\"op\":\"read\",\"qps\":2,\"sport\":50000,\"phases\":{\"lead\":1,"
+		       "\"alone\":1,\"gap\":1}}",
+		       "a phased rdma job is a write test of 1 to 64 QPs");
+	phased_refused("{\"op\":\"write\",\"qps\":2,\"sport\":40000,\"phases\":{\"lead\":1,"
+		       "\"alone\":1,\"gap\":1}}",
+		       "rdma.sport 0 or above 49152");
+	phased_refused("{\"op\":\"write\",\"qps\":2,\"phases\":{\"lead\":1,\"alone\":-1,"
+		       "\"gap\":1}}",
+		       "rdma.phases: 'alone' must be a number");
+	/* The whole schedule, not the phase at once, against the agent's
+	 * 60 s: 12 + 16 x (2 + 1) + 1 = 61. */
+	phased_refused("{\"op\":\"write\",\"qps\":16,\"phases\":{\"lead\":12,\"alone\":2,"
+		       "\"gap\":1}}",
+		       "limit of 60 s");
+}
+
+Test(run, an_ifseries_job_reads_this_host_s_counters_without_a_target)
+{
+	struct ix_runner_ctx ctx = { .limits = &limits };
+	static struct ix_series s;
+	struct ix_run_job job = { .kind = IX_RUN_IFSERIES, .series = &s };
+	struct ix_err err = { 0 };
+	json_t *run, *rep;
+
+	s.nreads = 2;
+	s.at_s[0] = 0;
+	s.at_s[1] = 0.01;
+	s.nifs = 1;
+	snprintf(s.names[0], IX_IFNAME_SIZE, "nosuchif0");
+	run = ix_runner_request(&job);
+	cr_assert_str_eq(json_string_value(json_object_get(run, "kind")), "ifseries");
+	rep = ix_runner_run(&ctx, run, &err);
+	cr_assert_not_null(rep, "%s", err.msg);
+	cr_assert(json_is_true(json_object_get(rep, "ok")));
+	cr_assert_eq(ix_phasewire_parse_series(json_object_get(rep, "ifseries"), &s, &err), 0, "%s",
+		     err.msg);
+	json_decref(rep);
+	json_object_set_new(json_object_get(run, "ifseries"), "at", json_pack("[f]", 61.0));
+	cr_assert_null(ix_runner_run(&ctx, run, &err));
+	cr_assert(strstr(err.msg, "limit of 60 s"), "%s", err.msg);
+	json_decref(run);
 }

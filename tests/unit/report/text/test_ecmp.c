@@ -53,3 +53,37 @@ Test(ecmp, a_switch_block_names_the_blamed_uplink)
 	cr_assert(strstr(buf, "Verdict: 1 flows over 1 of 2 uplinks (1)"), "%s", buf);
 	free(buf);
 }
+
+Test(ecmp, rdma_flows_show_their_qp_and_how_their_ports_are_known)
+{
+	static struct ix_ecmp_result r;
+	static struct ix_host hv[2];
+	static struct ix_hostlist h = { .v = hv, .n = 2 };
+	struct ix_unit_choice u;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_eq(ix_parse_units("bits", &u, NULL), 0);
+	snprintf(h.v[0].name, sizeof(h.v[0].name), "a");
+	snprintf(h.v[1].name, sizeof(h.v[1].name), "b");
+	r.hosts = &h;
+	r.params.rdma = true;
+	r.params.bw.path = "rdma";
+	r.params.bw.src_port = 50000;
+	r.nflows = 2;
+	r.sport_how = "qpn";
+	r.flows[0] =
+		(struct ix_ecmp_flow){ .sport = 49441, .qpn = 0x11, .ok = true, .dport = 4791 };
+	r.flows[1] = (struct ix_ecmp_flow){ .qpn = 0x12 }; /* its port not known */
+	ix_text_ecmp(f, &r, &u);
+	fclose(f);
+	cr_assert(strstr(buf, "2 QPs of one RDMA write connection, all at once\n"), "%s", buf);
+	cr_assert(strstr(buf, "Their RoCE v2 source ports: computed from both QP numbers as "
+			      "rdma_rxe does (no flow label set)"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "     QPN  sport  dport"), "%s", buf);
+	cr_assert(strstr(buf, "    0     0x11  49441   4791"), "%s", buf);
+	cr_assert(strstr(buf, "    1     0x12      ?      0"), "%s", buf);
+	free(buf);
+}
