@@ -136,6 +136,8 @@ struct rdma_qp {
 	uint64_t posted;   /* send WRs posted */
 	uint64_t done;     /* send WRs known complete */
 	uint64_t last_sig; /* WRs up to the last signaled one */
+	uint64_t unsig;    /* bytes posted unsignaled since it */
+	int64_t sig_ns;    /* the clock's last reading when it was posted */
 	uint64_t rposted, rdone;
 };
 
@@ -147,6 +149,7 @@ struct core {
 	struct rdma_qp *qp;
 	uint64_t quota;  /* WRs and receives per QP, warm-up included */
 	uint64_t sig_at; /* this WR of each QP is signaled too (0: none) */
+	bool fine;       /* duration mode's counting: signal by bytes and time too */
 	uint64_t polls, clock_reads, recvs_posted;
 	int64_t now; /* last clock reading */
 	unsigned check_every;
@@ -186,7 +189,19 @@ static int core_post_recvs(struct core *c, uint32_t q)
 	return 0;
 }
 
-/* Post the QP's next WR: signaled one in cq_mod, the last, and sig_at. */
+/* Whether a WR is signaled: one in cq_mod, the last, sig_at; and where the
+ * count is a window's (c->fine), after IX_RDMA_SIG_BYTES unsignaled or
+ * IX_RDMA_SIG_NS since the last signaled one (engine.h says why). */
+static bool core_signal(const struct core *c, const struct rdma_qp *p, uint64_t cnt)
+{
+	const struct ix_rdma_run *r = c->run;
+
+	return cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at ||
+	       (c->fine &&
+		(p->unsig + r->size >= IX_RDMA_SIG_BYTES || c->now - p->sig_ns >= IX_RDMA_SIG_NS));
+}
+
+/* Post the QP's next WR, signaled as core_signal says or when signal. */
 static int core_post(struct core *c, uint32_t q, bool signal)
 {
 	const struct ix_rdma_run *r = c->run;
@@ -196,7 +211,7 @@ static int core_post(struct core *c, uint32_t q, bool signal)
 		.opcode = r->opcode,
 		.length = r->size,
 		.wr_id = cnt,
-		.signaled = signal || cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at,
+		.signaled = signal || core_signal(c, p, cnt),
 		.inline_data = r->inline_data,
 		.imm = (uint32_t)cnt,
 	};
@@ -205,8 +220,12 @@ static int core_post(struct core *c, uint32_t q, bool signal)
 		return ix_fail_prefix(c->err, "QP %u: posting %s WR %" PRIu64, q,
 				      ix_rdma_opcode_name(r->opcode), cnt);
 	p->posted = cnt;
-	if (wr.signaled)
+	p->unsig += r->size;
+	if (wr.signaled) {
 		p->last_sig = cnt;
+		p->unsig = 0;
+		p->sig_ns = c->now;
+	}
 	return 0;
 }
 
@@ -570,6 +589,7 @@ int ix_rdma_engine_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory for %u QPs", run->qps);
 	b.by_iters = run->iters > 0;
 	b.warm = b.c.sig_at = b.by_iters ? run->warmup_iters : 0;
+	b.c.fine = !b.by_iters;
 	b.peak = run->peak && b.by_iters;
 	b.tx_start = b.tx_end = b.rx_start = b.rx_end = b.win_start = b.win_end = NO_TIME;
 	b.t0 = b.progress_t = b.ival_t = core_clock(&b.c);
