@@ -189,19 +189,9 @@ static int core_post_recvs(struct core *c, uint32_t q)
 	return 0;
 }
 
-/* Whether a WR is signaled: one in cq_mod, the last, sig_at; and where the
- * count is a window's (c->fine), after IX_RDMA_SIG_BYTES unsignaled or
+/* Post the QP's next WR: signaled one in cq_mod, the last, sig_at; and where
+ * the count is a window's (c->fine), after IX_RDMA_SIG_BYTES unsignaled or
  * IX_RDMA_SIG_NS since the last signaled one (engine.h says why). */
-static bool core_signal(const struct core *c, const struct rdma_qp *p, uint64_t cnt)
-{
-	const struct ix_rdma_run *r = c->run;
-
-	return cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at ||
-	       (c->fine &&
-		(p->unsig + r->size >= IX_RDMA_SIG_BYTES || c->now - p->sig_ns >= IX_RDMA_SIG_NS));
-}
-
-/* Post the QP's next WR, signaled as core_signal says or when signal. */
 static int core_post(struct core *c, uint32_t q, bool signal)
 {
 	const struct ix_rdma_run *r = c->run;
@@ -211,7 +201,9 @@ static int core_post(struct core *c, uint32_t q, bool signal)
 		.opcode = r->opcode,
 		.length = r->size,
 		.wr_id = cnt,
-		.signaled = signal || core_signal(c, p, cnt),
+		.signaled = signal || cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at ||
+			    (c->fine && (p->unsig + r->size >= IX_RDMA_SIG_BYTES ||
+					 c->now - p->sig_ns >= IX_RDMA_SIG_NS)),
 		.inline_data = r->inline_data,
 		.imm = (uint32_t)cnt,
 	};
@@ -508,8 +500,9 @@ static int bw_agree_end(struct bw_run *b)
 }
 
 /* Post and poll until done, then wait (bounded by the timeout) for the
- * signaled WRs still in flight; unsignaled ones behind the last signaled
- * WR complete silently. */
+ * signaled WRs still in flight. By duration, a QP whose last WR went
+ * unsignaled gets one more, signaled: RC completes in order, so once it
+ * is done nothing this end posted is in flight when it says it is done. */
 static int bw_loop(struct bw_run *b)
 {
 	for (;;) {
@@ -520,6 +513,14 @@ static int bw_loop(struct bw_run *b)
 		if (bw_poll(b) < 0)
 			return -1;
 	}
+	for (uint32_t q = 0; b->tx && !b->by_iters && q < b->c.run->qps; q++)
+		while (b->c.qp[q].posted > b->c.qp[q].last_sig) {
+			bool room = b->c.qp[q].posted - b->c.qp[q].done < b->c.run->tx_depth;
+
+			if ((room ? core_post(&b->c, q, true) : bw_poll(b)) < 0)
+				return -1;
+			b->out->posted += room;
+		}
 	while (b->tx && bw_outstanding(b))
 		if (bw_poll(b) < 0)
 			return -1;

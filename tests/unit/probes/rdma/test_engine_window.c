@@ -79,3 +79,36 @@ Test(rdma_window, iterations_keep_one_completion_in_cq_mod, .fini = sim_down)
 	cr_assert_eq(sim.cqes, 10, "%llu completions", (unsigned long long)sim.cqes);
 	ix_rdma_bw_figures_free(&f);
 }
+
+/* What the engine's end callback saw: WRs still in flight when it said done. */
+static uint64_t in_flight_at_done = UINT64_MAX;
+
+static void record_done(void *ctx)
+{
+	(void)ctx;
+	in_flight_at_done = sim.qp[0].posted - sim.qp[0].freed;
+}
+
+/* By duration the window closes wherever the WRs are: signaled by time as
+ * well as one in cq_mod, the last one posted may be unsignaled, and no
+ * completion says when it is done. The end still says it is done only once
+ * nothing it posted is in flight (its peer then stops serving and both
+ * tear their queue pairs down). */
+Test(rdma_window, by_duration_nothing_is_in_flight_when_the_end_says_done, .fini = sim_down)
+{
+	/* 4 KiB in 0.3 ms: signaled by time every few WRs, not one in 16 */
+	struct ix_rdma_run r = write_run(4096.0 / (0.3 * MS), 4096, 16);
+	struct ix_rdma_bw_figures f;
+	struct ix_err err = { 0 };
+
+	r.iters = 0;
+	r.duration_ns = 50 * MS;
+	r.timeout_ns = 1000 * MS;
+	r.end = (struct ix_rdma_end){ record_done, NULL, NULL };
+	cr_assert_eq(ix_rdma_engine_run_bw(&rdma_sim_ops, &sim, &r, &f, &err), 0, "%s", err.msg);
+	cr_assert_gt(f.tx.messages, 100);
+	cr_assert_eq(in_flight_at_done, 0, "%llu WRs in flight when the end said done",
+		     (unsigned long long)in_flight_at_done);
+	cr_assert_eq(sim.qp[0].posted, f.posted);
+	ix_rdma_bw_figures_free(&f);
+}
