@@ -136,6 +136,8 @@ struct rdma_qp {
 	uint64_t posted;   /* send WRs posted */
 	uint64_t done;     /* send WRs known complete */
 	uint64_t last_sig; /* WRs up to the last signaled one */
+	uint64_t unsig;    /* bytes posted unsignaled since it */
+	int64_t sig_ns;    /* the clock's last reading when it was posted */
 	uint64_t rposted, rdone;
 };
 
@@ -147,6 +149,7 @@ struct core {
 	struct rdma_qp *qp;
 	uint64_t quota;  /* WRs and receives per QP, warm-up included */
 	uint64_t sig_at; /* this WR of each QP is signaled too (0: none) */
+	bool fine;       /* duration mode's counting: signal by bytes and time too */
 	uint64_t polls, clock_reads, recvs_posted;
 	int64_t now; /* last clock reading */
 	unsigned check_every;
@@ -186,7 +189,9 @@ static int core_post_recvs(struct core *c, uint32_t q)
 	return 0;
 }
 
-/* Post the QP's next WR: signaled one in cq_mod, the last, and sig_at. */
+/* Post the QP's next WR: signaled one in cq_mod, the last, sig_at; and where
+ * the count is a window's (c->fine), after IX_RDMA_SIG_BYTES unsignaled or
+ * IX_RDMA_SIG_NS since the last signaled one (engine.h says why). */
 static int core_post(struct core *c, uint32_t q, bool signal)
 {
 	const struct ix_rdma_run *r = c->run;
@@ -196,7 +201,9 @@ static int core_post(struct core *c, uint32_t q, bool signal)
 		.opcode = r->opcode,
 		.length = r->size,
 		.wr_id = cnt,
-		.signaled = signal || cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at,
+		.signaled = signal || cnt % r->cq_mod == 0 || cnt == c->quota || cnt == c->sig_at ||
+			    (c->fine && (p->unsig + r->size >= IX_RDMA_SIG_BYTES ||
+					 c->now - p->sig_ns >= IX_RDMA_SIG_NS)),
 		.inline_data = r->inline_data,
 		.imm = (uint32_t)cnt,
 	};
@@ -205,8 +212,12 @@ static int core_post(struct core *c, uint32_t q, bool signal)
 		return ix_fail_prefix(c->err, "QP %u: posting %s WR %" PRIu64, q,
 				      ix_rdma_opcode_name(r->opcode), cnt);
 	p->posted = cnt;
-	if (wr.signaled)
+	p->unsig += r->size;
+	if (wr.signaled) {
 		p->last_sig = cnt;
+		p->unsig = 0;
+		p->sig_ns = c->now;
+	}
 	return 0;
 }
 
@@ -491,8 +502,9 @@ static int bw_agree_end(struct bw_run *b)
 }
 
 /* Post and poll until done, then wait (bounded by the timeout) for the
- * signaled WRs still in flight; unsignaled ones behind the last signaled
- * WR complete silently. */
+ * signaled WRs still in flight. By duration, a QP whose last WR went
+ * unsignaled gets one more, signaled: RC completes in order, so once it
+ * is done nothing this end posted is in flight when it says it is done. */
 static int bw_loop(struct bw_run *b)
 {
 	for (;;) {
@@ -503,6 +515,14 @@ static int bw_loop(struct bw_run *b)
 		if (bw_poll(b) < 0)
 			return -1;
 	}
+	for (uint32_t q = 0; b->tx && !b->by_iters && q < b->c.run->qps; q++)
+		while (b->c.qp[q].posted > b->c.qp[q].last_sig) {
+			bool room = b->c.qp[q].posted - b->c.qp[q].done < b->c.run->tx_depth;
+
+			if ((room ? core_post(&b->c, q, true) : bw_poll(b)) < 0)
+				return -1;
+			b->out->posted += room;
+		}
 	while (b->tx && bw_outstanding(b))
 		if (bw_poll(b) < 0)
 			return -1;
@@ -576,6 +596,7 @@ int ix_rdma_engine_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct
 	out->nqps = b.tx ? run->qps : 0;
 	b.by_iters = run->iters > 0;
 	b.warm = b.c.sig_at = b.by_iters ? run->warmup_iters : 0;
+	b.c.fine = !b.by_iters;
 	b.peak = run->peak && b.by_iters;
 	b.tx_start = b.tx_end = b.rx_start = b.rx_end = b.win_start = b.win_end = NO_TIME;
 	b.t0 = b.progress_t = b.ival_t = core_clock(&b.c);

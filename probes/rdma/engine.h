@@ -78,6 +78,14 @@ enum ix_rdma_side {
 #define IX_RDMA_POLL_BATCH    32         /* completions asked of one poll */
 #define IX_RDMA_CHECK_EVERY   16         /* polls between two clock readings */
 #define IX_RDMA_PEAK_MAX_MARK (1u << 22) /* time marks kept for the BW peak */
+/* Bandwidth by duration counts the WRs a completion covers when it comes:
+ * signaled one in cq_mod alone, a window that ends before cq_mod messages
+ * complete (4 MiB of 64 KiB ones: over 1 s below 34 Mbit/s) counts none of
+ * what it carried. A WR is signaled too once this many bytes went
+ * unsignaled before it, or this long after the last signaled one (the
+ * clock as last read): a window's count is off by that much at most. */
+#define IX_RDMA_SIG_BYTES (256u * 1024)
+#define IX_RDMA_SIG_NS    1000000LL
 
 /* Duration mode: how both ends agree that the test is over. Each end's
  * measured window closes at its own deadline, but the ends start at

@@ -9,7 +9,11 @@
 #   default plan of ixperf run, whose RDMA checks run where a device is.
 #   Three VMs on one network, each a host with its own rxe device: a test
 #   between two hosts, mesh and incast over RDMA, and a plan of them all run
-#   by ixperf run (passing, then failing a threshold soft-RoCE cannot meet).
+#   by ixperf run (passing, then failing a threshold soft-RoCE cannot meet),
+#   then traffic patterns over RDMA (a ring of the three, a bisection of
+#   two: each agent serves a test while it initiates another), each host's
+#   payload against its own eth0 and rxe0 counters and every test against
+#   one pair's ib_write_bw.
 #   Two VMs behind a congested port (a tbf on the bridge): the loss seen in
 #   both ends' hw_counters, in a test's result and in the mesh's bad pair.
 # The kernel package comes from Debian's registry when the test runs
@@ -249,11 +253,41 @@ if [ "$IX_VM_NODE" = 2 ]; then
 		sleep 0.2
 	done >"$O/$NAME-open2.mem" 2>/dev/null &
 fi
+# snap K: this VM's counters now, as VM 1 asks ($NAME.snap.K): its rxe0
+# port's hw_counters and its eth0's (ip -s -j link), into $NAME-N.K.rxe
+# and, last (what VM 1 waits for), $NAME-N.K.link.
+snap() {
+	local f=$O/$NAME-$IX_VM_NODE.$1
+	grep -H . /sys/class/infiniband/rxe0/ports/1/hw_counters/* | sed 's|.*/||; s|:| |' >"$f.rxe"
+	ip -s -j link show eth0 >"$f.tmp" && mv "$f.tmp" "$f.link"
+}
 if [ "$IX_VM_NODE" != 1 ]; then
-	for _ in $(seq 1200); do [ -e "$O/$NAME.done" ] && exit 0; sleep 0.5; done
+	# Until VM 1 is done: the snapshots it asks for, and the script it
+	# leaves for this VM ($NAME.run.N, run once: a peer tool's server).
+	for _ in $(seq 4800); do
+		[ -e "$O/$NAME.done" ] && exit 0
+		for r in "$O/$NAME".snap.*; do
+			[ -e "$r" ] && [ ! -e "$O/$NAME-$IX_VM_NODE.${r##*.}.link" ] && snap "${r##*.}"
+		done
+		if [ -e "$O/$NAME.run.$IX_VM_NODE" ]; then
+			mv "$O/$NAME.run.$IX_VM_NODE" "$O/$NAME.ran.$IX_VM_NODE"
+			sh "$O/$NAME.ran.$IX_VM_NODE" &
+		fi
+		sleep 0.25
+	done
 	exit 1
 fi
 trap 'touch "$O/$NAME.done"' EXIT
+# snaps K NODES...: every VM's counters now, VM 1's own first.
+snaps() {
+	local k=$1 n
+	shift
+	snap "$k"
+	touch "$O/$NAME.snap.$k"
+	for n in "$@"; do
+		for _ in $(seq 200); do [ -e "$O/$NAME-$n.$k.link" ] && break; sleep 0.1; done
+	done
+}
 for h in $NODES; do
 	for _ in $(seq 300); do (exec 3<>"/dev/tcp/10.77.0.$h/5301") 2>/dev/null && break; sleep 0.2; done
 done
@@ -352,6 +386,21 @@ echo $? >"$O/queues.rc"
 timeout 120 "$X" bw --path rdma --op write --qps 2 -t 1 -w 0.3 -p 5302 -J -o "$O/fits.json" \
 	10.77.0.2 2>"$O/fits.err"
 echo $? >"$O/fits.rc"
+# Traffic patterns over RDMA, after all of the above (where they once
+# failed): every test of a round at once, so each agent serves one test
+# while it initiates another. Each VM's counters are read around each
+# pattern, and one pair's bandwidth by perftest's ib_write_bw (its server on
+# VM 2) is the figure a pair of these VMs reaches alone.
+echo "ib_write_bw -d rxe0 -x 1 -D 2 -Q 1 -F >'$O/perftest-server.out' 2>&1" >"$O/three.run.2"
+for _ in $(seq 100); do [ -e "$O/three.ran.2" ] && break; sleep 0.1; done
+sleep 1
+timeout 60 ib_write_bw -d rxe0 -x 1 -D 2 -Q 1 -F --report_gbits 10.77.0.2 >"$O/perftest.out" 2>&1
+echo $? >"$O/perftest.rc"
+snaps 1 2 3
+j ring mesh --pattern ring --path rdma --op write -t 2 -w 0.3 10.77.0.1,10.77.0.2,10.77.0.3
+snaps 2 2 3
+j bisection mesh --pattern bisection --path rdma --op write -t 2 -w 0.3 10.77.0.1,10.77.0.2
+snaps 3 2
 EOF
 IX_VM_CAPTURE="udp port 4791" ix_vm_boot "$CACHE" "$O" "$O/three.sh" 1 2 3
 for n in 1 2 3; do
@@ -444,6 +493,65 @@ check "its resident memory grew by less than --max-memory ($((rss - rss0)) KiB)"
 check "an RDMA test without the token to an agent that has one is refused" bash -c \
 	"[ \"\$(cat '$O/notoken.rc')\" != 0 ] && grep -q 'token' '$O/notoken.out'"
 sed 's/^/# no token: /' "$O/notoken.out" | head -3
+
+# The patterns over RDMA. A host's payload (what its tests counted in their
+# windows) left and arrived as RoCE packets of the 4096-byte path MTU: it is
+# more than none and at most its eth0's bytes and 4096 per packet its rxe0
+# port counted. (What else those packets carried, the warm-up, the WRs in
+# flight when a window closed, ACKs and go-back-N retransmissions, is not
+# bounded: on a loaded host soft-RoCE resent over half of them.) No test of a
+# pattern runs faster than one pair alone (ib_write_bw, one completion per
+# message so that its count is exact), give or take a loaded host.
+# (Its messages over its 2 s: under emulation its own average, from the
+# TSC, can read 0.)
+perftest_bps=$(awk '$1 == 65536 && NF >= 5 && $2 > 0 { printf "%.0f", $2 * 65536 * 8 / 2 }' "$O/perftest.out")
+sed 's/^/# ib_write_bw VM 1 -> VM 2: /' "$O/perftest.out" | tail -3
+check "ib_write_bw between VM 1 and VM 2: exit 0 and a figure" \
+	test "$(cat "$O/perftest.rc" 2>/dev/null)" = 0 -a -n "$perftest_bps"
+# counter NODE FROM TO FIELD: how far FIELD moved on VM NODE between
+# snapshots FROM and TO (tx_bytes, rx_bytes: eth0; else an rxe counter)
+counter() {
+	local f=$O/three-$1 a b
+	case $4 in
+	tx_bytes | rx_bytes)
+		a=$(jq ".[0].stats64.${4%_bytes}.bytes" "$f.$2.link")
+		b=$(jq ".[0].stats64.${4%_bytes}.bytes" "$f.$3.link")
+		;;
+	*)
+		a=$(awk -v k="$4" '$1 == k { print $2 }' "$f.$2.rxe")
+		b=$(awk -v k="$4" '$1 == k { print $2 }' "$f.$3.rxe")
+		;;
+	esac
+	echo $((${b:-0} - ${a:-0}))
+}
+# pattern_checks NAME FROM TO NODES: NAME.json against the VMs' counters
+pattern_checks() {
+	local n=$1 from=$2 to=$3 h s r tx rx sp rp
+	shift 3
+	check "$n: exit 0 or 4 ($(head -c 300 "$O/$n.err"))" \
+		bash -c "[ \"\$(cat '$O/$n.rc')\" = 0 ] || [ \"\$(cat '$O/$n.rc')\" = 4 ]"
+	schema_check "$O/$n.json"
+	jq -r "$R.tests[] | \"# $n: \\(.from) -> \\(.to): \\(.bps) bit/s, \\(.bytes) B \\(.error // \"\")\"" "$O/$n.json"
+	jt "$n" "$R.tests_failed == 0 and ([$R.tests[] | .ok and .bytes > 0] | all)"
+	jt "$n" "[$R.tests[].bps] | max <= 1.5 * $perftest_bps"
+	for h in "$@"; do
+		s=$(jq "$R.nodes[] | select(.host == \"10.77.0.$h:5301\") | .sent_bytes" "$O/$n.json")
+		r=$(jq "$R.nodes[] | select(.host == \"10.77.0.$h:5301\") | .received_bytes" "$O/$n.json")
+		tx=$(counter "$h" "$from" "$to" tx_bytes)
+		rx=$(counter "$h" "$from" "$to" rx_bytes)
+		sp=$(counter "$h" "$from" "$to" sent_pkts)
+		rp=$(counter "$h" "$from" "$to" rcvd_pkts)
+		echo "# $n: VM $h sent $s B (eth0 $tx B, rxe0 $sp packets), received $r B (eth0 $rx B, rxe0 $rp packets)"
+		check "$n: VM $h's payload sent, against its eth0 and rxe0 counters" \
+			test "${s:-0}" -gt 0 -a "${s:-0}" -le "$tx" -a "${s:-0}" -le $((4096 * sp))
+		check "$n: VM $h's payload received, against its eth0 and rxe0 counters" \
+			test "${r:-0}" -gt 0 -a "${r:-0}" -le "$rx" -a "${r:-0}" -le $((4096 * rp))
+	done
+}
+pattern_checks ring 1 2 1 2 3
+jt ring "$R.pattern == \"ring\" and ($R.tests | length) == 3"
+pattern_checks bisection 2 3 1 2
+jt bisection "$R.pattern == \"bisection\" and ($R.tests | length) == 2"
 
 # ---- two VMs behind a congested port ----
 # A tbf on the bridge's port to VM 2 (IX_VM_SHAPE), as on a switch port
