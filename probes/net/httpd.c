@@ -18,10 +18,13 @@
 #define SERVE_SLICE_NS  250000000LL
 #define DEFAULT_CLIENTS 16
 #define MAX_CLIENTS     1024
+#define DRAIN_MAX       (256 * 1024) /* bytes read and dropped after an answer */
 
 struct client {
-	int fd;           /* -1: a free slot */
-	bool writing;     /* the answer is going out */
+	int fd;        /* -1: a free slot */
+	bool writing;  /* the answer is going out */
+	bool draining; /* answered: what it still sends is read and dropped */
+	size_t drained;
 	int64_t deadline; /* closed when it passes */
 	size_t inlen;     /* bytes of the request head read */
 	char in[IX_HTTP_HEAD_MAX];
@@ -84,8 +87,8 @@ static void drop(struct client *c)
 	free(c->out);
 	c->out = NULL;
 	c->fd = -1;
-	c->writing = false;
-	c->inlen = c->outlen = c->outpos = 0;
+	c->writing = c->draining = false;
+	c->inlen = c->outlen = c->outpos = c->drained = 0;
 }
 
 /* The answer: a head, and the body unless head_only. Takes body. */
@@ -117,7 +120,6 @@ static void answer(struct ix_httpd *h, struct client *c, int status, const char 
 	c->outlen = (size_t)n + blen;
 	c->outpos = 0;
 	c->writing = true;
-	shutdown(c->fd, SHUT_RD);
 }
 
 static void answer_text(struct ix_httpd *h, struct client *c, int status, bool head_only)
@@ -195,7 +197,25 @@ static void on_write(struct client *c)
 		return;
 	}
 	c->outpos += (size_t)n;
-	if (c->outpos == c->outlen)
+	if (c->outpos < c->outlen)
+		return;
+	/* Closing with unread bytes would reset the connection and lose the
+	 * answer on the way: say we are done, and read until the client
+	 * closes too (within its deadline and DRAIN_MAX bytes). */
+	shutdown(c->fd, SHUT_WR);
+	c->writing = false;
+	c->draining = true;
+}
+
+static void on_drain(struct client *c)
+{
+	char buf[4096];
+	ssize_t n = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	c->drained += n > 0 ? (size_t)n : 0;
+	if (n <= 0 || c->drained > DRAIN_MAX)
 		drop(c);
 }
 
@@ -212,6 +232,10 @@ static struct client *free_slot(struct ix_httpd *h)
 
 		if (c->fd < 0)
 			return c;
+		if (c->draining) {
+			drop(c); /* answered already */
+			return c;
+		}
 		if (!c->writing && (!oldest || c->deadline < oldest->deadline))
 			oldest = c;
 	}
@@ -283,6 +307,8 @@ void ix_httpd_serve(struct ix_httpd *h, int64_t until_ns)
 			continue;
 		if (c->writing)
 			on_write(c);
+		else if (c->draining)
+			on_drain(c);
 		else
 			on_read(h, c);
 	}

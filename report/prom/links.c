@@ -100,7 +100,7 @@ static bool gauge_of(const struct ix_top_model *m, size_t i, enum gauge g, doubl
 		*v = !strcmp(l->state, "up") || !strcmp(l->state, "ACTIVE");
 		return l->state[0] != '\0' && strcmp(l->state, "unknown") != 0;
 	case G_SPEED:
-		*v = l->speed_bps;
+		*v = l->speed_bps / 8;
 		return l->speed_known;
 	case G_MTU:
 		*v = l->mtu;
@@ -125,8 +125,9 @@ static const struct {
 	[G_UP] = { "ixperf_link_up",
 		   "1 when the link is up (operstate up, InfiniBand port ACTIVE), else 0; absent "
 		   "when the state is unknown." },
-	[G_SPEED] = { "ixperf_link_speed_bits_per_second",
-		      "Link speed as the driver reports it; absent when down or unknown." },
+	[G_SPEED] = { "ixperf_link_speed_bytes_per_second",
+		      "Link speed as the driver reports it, in bytes per second (bit/s / 8); "
+		      "absent when down or unknown." },
 	[G_MTU] = { "ixperf_link_mtu_bytes", "MTU of the network device." },
 	[G_RX] = { "ixperf_receive_bytes_per_second",
 		   "Bytes received per second over the last sampling interval." },
