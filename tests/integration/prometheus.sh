@@ -38,24 +38,14 @@ ip -n "$B" addr add 198.18.0.2/24 dev eth0
 tc -n "$A" qdisc add dev eth0 root tbf rate 200mbit burst 64kb latency 20ms || ix_skip "no tbf"
 inb() { ip netns exec "$B" "$@"; }
 
-# port FILE PID: the port of PID's "metrics listening on port N" line.
-metrics_port() {
-	local port
-	for _ in $(seq 1 200); do
-		port=$(sed -n 's/.*metrics listening on port \([0-9]*\).*/\1/p' "$1")
-		[ -n "$port" ] && { echo "$port"; return 0; }
-		kill -0 "$2" 2>/dev/null || return 1
-		sleep 0.05
-	done
-	return 1
-}
-
+# Each listener's port is read from its "metrics listening on port N" line
+# (stderr) with ix_wait_port.
 inb "$IXPERF" top --listen 127.0.0.1:0 </dev/null >"$J/top.out" 2>"$J/top.err" &
 TOP=$!
 IX_PIDS+=("$TOP")
-TPORT=$(metrics_port "$J/top.err" "$TOP") || { cat "$J/top.err"; not_ok "top --listen did not start"; ix_done; }
+TPORT=$(ix_wait_port "$J/top.err" "$TOP") || { cat "$J/top.err"; not_ok "top --listen did not start"; ix_done; }
 IX_NS=$B ix_server agent --metrics 127.0.0.1:0 || { not_ok "the agent did not start"; ix_done; }
-APORT=$(metrics_port "$J/agent.err" "$IX_SPID") || { cat "$J/agent.err"; not_ok "server --metrics did not start"; ix_done; }
+APORT=$(ix_wait_port "$J/agent.err" "$IX_SPID") || { cat "$J/agent.err"; not_ok "server --metrics did not start"; ix_done; }
 ok "top --listen serves on port $TPORT, the agent's metrics on port $APORT"
 
 cat >"$J/prometheus.yml" <<EOF
@@ -189,7 +179,7 @@ fixture_scrape() { # NAME SYSFS
 	"$IXPERF" top --listen 127.0.0.1:0 --sysfs "$2" -i 0.2 </dev/null >/dev/null 2>"$J/$1.err" &
 	pid=$!
 	IX_PIDS+=("$pid")
-	port=$(metrics_port "$J/$1.err" "$pid") || return 1
+	port=$(ix_wait_port "$J/$1.err" "$pid") || return 1
 	sleep 0.5 # a second sample: the rates are known
 	curl -s "http://127.0.0.1:$port/metrics" >"$J/$1.prom"
 	kill "$pid"

@@ -94,8 +94,7 @@ static void grouped(const char *text)
 			sscanf(line + 7, "%127s", family);
 			snprintf(key, sizeof(key), " %s ", family);
 			cr_assert_null(strstr(seen, key), "%s twice", family);
-			strncat(seen, family, sizeof(seen) - strlen(seen) - 2);
-			strcat(seen, " ");
+			snprintf(seen + strlen(seen), sizeof(seen) - strlen(seen), "%s ", family);
 		} else if (line[0] != '#') {
 			size_t k = strcspn(line, "{ ");
 
