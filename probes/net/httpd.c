@@ -48,6 +48,7 @@ int ix_httpd_open(struct ix_httpd **out, const struct ix_httpd_config *cfg, stru
 	*out = NULL;
 	if (!h)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	h->fd = -1;
 	h->cfg = *cfg;
 	if (!h->cfg.timeout_s)
 		h->cfg.timeout_s = 10;
@@ -327,7 +328,7 @@ void ix_httpd_close(struct ix_httpd *h)
 		return;
 	for (unsigned i = 0; h->c && i < h->cfg.max_clients; i++)
 		drop(&h->c[i]);
-	if (h->fd > 0)
+	if (h->fd >= 0)
 		close(h->fd);
 	free(h->c);
 	free(h->pfd);
