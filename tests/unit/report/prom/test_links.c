@@ -112,6 +112,7 @@ Test(links, counters_and_gauges)
 	build();
 	s = render();
 	grouped(s);
+	names_follow_the_rules(s);
 	cr_assert(strstr(s, "# TYPE ixperf_receive_bytes_total counter\n"
 			    "ixperf_receive_bytes_total{interface=\"eth0\"} 100\n"));
 	cr_assert(strstr(s,

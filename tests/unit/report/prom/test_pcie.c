@@ -73,6 +73,7 @@ Test(pcie, trained_and_capable)
 		},
 		5);
 	cr_assert(!strstr(s, "veth0"), "a link without a PCI function has no PCIe metrics");
+	names_follow_the_rules(s);
 	free(s);
 }
 

@@ -107,6 +107,7 @@ Test(prom, agent_metrics)
 		s, "# TYPE ixperf_agent_tests_running gauge\nixperf_agent_tests_running 1\n"));
 	cr_assert(strstr(s, "ixperf_agent_memory_held_bytes 1048576\n"));
 	cr_assert(!strstr(s, "memory_limit"), "no limit, no metric");
+	names_follow_the_rules(s);
 	free(s);
 	st.mem_limit = 2048;
 	open_buf(&b);
