@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,7 +13,9 @@
 #include "cmd/cmd.h"
 #include "probes/agent/agent.h"
 #include "probes/ctl/auth.h"
+#include "probes/net/http.h"
 #include "probes/net/net.h"
+#include "report/prom/export.h"
 
 struct server_opts {
 	uint64_t port;
@@ -31,6 +34,7 @@ struct server_opts {
 	const char *rdma_dev;
 	const char *sysfs;
 	const char *rdma_gpu;
+	const char *metrics;
 	bool help;
 };
 
@@ -82,6 +86,10 @@ static const struct ix_option server_options[] = {
 	  "read the links tests leave by (line rate, the NIC's PCIe link) from ROOT/sys instead "
 	  "of /sys (a saved tree, test fixtures)",
 	  0, 0 },
+	{ 0, "metrics", IX_OPT_STRING, offsetof(struct server_opts, metrics), "ADDR:PORT",
+	  "serve Prometheus metrics at http://ADDR:PORT/metrics: this host's links (as 'ixperf "
+	  "top --listen') and the agent's tests (default: no metrics listener)",
+	  0, 0 },
 	{ 'q', "quiet", IX_OPT_FLAG, offsetof(struct server_opts, quiet), NULL,
 	  "log nothing but errors", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct server_opts, help), NULL, "show this help", 0,
@@ -110,6 +118,36 @@ static void on_signal(int sig)
 		atomic_store(&stop_flag, 1);
 }
 
+/* --metrics: scrapes served, the links sampled every second, until the
+ * agent stops. */
+static void *metrics_thread(void *arg)
+{
+	struct ix_prom_export *e = arg;
+
+	while (!atomic_load(&stop_flag))
+		ix_prom_export_step(e, 1.0);
+	return NULL;
+}
+
+static int metrics_start(const struct server_opts *o, struct ix_agent *agent,
+			 struct ix_prom_export **exp, pthread_t *th, struct ix_err *err)
+{
+	struct ix_prom_export_config ec = {
+		.listen = o->metrics, .title = "ixperf server", .sysfs = o->sysfs, .agent = agent
+	};
+
+	if (ix_prom_export_open(exp, &ec, err) < 0)
+		return ix_fail_prefix(err, "--metrics");
+	if (pthread_create(th, NULL, metrics_thread, *exp) != 0) {
+		ix_prom_export_close(*exp);
+		*exp = NULL;
+		return ix_fail(err, IX_EXIT_FAIL, "--metrics: cannot start its thread");
+	}
+	fprintf(stderr, "ixperf server: metrics listening on port %u (GET /metrics)\n",
+		ix_prom_export_port(*exp));
+	return 0;
+}
+
 static void log_line(void *arg, const char *msg)
 {
 	const struct server_opts *o = arg;
@@ -131,6 +169,8 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 	struct ix_agent agent;
 	struct ix_token token;
 	struct ix_err err = { 0 };
+	struct ix_prom_export *exp = NULL;
+	pthread_t metrics_th;
 	struct sigaction sa;
 	bool help;
 	int pos;
@@ -185,6 +225,13 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 			return IX_EXIT_USAGE;
 		}
 	}
+	if (o.metrics) {
+		char host[256];
+		uint16_t mport;
+
+		if (ix_http_parse_listen(o.metrics, host, sizeof(host), &mport, &err) < 0)
+			return ix_fail_prefix(&err, "--metrics"), ix_report_error("server", &err);
+	}
 	if (o.rdma_gpu && ix_parse_gpu_index(o.rdma_gpu, "--rdma-gpu", &cfg.rdma_gpu, &err) < 0)
 		return ix_report_error("server", &err);
 	cfg.log = log_line;
@@ -210,6 +257,10 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 			"ixperf server: WARNING: no --token-file: anyone who can reach port "
 			"%u can run tests and make this host send traffic to others it names\n",
 			ix_agent_port(&agent));
+	if (o.metrics && metrics_start(&o, &agent, &exp, &metrics_th, &err) < 0) {
+		ix_agent_close(&agent);
+		return ix_report_error("server", &err);
+	}
 	printf("ixperf server %s listening on port %u\n", PACKAGE_VERSION, ix_agent_port(&agent));
 	fflush(stdout);
 	if (ix_agent_run(&agent, &err) < 0) {
@@ -219,6 +270,11 @@ int cmd_server(int argc, char **argv, const struct ix_env *env)
 		_exit(IX_EXIT_FAIL);
 	}
 	running_agent = NULL;
+	if (exp) {
+		atomic_store(&stop_flag, 1);
+		pthread_join(metrics_th, NULL);
+		ix_prom_export_close(exp);
+	}
 	ix_agent_close(&agent);
 	if (!o.quiet)
 		fprintf(stderr,

@@ -16,10 +16,12 @@
 #include "probes/capture/talkers.h"
 #include "probes/core/clock.h"
 #include "probes/host/links.h"
+#include "probes/net/http.h"
 #include "report/json/json.h"
 #include "report/text/text.h"
 #include "probes/host/topo.h"
 #include "report/model/topotree.h"
+#include "report/prom/export.h"
 #include "report/tui/heat_state.h"
 #include "report/tui/top.h"
 #include "report/tui/topotree.h"
@@ -40,6 +42,7 @@ struct top_opts {
 	bool topo;
 	const char *measured;
 	bool counters;
+	const char *listen;
 	bool help;
 };
 
@@ -78,6 +81,11 @@ static const struct ix_option top_options[] = {
 	  0, 0 },
 	{ 0, "counters", IX_OPT_FLAG, offsetof(struct top_opts, counters), NULL,
 	  "with --json: every fabric counter read, with its value (fabric.read)", 0, 0 },
+	{ 0, "listen", IX_OPT_STRING, offsetof(struct top_opts, listen), "ADDR:PORT",
+	  "serve the links' counters as Prometheus metrics at http://ADDR:PORT/metrics (':PORT': "
+	  "every address, [ADDR]:PORT for IPv6, port 0: a free one); without a terminal, nothing "
+	  "else is shown",
+	  0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct top_opts, help), NULL, "show this help", 0, 0 },
 };
 
@@ -102,7 +110,8 @@ const struct ix_cmd_spec ix_top_spec = {
 		  "  ixperf top --capture eth0 --capture-filter 'tcp port 5301'\n"
 		  "  ixperf top --once --json --iface eth0,mlx5_0\n"
 		  "  ixperf top --mesh /tmp/mesh.json\n"
-		  "  ixperf top --topo\n",
+		  "  ixperf top --topo\n"
+		  "  ixperf top --listen 127.0.0.1:9310\n",
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -120,6 +129,7 @@ struct top {
 	struct ix_capture *cap;
 	struct ix_talkers_view view;
 	bool have_view;
+	struct ix_prom_export *exp; /* --listen */
 	char host[256];
 };
 
@@ -334,6 +344,8 @@ static int screen(struct top *tp, struct ix_err *err)
 		int key = ix_tui_key(&t, 50);
 		enum ix_heat_action a;
 
+		if (tp->exp)
+			ix_prom_export_serve(tp->exp, ix_now_ns());
 		if (key == 'q' || key == 'Q')
 			break;
 		if (key == 'p' || key == ' ')
@@ -351,6 +363,8 @@ static int screen(struct top *tp, struct ix_err *err)
 			next = ix_now_ns() + (int64_t)(o->interval_s * 1e9);
 			if (sample(tp, err) < 0)
 				break;
+			if (tp->exp)
+				ix_prom_export_sampled(tp->exp);
 			dirty = true;
 		}
 		if (!dirty)
@@ -633,6 +647,30 @@ static int topo_run(struct top *tp, struct ix_err *err)
 	return rc;
 }
 
+/* --listen: the metrics listener; headless without a terminal (the
+ * exporter samples the links), else beside the screen. */
+static int listen_run(struct top *tp, struct ix_err *err)
+{
+	const struct top_opts *o = tp->o;
+	struct ix_prom_export_config ec = {
+		.listen = o->listen, .title = "ixperf top", .sysfs = o->sysfs, .model = &tp->model
+	};
+	int rc = 0;
+
+	if (ix_prom_export_open(&tp->exp, &ec, err) < 0)
+		return ix_fail_prefix(err, "--listen");
+	fprintf(stderr, "ixperf top: metrics listening on port %u (GET /metrics)\n",
+		ix_prom_export_port(tp->exp));
+	if (isatty(STDOUT_FILENO))
+		rc = screen(tp, err);
+	else
+		while (!stop_requested)
+			ix_prom_export_step(tp->exp, o->interval_s);
+	ix_prom_export_close(tp->exp);
+	tp->exp = NULL;
+	return rc;
+}
+
 int cmd_top(int argc, char **argv, const struct ix_env *env)
 {
 	struct top_opts o = { 0 };
@@ -666,6 +704,18 @@ int cmd_top(int argc, char **argv, const struct ix_env *env)
 			       "--topo draws the tree alone (without --mesh, --capture, --json or "
 			       "--count; 'ixperf topo --json' has it as JSON)"),
 		       ix_report_error("top", &err);
+	if (o.listen && (o.mesh || o.capture || o.json || o.once || o.count || o.output || o.topo))
+		return ix_fail(&err, IX_EXIT_USAGE,
+			       "--listen serves the links alone (without --mesh, --capture, "
+			       "--topo, --json, --once, --count or --output)"),
+		       ix_report_error("top", &err);
+	if (o.listen) {
+		char host[256];
+		uint16_t port;
+
+		if (ix_http_parse_listen(o.listen, host, sizeof(host), &port, &err) < 0)
+			return ix_fail_prefix(&err, "--listen"), ix_report_error("top", &err);
+	}
 	if (o.interval_s <= 0)
 		o.interval_s = o.mesh ? 0.5 : 1;
 	if (o.json || o.output || o.count)
@@ -685,7 +735,9 @@ int cmd_top(int argc, char **argv, const struct ix_env *env)
 		snprintf(tp.host, sizeof(tp.host), "?");
 	tp.host[sizeof(tp.host) - 1] = '\0';
 	rc = top_open(&tp, &err);
-	if (rc == 0 && o.topo)
+	if (rc == 0 && o.listen)
+		rc = listen_run(&tp, &err);
+	else if (rc == 0 && o.topo)
 		rc = topo_run(&tp, &err);
 	else if (rc == 0)
 		rc = o.once ? print_snapshots(&tp, env, &err) : screen(&tp, &err);

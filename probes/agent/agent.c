@@ -130,9 +130,10 @@ static int become_session(struct ix_agent *a, struct ix_agent_conn *c)
 	int rc = 0;
 
 	pthread_mutex_lock(&a->lock);
-	if (cap && from_same_addr(a, c, true) >= cap)
+	if (cap && from_same_addr(a, c, true) >= cap) {
 		rc = -1;
-	else
+		a->refused_by[IX_AGENT_REFUSE_CONNECTIONS]++;
+	} else
 		c->session = true;
 	pthread_mutex_unlock(&a->lock);
 	return rc;
@@ -405,6 +406,8 @@ static const char *admit(struct ix_agent *a, struct ix_agent_conn *c, char *shut
 		a->active_conns++;
 		c->next = a->conns;
 		a->conns = c;
+	} else {
+		a->refused_by[IX_AGENT_REFUSE_CONNECTIONS]++;
 	}
 	pthread_mutex_unlock(&a->lock);
 	return why;
@@ -500,6 +503,18 @@ int ix_agent_run(struct ix_agent *a, struct ix_err *err)
 			     a->active_conns, STOP_WAIT_S);
 	pthread_mutex_unlock(&a->lock);
 	return rc;
+}
+
+void ix_agent_stats_read(struct ix_agent *a, struct ix_agent_stats *out)
+{
+	pthread_mutex_lock(&a->lock);
+	out->tests_served = a->tests_run;
+	memcpy(out->refused, a->refused_by, sizeof(out->refused));
+	out->tests_running = a->active_tests;
+	out->connections = a->active_conns;
+	out->mem_held = a->mem_in_use;
+	out->mem_limit = a->cfg.max_mem;
+	pthread_mutex_unlock(&a->lock);
 }
 
 void ix_agent_close(struct ix_agent *a)

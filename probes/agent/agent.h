@@ -29,5 +29,7 @@ uint16_t ix_agent_port(const struct ix_agent *a);
  * running after 30 s: the caller must then exit without freeing a. */
 int ix_agent_run(struct ix_agent *a, struct ix_err *err);
 void ix_agent_close(struct ix_agent *a);
+/* Its counters now, under its lock (any thread, while it is open). */
+void ix_agent_stats_read(struct ix_agent *a, struct ix_agent_stats *out);
 
 #endif

@@ -42,23 +42,27 @@ int ix_agent_slot_claim(struct ix_agent *a, struct ix_agent_slot *s,
 			const struct sockaddr_storage *from, uint64_t mem, struct ix_err *err)
 {
 	const struct ix_agent_config *c = &a->cfg;
+	enum ix_agent_refusal why = IX_AGENT_REFUSE_MEMORY;
 	int rc = 0;
 
 	s->held = false;
 	s->mem = 0;
 	s->from = *from;
 	pthread_mutex_lock(&a->lock);
-	if (c->max_tests && a->active_tests >= c->max_tests)
+	if (c->max_tests && a->active_tests >= c->max_tests) {
+		why = IX_AGENT_REFUSE_TESTS;
 		rc = ix_fail(err, IX_EXIT_FAIL, "server busy: %u tests already running",
 			     c->max_tests);
-	else if (c->max_tests_per_addr && !ix_net_is_loopback(from) &&
-		 tests_from(a, from) >= c->max_tests_per_addr)
+	} else if (c->max_tests_per_addr && !ix_net_is_loopback(from) &&
+		   tests_from(a, from) >= c->max_tests_per_addr) {
+		why = IX_AGENT_REFUSE_ADDRESS;
 		rc = ix_fail(err, IX_EXIT_FAIL,
 			     "server busy: this address already runs %u tests, the most one "
 			     "address may run at once",
 			     c->max_tests_per_addr);
-	else
+	} else {
 		rc = mem_fits(a, 0, mem, err);
+	}
 	if (rc == 0) {
 		a->active_tests++;
 		a->mem_in_use += mem;
@@ -68,6 +72,7 @@ int ix_agent_slot_claim(struct ix_agent *a, struct ix_agent_slot *s,
 		a->slots = s;
 	} else {
 		a->refused++;
+		a->refused_by[why]++;
 	}
 	pthread_mutex_unlock(&a->lock);
 	return rc;
@@ -87,6 +92,7 @@ int ix_agent_slot_grow(struct ix_agent *a, struct ix_agent_slot *s, uint64_t mem
 		s->mem += mem;
 	} else {
 		a->refused++;
+		a->refused_by[IX_AGENT_REFUSE_MEMORY]++;
 	}
 	pthread_mutex_unlock(&a->lock);
 	return rc;

@@ -55,6 +55,24 @@ struct ix_agent_config {
 	void *log_arg;
 };
 
+/* Why a test or a connection was refused (counted per reason). */
+enum ix_agent_refusal {
+	IX_AGENT_REFUSE_TESTS,       /* max_tests running already */
+	IX_AGENT_REFUSE_ADDRESS,     /* max_tests_per_addr from its address */
+	IX_AGENT_REFUSE_MEMORY,      /* over max_mem or max_test_mem */
+	IX_AGENT_REFUSE_CONNECTIONS, /* too many connections or sessions */
+	IX_AGENT_REFUSE_N,
+};
+
+/* What an agent has done, read at once (ix_agent_stats_read, agent.h). */
+struct ix_agent_stats {
+	uint64_t tests_served; /* tests that held a slot and ended */
+	uint64_t refused[IX_AGENT_REFUSE_N];
+	uint32_t tests_running, connections;
+	uint64_t mem_held;  /* buffer memory of the running tests */
+	uint64_t mem_limit; /* max_mem; 0: none */
+};
+
 struct ix_agent_test;
 struct ix_agent_conn;
 struct ix_agent_slot;
@@ -72,6 +90,7 @@ struct ix_agent {
 	struct ix_agent_slot *slots; /* their claims (slots.c) */
 	struct ix_agent_conn *conns; /* connections being served */
 	uint64_t tests_run, refused;
+	uint64_t refused_by[IX_AGENT_REFUSE_N]; /* the same, per reason */
 	uint64_t evicted;           /* connections shut while stalled in their handshake */
 	uint32_t inventories;       /* inventory requests being answered */
 	bool coordinator_seen;      /* a coordinator has been greeted */

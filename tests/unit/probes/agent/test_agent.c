@@ -170,3 +170,28 @@ Test(accept_loop, a_worker_serves_the_next_connection)
 	live_join(&l, 10);
 	cr_assert_eq(l.a.workers, 0, "the idle worker ended with the agent");
 }
+
+/* What the metrics listener reads: the counters as they stand, at once. */
+Test(agent, stats_read_copies_the_counters)
+{
+	struct ix_agent a;
+	struct ix_agent_stats st;
+
+	memset(&a, 0, sizeof(a));
+	pthread_mutex_init(&a.lock, NULL);
+	a.tests_run = 5;
+	a.refused_by[IX_AGENT_REFUSE_CONNECTIONS] = 2;
+	a.active_tests = 1;
+	a.active_conns = 3;
+	a.mem_in_use = 4096;
+	a.cfg.max_mem = 1 << 20;
+	ix_agent_stats_read(&a, &st);
+	cr_assert_eq(st.tests_served, 5);
+	cr_assert_eq(st.refused[IX_AGENT_REFUSE_CONNECTIONS], 2);
+	cr_assert_eq(st.refused[IX_AGENT_REFUSE_TESTS], 0);
+	cr_assert_eq(st.tests_running, 1);
+	cr_assert_eq(st.connections, 3);
+	cr_assert_eq(st.mem_held, 4096);
+	cr_assert_eq(st.mem_limit, 1 << 20);
+	pthread_mutex_destroy(&a.lock);
+}

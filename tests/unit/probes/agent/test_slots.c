@@ -52,6 +52,7 @@ Test(slots, one_address_cannot_take_every_test)
 	cr_assert_eq(ix_agent_slot_claim(&a, &s[0], &x, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(a.active_tests, 3);
 	cr_assert_eq(a.refused, 1);
+	cr_assert_eq(a.refused_by[IX_AGENT_REFUSE_ADDRESS], 1);
 	for (int i = 0; i < 3; i++)
 		ix_agent_slot_release(&a, &s[i]);
 	cr_assert_eq(a.active_tests, 0);
@@ -70,6 +71,8 @@ Test(slots, loopback_is_capped_only_by_the_total)
 		cr_assert_eq(ix_agent_slot_claim(&a, &s[i], &lo, 0, &err), 0, "%s", err.msg);
 	cr_assert_eq(ix_agent_slot_claim(&a, &s[3], &lo, 0, &err), -1);
 	cr_assert(strstr(err.msg, "3 tests already running"), "%s", err.msg);
+	cr_assert_eq(a.refused_by[IX_AGENT_REFUSE_TESTS], 1);
+	cr_assert_eq(a.refused_by[IX_AGENT_REFUSE_ADDRESS], 0);
 	for (int i = 0; i < 3; i++)
 		ix_agent_slot_release(&a, &s[i]);
 }
@@ -87,6 +90,7 @@ Test(slots, memory_per_test_and_in_all)
 	cr_assert_eq(ix_agent_slot_claim(&a, &s[0], &x, 100 << 20, &err), 0);
 	cr_assert_eq(ix_agent_slot_claim(&a, &s[1], &x, 60 << 20, &err), -1);
 	cr_assert(strstr(err.msg, "hold 100 MiB"), "%s", err.msg);
+	cr_assert_eq(a.refused_by[IX_AGENT_REFUSE_MEMORY], 2);
 	cr_assert_eq(a.mem_in_use, 100 << 20);
 	ix_agent_slot_release(&a, &s[0]);
 	cr_assert_eq(a.mem_in_use, 0);
@@ -111,6 +115,7 @@ Test(slots, charge_grows_the_slot)
 	cr_assert_eq(ix_agent_slot_charge(&c, 12 << 20, &err), 0);
 	cr_assert_eq(ix_agent_slot_charge(&c, 28 << 20, &err), -1);
 	cr_assert(strstr(err.msg, "40 MiB"), "%s", err.msg);
+	cr_assert_eq(a.refused_by[IX_AGENT_REFUSE_MEMORY], 1, "a refused charge is a refusal");
 	cr_assert_eq(a.mem_in_use, 12 << 20);
 	ix_agent_slot_release(&a, &s);
 	cr_assert_eq(a.mem_in_use, 0);
