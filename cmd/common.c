@@ -36,6 +36,17 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 			return ix_fail(err, IX_EXIT_USAGE, "empty value");
 		*(const char **)field = arg;
 		return 0;
+	case IX_OPT_LIST: {
+		struct ix_opt_list *l = (struct ix_opt_list *)field;
+
+		if (!*arg)
+			return ix_fail(err, IX_EXIT_USAGE, "empty value");
+		if (l->n >= IX_OPT_LIST_MAX)
+			return ix_fail(err, IX_EXIT_USAGE, "given more than %d times",
+				       IX_OPT_LIST_MAX);
+		l->v[l->n++] = arg;
+		return 0;
+	}
 	case IX_OPT_UINT:
 		rc = ix_parse_uint(arg, 0, UINT64_MAX, &u, err);
 		break;
@@ -331,6 +342,82 @@ int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_l
 		rc = ix_fail(err, IX_EXIT_FAIL, "cannot write the JSON document");
 	json_decref(doc);
 	return rc;
+}
+
+int ix_post_cli_parse(const struct ix_post_cli *p, struct ix_post_target *t, size_t *n,
+		      struct ix_err *err)
+{
+	enum ix_post_format dflt = IX_POST_WEBHOOK;
+
+	*n = 0;
+	if (!p->to.n && (p->format || p->job || p->pairs))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--post-format, --post-job and --post-pairs need --post");
+	if (p->format && ix_post_format_parse(p->format, &dflt, err) < 0)
+		return ix_fail_prefix(err, "--post-format");
+	for (size_t i = 0; i < p->to.n; i++)
+		if (ix_post_target_parse(p->to.v[i], dflt, &t[i], err) < 0)
+			return -1;
+	*n = p->to.n;
+	return 0;
+}
+
+struct post_cli_ctx {
+	const char *cmd, *history;
+};
+
+static int post_cli_html(void *arg, json_t *doc, char **html, size_t *len, struct ix_err *err)
+{
+	const struct post_cli_ctx *x = arg;
+	FILE *f = open_memstream(html, len);
+	int rc;
+
+	if (!f)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	rc = ix_report_html(f, doc, x->history, err);
+	if (fclose(f) != 0 && rc == 0)
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (rc < 0) {
+		free(*html);
+		*html = NULL;
+	}
+	return rc;
+}
+
+static void post_cli_done(void *arg, const struct ix_post_target *t, const struct ix_err *err)
+{
+	const struct post_cli_ctx *x = arg;
+	char where[256];
+
+	if (t->format == IX_POST_TEXTFILE)
+		snprintf(where, sizeof(where), "%s", t->url);
+	else
+		ix_post_url_redact(t->url, t->format != IX_POST_CHAT, where, sizeof(where));
+	if (err)
+		fprintf(stderr, "ixperf %s: posting to %s (%s) failed: %s\n", x->cmd, where,
+			ix_post_format_name(t->format), err->msg);
+	else
+		fprintf(stderr, "ixperf %s: posted to %s (%s)\n", x->cmd, where,
+			ix_post_format_name(t->format));
+}
+
+size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
+			const struct ix_post_target *t, size_t n, json_t *doc, const char *history)
+{
+	struct ix_post_opts po = { .retries = IX_POST_DEFAULT_RETRIES,
+				   .job = p->job,
+				   .pairs = p->pairs,
+				   .warn = ix_post_warn_stderr,
+				   .warn_arg = (void *)cmd };
+	struct post_cli_ctx x = { cmd, history };
+	struct ix_post_each how = { post_cli_html, post_cli_done, &x };
+
+	return n ? ix_post_targets(&po, t, n, doc, &how) : 0;
+}
+
+int ix_post_exit(int rc, size_t failed)
+{
+	return rc == IX_EXIT_OK && failed ? IX_EXIT_POST : rc;
 }
 
 int ix_report_error(const char *cmd, const struct ix_err *err)
