@@ -14,7 +14,7 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	libjansson-dev libibverbs-dev libpcap-dev libncurses-dev libcurl4-openssl-dev
 	libinih-dev libcriterion-dev libssl-dev liblldpctl-dev lldpd nftables
 	iproute2 ethtool jq bc clang-format procps python3-jsonschema stress-ng
-	chromium prometheus-pushgateway curl python3 tmux tshark
+	chromium prometheus-pushgateway prometheus curl python3 tmux tshark
 	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev
 	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
 	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils opensm infiniband-diags)

@@ -130,9 +130,18 @@ static void chat_result(FILE *f, json_t *r)
 	} else if (strcmp(kind, "mesh") == 0) {
 		chat_figure(a, sizeof(a), json_object_get(r, "median_bw_bps"), "bit/s");
 		chat_figure(b, sizeof(b), json_object_get(r, "min_lat_ns"), "ns");
+		json_t *pairs = json_object_get(r, "pairs");
+		double planned = 0, measured = 0;
+
 		fprintf(f, " %zu hosts, median pair %s, min p50 %s, %zu bad pair(s)",
 			json_array_size(json_object_get(r, "hosts")), a, b,
 			json_array_size(json_object_get(r, "bad_pairs")));
+		/* what the text report says of a mesh that did not measure everything */
+		if (jnum(pairs, "planned", &planned) && jnum(pairs, "measured", &measured) &&
+		    measured < planned)
+			fprintf(f, "; INCOMPLETE: %.0f pair(s) not measured", planned - measured);
+		if (json_array_size(json_object_get(r, "failures")))
+			fprintf(f, ", %zu failed", json_array_size(json_object_get(r, "failures")));
 	} else if (strcmp(kind, "incast") == 0 &&
 		   (last = json_array_get(steps, json_array_size(steps) - 1))) {
 		chat_figure(a, sizeof(a), json_object_get(last, "goodput_bps"), "bit/s");
