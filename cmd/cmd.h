@@ -85,5 +85,4 @@ struct ix_gpu_req {
 };
 int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *err);
 
-
 #endif
