@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ctype.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,28 @@
 #include "report/fmt/output.h"
 #include "report/fmt/safe.h"
 #include "report/json/json.h"
+
+/* K, M, G in a size are powers of 1000 here, as they always were in
+ * ixperf; iperf3 and perftest read them as powers of 1024. Reading them
+ * otherwise now would change the figure of every script that gives one,
+ * silently: say what the size is instead. */
+static void size_note(const struct ix_option *o, const char *arg, uint64_t bytes)
+{
+	size_t at = ix_size_si_prefix(arg);
+	char bin[64];
+	uint64_t b;
+	struct ix_err e = { 0 };
+
+	if (!at || at >= sizeof(bin) - 1)
+		return;
+	snprintf(bin, sizeof(bin), "%.*si%s", (int)at, arg, arg + at);
+	if (ix_parse_size(bin, &b, &e) < 0)
+		return;
+	fprintf(stderr,
+		"ixperf: note: --%s %s is %" PRIu64 " bytes (K, M, G = 1000, 10^6, 10^9 in ixperf; "
+		"iperf3 and perftest read %s as %" PRIu64 ": write %s for that)\n",
+		o->long_name, arg, bytes, arg, b, bin);
+}
 
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
 {
@@ -52,6 +75,8 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 		break;
 	case IX_OPT_SIZE:
 		rc = ix_parse_size(arg, &u, err);
+		if (rc == 0)
+			size_note(o, arg, u);
 		break;
 	case IX_OPT_RATE:
 		rc = ix_parse_rate(arg, &u, err);
@@ -126,19 +151,27 @@ int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *d
 		char label[64];
 
 		if (c == '?') {
+			char flag[3] = { '-', (char)optopt, '\0' }, why[256];
+
+			ix_help_unknown_opt(spec, optopt ? flag : argv[optind - 1], why,
+					    sizeof(why));
 			if (optopt >= 256)
 				rc = ix_fail(err, IX_EXIT_USAGE, "option '--%s' takes no value",
 					     spec->opts[optopt - 256].long_name);
 			else if (optopt)
-				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '-%c'", optopt);
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '-%c'%s", optopt,
+					     why);
 			else
-				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '%s'",
-					     argv[optind - 1]);
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '%s'%s",
+					     argv[optind - 1], why);
 			break;
 		}
 		if (c == ':') {
-			rc = ix_fail(err, IX_EXIT_USAGE, "option '%s' needs a value",
-				     argv[optind - 1]);
+			const char *hint = ix_help_foreign(argv[optind - 1]);
+
+			rc = ix_fail(err, IX_EXIT_USAGE, "option '%s' needs a value%s%s%s",
+				     argv[optind - 1], hint ? " (" : "", hint ? hint : "",
+				     hint ? ")" : "");
 			break;
 		}
 		if (c >= 256)

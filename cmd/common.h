@@ -64,6 +64,15 @@ struct ix_cmd_spec {
 int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *dst, int *first_pos,
 		  bool *help, struct ix_err *err);
 void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f);
+/* What to add to "unknown option 'ARG'" (cmd/help.c): " (iperf3's -u:
+ * --path udp)" for a flag of iperf3 or perftest that ixperf spells
+ * otherwise, "; did you mean '--time'?" for a long option a typo away from
+ * one of spec's; "" else. */
+void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len);
+/* The same after "'WORD' is not a command". */
+void ix_help_unknown_cmd(const char *word, char *buf, size_t len);
+/* The ixperf spelling of flag, a flag of iperf3 or perftest; NULL if none. */
+const char *ix_help_foreign(const char *flag);
 /* Names of long options, one per line (shell completion). */
 void ix_opts_list(const struct ix_cmd_spec *spec, FILE *f);
 
