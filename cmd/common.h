@@ -97,13 +97,13 @@ struct ix_client_opts {
 };
 
 /* clang-format off */
-#define IX_CLIENT_OPTION_ROWS(type)                                                      \
+#define IX_CLIENT_OPTION_ROWS(type, pathhelp)                                            \
 	{ 'p', "port", IX_OPT_UINT, offsetof(type, c.port), "PORT",                     \
 	  "server port (default 5301)", 1, 65535 },                                      \
 	{ 'B', "bind", IX_OPT_STRING, offsetof(type, c.bind), "ADDR",                   \
 	  "local address to send from", 0, 0 },                                          \
 	{ 0, "path", IX_OPT_STRING, offsetof(type, c.path), "PATH",                     \
-	  "transport: tcp (default), udp or rdma", 0, 0 },                                     \
+	  pathhelp, 0, 0 },                                                               \
 	{ 't', "time", IX_OPT_SECONDS, offsetof(type, c.time_s), "SECONDS",             \
 	  "measured duration (per size in a sweep)", 0.01, 86400 },                      \
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(type, c.warmup_s), "SECONDS",         \
