@@ -19,6 +19,7 @@
 #include "probes/net/net.h"
 #include "report/fmt/output.h"
 #include "report/fmt/safe.h"
+#include "report/fmt/suggest.h"
 #include "report/json/json.h"
 
 /* K, M, G in a size are powers of 1000 here, as they always were in
@@ -110,6 +111,59 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 		return ix_fail(err, IX_EXIT_USAGE, "'%s' must be at most %.0f", arg, o->max);
 	*(uint64_t *)field = u;
 	return 0;
+}
+
+/* Flags of the tools users come from that ixperf spells otherwise. A row
+ * only speaks where the command does not take the flag itself (bw takes
+ * iperf3's -P, -R and -b with their meaning). */
+static const struct {
+	const char *flag, *hint;
+} foreign[] = {
+	{ "-c", "iperf3's -c HOST: ixperf takes the host as an argument, 'ixperf bw HOST'" },
+	{ "-s", "iperf3's -s: to start an agent: ixperf server" },
+	{ "-u", "iperf3's -u is --path udp here" },
+	{ "-P", "iperf3's -P N is 'ixperf bw -P N' or 'ixperf mesh -P N'" },
+	{ "-R", "iperf3's -R is 'ixperf bw -R', the server sending" },
+	{ "-b", "iperf3's -b RATE is 'ixperf bw -b RATE' or 'ixperf incast -b RATE'" },
+	{ "-d", "perftest's -d DEV is --ib-dev DEV, with --path rdma" },
+	{ "-x", "perftest's -x N is --gid-index N, with --path rdma" },
+	{ "-q", "perftest's -q N is --qps N, with --path rdma" },
+	{ "-D", "perftest's -D SECONDS is -t SECONDS here" },
+	{ "-F", "perftest's -F: ixperf has no CPU frequency warning to silence; leave it out" },
+	{ "--report_gbits", "perftest's --report_gbits: ixperf reports bit/s already, scaled; "
+			    "--units Gbit fixes the unit" },
+	{ "--server", "to start an agent: ixperf server" },
+	{ "--client", "iperf3's --client HOST: ixperf takes the host as an argument, 'ixperf bw "
+		      "HOST'" },
+	{ "--udp", "iperf3's --udp is --path udp here" },
+};
+
+const char *ix_help_foreign(const char *flag)
+{
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++)
+		if (strcmp(flag, foreign[i].flag) == 0)
+			return foreign[i].hint;
+	return NULL;
+}
+
+void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len)
+{
+	const char *names[128], *hint, *near;
+	char word[IX_SUGGEST_MAX + 1];
+	size_t n = 0, w = strcspn(arg, "=");
+
+	snprintf(word, sizeof(word), "%.*s", (int)w, arg);
+	buf[0] = '\0';
+	if ((hint = ix_help_foreign(word))) {
+		snprintf(buf, len, " (%s)", hint);
+		return;
+	}
+	if (strncmp(word, "--", 2) != 0)
+		return;
+	for (size_t i = 0; i < spec->nopts && n < sizeof(names) / sizeof(names[0]); i++)
+		names[n++] = spec->opts[i].long_name;
+	if ((near = ix_suggest(word + 2, names, n)))
+		snprintf(buf, len, "; did you mean '--%s'?", near);
 }
 
 static const char *opt_label(const struct ix_option *o, char *buf, size_t len)
@@ -397,6 +451,7 @@ int ix_post_cli_parse(const struct ix_post_cli *p, struct ix_post_target *t, siz
 
 struct post_cli_ctx {
 	const char *cmd, *history;
+	ix_html_fn html;
 };
 
 static int post_cli_html(void *arg, json_t *doc, char **html, size_t *len, struct ix_err *err)
@@ -407,7 +462,8 @@ static int post_cli_html(void *arg, json_t *doc, char **html, size_t *len, struc
 
 	if (!f)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-	rc = ix_report_html(f, doc, x->history, err);
+	rc = x->html ? x->html(f, doc, x->history, err)
+		     : ix_fail(err, IX_EXIT_FAIL, "no HTML renderer here");
 	if (fclose(f) != 0 && rc == 0)
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	if (rc < 0) {
@@ -435,14 +491,15 @@ static void post_cli_done(void *arg, const struct ix_post_target *t, const struc
 }
 
 size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
-			const struct ix_post_target *t, size_t n, json_t *doc, const char *history)
+			const struct ix_post_target *t, size_t n, json_t *doc, ix_html_fn html,
+			const char *history)
 {
 	struct ix_post_opts po = { .retries = IX_POST_DEFAULT_RETRIES,
 				   .job = p->job,
 				   .pairs = p->pairs,
 				   .warn = ix_post_warn_stderr,
 				   .warn_arg = (void *)cmd };
-	struct post_cli_ctx x = { cmd, history };
+	struct post_cli_ctx x = { cmd, history, html };
 	struct ix_post_each how = { post_cli_html, post_cli_done, &x };
 
 	return n ? ix_post_targets(&po, t, n, doc, &how) : 0;

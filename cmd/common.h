@@ -64,12 +64,13 @@ struct ix_cmd_spec {
 int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *dst, int *first_pos,
 		  bool *help, struct ix_err *err);
 void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f);
-/* What to add to "unknown option 'ARG'" (cmd/help.c): " (iperf3's -u:
+/* What to add to "unknown option 'ARG'": " (iperf3's -u:
  * --path udp)" for a flag of iperf3 or perftest that ixperf spells
  * otherwise, "; did you mean '--time'?" for a long option a typo away from
  * one of spec's; "" else. */
 void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len);
-/* The same after "'WORD' is not a command". */
+/* The same after "'WORD' is not a command" (cmd/help.c: it reads the
+ * command table). */
 void ix_help_unknown_cmd(const char *word, char *buf, size_t len);
 /* The ixperf spelling of flag, a flag of iperf3 or perftest; NULL if none. */
 const char *ix_help_foreign(const char *flag);
@@ -354,10 +355,13 @@ struct ix_post_cli {
 int ix_post_cli_parse(const struct ix_post_cli *p, struct ix_post_target *t, size_t *n,
 		      struct ix_err *err);
 /* Post doc to the n targets of t; each that fails is said on stderr
- * ("ixperf CMD: posting to WHERE: why"). history: earlier documents for
- * the HTML report's trends (NULL: none). Returns how many failed. */
+ * ("ixperf CMD: posting to WHERE: why"). html renders html targets
+ * (ix_report_html), with history: earlier documents for the HTML
+ * report's trends (NULL: none). Returns how many failed. */
+typedef int (*ix_html_fn)(FILE *f, json_t *doc, const char *history_dir, struct ix_err *err);
 size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
-			const struct ix_post_target *t, size_t n, json_t *doc, const char *history);
+			const struct ix_post_target *t, size_t n, json_t *doc, ix_html_fn html,
+			const char *history);
 /* The exit status after posting: a failed post turns a 0 into
  * IX_EXIT_POST; a failure or error of the run itself stands. */
 int ix_post_exit(int rc, size_t failed);

@@ -9,59 +9,6 @@
 #include "cmd/cmd.h"
 #include "report/fmt/suggest.h"
 
-/* Flags of the tools users come from that ixperf spells otherwise. A row
- * only speaks where the command does not take the flag itself (bw takes
- * iperf3's -P, -R and -b with their meaning). */
-static const struct {
-	const char *flag, *hint;
-} foreign[] = {
-	{ "-c", "iperf3's -c HOST: ixperf takes the host as an argument, 'ixperf bw HOST'" },
-	{ "-s", "iperf3's -s: to start an agent: ixperf server" },
-	{ "-u", "iperf3's -u is --path udp here" },
-	{ "-P", "iperf3's -P N is 'ixperf bw -P N' or 'ixperf mesh -P N'" },
-	{ "-R", "iperf3's -R is 'ixperf bw -R', the server sending" },
-	{ "-b", "iperf3's -b RATE is 'ixperf bw -b RATE' or 'ixperf incast -b RATE'" },
-	{ "-d", "perftest's -d DEV is --ib-dev DEV, with --path rdma" },
-	{ "-x", "perftest's -x N is --gid-index N, with --path rdma" },
-	{ "-q", "perftest's -q N is --qps N, with --path rdma" },
-	{ "-D", "perftest's -D SECONDS is -t SECONDS here" },
-	{ "-F", "perftest's -F: ixperf has no CPU frequency warning to silence; leave it out" },
-	{ "--report_gbits", "perftest's --report_gbits: ixperf reports bit/s already, scaled; "
-			    "--units Gbit fixes the unit" },
-	{ "--server", "to start an agent: ixperf server" },
-	{ "--client", "iperf3's --client HOST: ixperf takes the host as an argument, 'ixperf bw "
-		      "HOST'" },
-	{ "--udp", "iperf3's --udp is --path udp here" },
-};
-
-const char *ix_help_foreign(const char *flag)
-{
-	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++)
-		if (strcmp(flag, foreign[i].flag) == 0)
-			return foreign[i].hint;
-	return NULL;
-}
-
-void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len)
-{
-	const char *names[128], *hint, *near;
-	char word[IX_SUGGEST_MAX + 1];
-	size_t n = 0, w = strcspn(arg, "=");
-
-	snprintf(word, sizeof(word), "%.*s", (int)w, arg);
-	buf[0] = '\0';
-	if ((hint = ix_help_foreign(word))) {
-		snprintf(buf, len, " (%s)", hint);
-		return;
-	}
-	if (strncmp(word, "--", 2) != 0)
-		return;
-	for (size_t i = 0; i < spec->nopts && n < sizeof(names) / sizeof(names[0]); i++)
-		names[n++] = spec->opts[i].long_name;
-	if ((near = ix_suggest(word + 2, names, n)))
-		snprintf(buf, len, "; did you mean '--%s'?", near);
-}
-
 void ix_help_unknown_cmd(const char *word, char *buf, size_t len)
 {
 	const char *names[64], *hint = ix_help_foreign(word), *near;

@@ -380,7 +380,7 @@ static size_t post_mesh(const struct ix_post_cli *pc, const struct ix_post_targe
 			       r->stopped    ? "stopped before every pair was measured"
 			       : r->complete ? NULL
 					     : "some pairs were not measured");
-	failed = ix_post_cli_send("mesh", pc, t, n, doc, NULL);
+	failed = ix_post_cli_send("mesh", pc, t, n, doc, ix_report_html, NULL);
 	json_decref(doc);
 	return failed;
 }

@@ -725,7 +725,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	rc = write_outputs(doc, &o, dir, stamp, path, sizeof(path), hpath, sizeof(hpath), &err);
 	if (rc == 0)
 		post_failed = ix_post_cli_send("run", &o.post, targets, ntargets, doc,
-					       o.history ? o.history : dir);
+					       ix_report_html, o.history ? o.history : dir);
 	if (o.json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
