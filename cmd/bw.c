@@ -38,7 +38,10 @@ struct bw_opts {
 };
 
 static const struct ix_option bw_options[] = {
-	IX_CLIENT_OPTION_ROWS(struct bw_opts),
+	IX_CLIENT_OPTION_ROWS(
+		struct bw_opts,
+		"transport: tcp (default), udp, rdma, or pcie (host <-> GPU copies over "
+		"each GPU's PCIe link, as ixperf gpu)"),
 	{ 'n', "bytes", IX_OPT_SIZE, offsetof(struct bw_opts, bytes), "BYTES",
 	  "send this many bytes per direction (split over the streams) instead of --time", 1, 0 },
 	{ 'P', "parallel", IX_OPT_UINT, offsetof(struct bw_opts, parallel), "N",

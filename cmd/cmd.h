@@ -85,8 +85,4 @@ struct ix_gpu_req {
 };
 int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *err);
 
-/* The HTML report of a document, with the run documents in history_dir
- * (NULL: none) that are older than it as trends (cmd/report.c). */
-int ix_report_html(FILE *f, json_t *doc, const char *history_dir, struct ix_err *err);
-
 #endif

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <ctype.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +19,30 @@
 #include "probes/net/net.h"
 #include "report/fmt/output.h"
 #include "report/fmt/safe.h"
+#include "report/fmt/suggest.h"
 #include "report/json/json.h"
+
+/* K, M, G in a size are powers of 1000 here, as they always were in
+ * ixperf; iperf3 and perftest read them as powers of 1024. Reading them
+ * otherwise now would change the figure of every script that gives one,
+ * silently: say what the size is instead. */
+static void size_note(const struct ix_option *o, const char *arg, uint64_t bytes)
+{
+	size_t at = ix_size_si_prefix(arg);
+	char bin[64];
+	uint64_t b;
+	struct ix_err e = { 0 };
+
+	if (!at || at >= sizeof(bin) - 1)
+		return;
+	snprintf(bin, sizeof(bin), "%.*si%s", (int)at, arg, arg + at);
+	if (ix_parse_size(bin, &b, &e) < 0)
+		return;
+	fprintf(stderr,
+		"ixperf: note: --%s %s is %" PRIu64 " bytes (K, M, G = 1000, 10^6, 10^9 in ixperf; "
+		"iperf3 and perftest read %s as %" PRIu64 ": write %s for that)\n",
+		o->long_name, arg, bytes, arg, b, bin);
+}
 
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
 {
@@ -36,11 +60,24 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 			return ix_fail(err, IX_EXIT_USAGE, "empty value");
 		*(const char **)field = arg;
 		return 0;
+	case IX_OPT_LIST: {
+		struct ix_opt_list *l = (struct ix_opt_list *)field;
+
+		if (!*arg)
+			return ix_fail(err, IX_EXIT_USAGE, "empty value");
+		if (l->n >= IX_OPT_LIST_MAX)
+			return ix_fail(err, IX_EXIT_USAGE, "given more than %d times",
+				       IX_OPT_LIST_MAX);
+		l->v[l->n++] = arg;
+		return 0;
+	}
 	case IX_OPT_UINT:
 		rc = ix_parse_uint(arg, 0, UINT64_MAX, &u, err);
 		break;
 	case IX_OPT_SIZE:
 		rc = ix_parse_size(arg, &u, err);
+		if (rc == 0)
+			size_note(o, arg, u);
 		break;
 	case IX_OPT_RATE:
 		rc = ix_parse_rate(arg, &u, err);
@@ -74,6 +111,59 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 		return ix_fail(err, IX_EXIT_USAGE, "'%s' must be at most %.0f", arg, o->max);
 	*(uint64_t *)field = u;
 	return 0;
+}
+
+/* Flags of the tools users come from that ixperf spells otherwise. A row
+ * only speaks where the command does not take the flag itself (bw takes
+ * iperf3's -P, -R and -b with their meaning). */
+static const struct {
+	const char *flag, *hint;
+} foreign[] = {
+	{ "-c", "iperf3's -c HOST: ixperf takes the host as an argument, 'ixperf bw HOST'" },
+	{ "-s", "iperf3's -s: to start an agent: ixperf server" },
+	{ "-u", "iperf3's -u is --path udp here" },
+	{ "-P", "iperf3's -P N is 'ixperf bw -P N' or 'ixperf mesh -P N'" },
+	{ "-R", "iperf3's -R is 'ixperf bw -R', the server sending" },
+	{ "-b", "iperf3's -b RATE is 'ixperf bw -b RATE' or 'ixperf incast -b RATE'" },
+	{ "-d", "perftest's -d DEV is --ib-dev DEV, with --path rdma" },
+	{ "-x", "perftest's -x N is --gid-index N, with --path rdma" },
+	{ "-q", "perftest's -q N is --qps N, with --path rdma" },
+	{ "-D", "perftest's -D SECONDS is -t SECONDS here" },
+	{ "-F", "perftest's -F: ixperf has no CPU frequency warning to silence; leave it out" },
+	{ "--report_gbits", "perftest's --report_gbits: ixperf reports bit/s already, scaled; "
+			    "--units Gbit fixes the unit" },
+	{ "--server", "to start an agent: ixperf server" },
+	{ "--client", "iperf3's --client HOST: ixperf takes the host as an argument, 'ixperf bw "
+		      "HOST'" },
+	{ "--udp", "iperf3's --udp is --path udp here" },
+};
+
+const char *ix_help_foreign(const char *flag)
+{
+	for (size_t i = 0; i < sizeof(foreign) / sizeof(foreign[0]); i++)
+		if (strcmp(flag, foreign[i].flag) == 0)
+			return foreign[i].hint;
+	return NULL;
+}
+
+void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len)
+{
+	const char *names[128], *hint, *near;
+	char word[IX_SUGGEST_MAX + 1];
+	size_t n = 0, w = strcspn(arg, "=");
+
+	snprintf(word, sizeof(word), "%.*s", (int)w, arg);
+	buf[0] = '\0';
+	if ((hint = ix_help_foreign(word))) {
+		snprintf(buf, len, " (%s)", hint);
+		return;
+	}
+	if (strncmp(word, "--", 2) != 0)
+		return;
+	for (size_t i = 0; i < spec->nopts && n < sizeof(names) / sizeof(names[0]); i++)
+		names[n++] = spec->opts[i].long_name;
+	if ((near = ix_suggest(word + 2, names, n)))
+		snprintf(buf, len, "; did you mean '--%s'?", near);
 }
 
 static const char *opt_label(const struct ix_option *o, char *buf, size_t len)
@@ -115,19 +205,27 @@ int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *d
 		char label[64];
 
 		if (c == '?') {
+			char flag[3] = { '-', (char)optopt, '\0' }, why[256];
+
+			ix_help_unknown_opt(spec, optopt ? flag : argv[optind - 1], why,
+					    sizeof(why));
 			if (optopt >= 256)
 				rc = ix_fail(err, IX_EXIT_USAGE, "option '--%s' takes no value",
 					     spec->opts[optopt - 256].long_name);
 			else if (optopt)
-				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '-%c'", optopt);
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '-%c'%s", optopt,
+					     why);
 			else
-				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '%s'",
-					     argv[optind - 1]);
+				rc = ix_fail(err, IX_EXIT_USAGE, "unknown option '%s'%s",
+					     argv[optind - 1], why);
 			break;
 		}
 		if (c == ':') {
-			rc = ix_fail(err, IX_EXIT_USAGE, "option '%s' needs a value",
-				     argv[optind - 1]);
+			const char *hint = ix_help_foreign(argv[optind - 1]);
+
+			rc = ix_fail(err, IX_EXIT_USAGE, "option '%s' needs a value%s%s%s",
+				     argv[optind - 1], hint ? " (" : "", hint ? hint : "",
+				     hint ? ")" : "");
 			break;
 		}
 		if (c >= 256)
@@ -331,6 +429,85 @@ int ix_sink_put_json_lazy(struct ix_sink *s, json_t *doc, const struct ix_json_l
 		rc = ix_fail(err, IX_EXIT_FAIL, "cannot write the JSON document");
 	json_decref(doc);
 	return rc;
+}
+
+int ix_post_cli_parse(const struct ix_post_cli *p, struct ix_post_target *t, size_t *n,
+		      struct ix_err *err)
+{
+	enum ix_post_format dflt = IX_POST_WEBHOOK;
+
+	*n = 0;
+	if (!p->to.n && (p->format || p->job || p->pairs))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--post-format, --post-job and --post-pairs need --post");
+	if (p->format && ix_post_format_parse(p->format, &dflt, err) < 0)
+		return ix_fail_prefix(err, "--post-format");
+	for (size_t i = 0; i < p->to.n; i++)
+		if (ix_post_target_parse(p->to.v[i], dflt, &t[i], err) < 0)
+			return -1;
+	*n = p->to.n;
+	return 0;
+}
+
+struct post_cli_ctx {
+	const char *cmd, *history;
+	ix_html_fn html;
+};
+
+static int post_cli_html(void *arg, json_t *doc, char **html, size_t *len, struct ix_err *err)
+{
+	const struct post_cli_ctx *x = arg;
+	FILE *f = open_memstream(html, len);
+	int rc;
+
+	if (!f)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	rc = x->html ? x->html(f, doc, x->history, err)
+		     : ix_fail(err, IX_EXIT_FAIL, "no HTML renderer here");
+	if (fclose(f) != 0 && rc == 0)
+		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	if (rc < 0) {
+		free(*html);
+		*html = NULL;
+	}
+	return rc;
+}
+
+static void post_cli_done(void *arg, const struct ix_post_target *t, const struct ix_err *err)
+{
+	const struct post_cli_ctx *x = arg;
+	char where[256];
+
+	if (t->format == IX_POST_TEXTFILE)
+		snprintf(where, sizeof(where), "%s", t->url);
+	else
+		ix_post_url_redact(t->url, t->format != IX_POST_CHAT, where, sizeof(where));
+	if (err)
+		fprintf(stderr, "ixperf %s: posting to %s (%s) failed: %s\n", x->cmd, where,
+			ix_post_format_name(t->format), err->msg);
+	else
+		fprintf(stderr, "ixperf %s: posted to %s (%s)\n", x->cmd, where,
+			ix_post_format_name(t->format));
+}
+
+size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
+			const struct ix_post_target *t, size_t n, json_t *doc, ix_html_fn html,
+			const char *history)
+{
+	struct ix_post_opts po = { .retries = IX_POST_DEFAULT_RETRIES,
+				   .job = p->job,
+				   .pairs = p->pairs,
+				   .warn = ix_post_warn_stderr,
+				   .warn_arg = (void *)cmd };
+	struct post_cli_ctx x = { cmd, history, html };
+	struct ix_post_each how = { post_cli_html, post_cli_done, &x };
+
+	return n ? ix_post_targets(&po, t, n, doc, &how) : 0;
+}
+
+int ix_post_exit(int rc, size_t failed)
+{
+	return rc == IX_EXIT_OK && failed ? IX_EXIT_POST : rc;
 }
 
 int ix_report_error(const char *cmd, const struct ix_err *err)

@@ -16,6 +16,7 @@
 #include "report/fmt/units.h"
 #include "report/json/json.h"
 #include "report/post/post.h"
+#include "report/post/targets.h"
 
 struct ix_spmd;
 
@@ -27,6 +28,13 @@ enum ix_opt_type {
 	IX_OPT_SECONDS, /* double, with s/ms/us/m/h */
 	IX_OPT_NUMBER,  /* double, a plain decimal number */
 	IX_OPT_STRING,  /* const char * */
+	IX_OPT_LIST,    /* struct ix_opt_list: every occurrence, in order */
+};
+
+#define IX_OPT_LIST_MAX 16
+struct ix_opt_list {
+	const char *v[IX_OPT_LIST_MAX];
+	size_t n;
 };
 
 /* One row: the only source of both parsing and --help text. */
@@ -56,6 +64,16 @@ struct ix_cmd_spec {
 int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *dst, int *first_pos,
 		  bool *help, struct ix_err *err);
 void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f);
+/* What to add to "unknown option 'ARG'": " (iperf3's -u:
+ * --path udp)" for a flag of iperf3 or perftest that ixperf spells
+ * otherwise, "; did you mean '--time'?" for a long option a typo away from
+ * one of spec's; "" else. */
+void ix_help_unknown_opt(const struct ix_cmd_spec *spec, const char *arg, char *buf, size_t len);
+/* The same after "'WORD' is not a command" (cmd/help.c: it reads the
+ * command table). */
+void ix_help_unknown_cmd(const char *word, char *buf, size_t len);
+/* The ixperf spelling of flag, a flag of iperf3 or perftest; NULL if none. */
+const char *ix_help_foreign(const char *flag);
 /* Names of long options, one per line (shell completion). */
 void ix_opts_list(const struct ix_cmd_spec *spec, FILE *f);
 
@@ -80,13 +98,13 @@ struct ix_client_opts {
 };
 
 /* clang-format off */
-#define IX_CLIENT_OPTION_ROWS(type)                                                      \
+#define IX_CLIENT_OPTION_ROWS(type, pathhelp)                                            \
 	{ 'p', "port", IX_OPT_UINT, offsetof(type, c.port), "PORT",                     \
 	  "server port (default 5301)", 1, 65535 },                                      \
 	{ 'B', "bind", IX_OPT_STRING, offsetof(type, c.bind), "ADDR",                   \
 	  "local address to send from", 0, 0 },                                          \
 	{ 0, "path", IX_OPT_STRING, offsetof(type, c.path), "PATH",                     \
-	  "transport: tcp (default), udp or rdma", 0, 0 },                                     \
+	  pathhelp, 0, 0 },                                                               \
 	{ 't', "time", IX_OPT_SECONDS, offsetof(type, c.time_s), "SECONDS",             \
 	  "measured duration (per size in a sweep)", 0.01, 86400 },                      \
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(type, c.warmup_s), "SECONDS",         \
@@ -306,6 +324,47 @@ int ix_report_error_json(const char *cmd, bool json, const char *output, const s
  * "ixperf CMD: WARNING: msg" on stderr, credentials over plain http said
  * once per process. */
 void ix_post_warn_stderr(void *cmd, enum ix_post_warning w, const char *msg);
+
+/* The HTML report of a document, with the run documents in history_dir
+ * (NULL: none) that are older than it as trends (cmd/report.c). */
+int ix_report_html(FILE *f, json_t *doc, const char *history_dir, struct ix_err *err);
+
+/* --post [FORMAT=]URL (any number of times) and its options, for the
+ * commands that measure (run, mesh, incast). */
+struct ix_post_cli {
+	struct ix_opt_list to;
+	const char *format; /* of targets that name none; NULL: webhook */
+	const char *job;
+	bool pairs;
+};
+
+/* clang-format off */
+#define IX_POST_OPTION_ROWS(type, m)                                                       \
+	{ 0, "post", IX_OPT_LIST, offsetof(type, m.to), "[FORMAT=]URL",                    \
+	  "post the result there (spooled when down); again for more targets; FORMAT: "    \
+	  "webhook, chat, pushgateway, html, or textfile=DIR", 0, 0 },                      \
+	{ 0, "post-format", IX_OPT_STRING, offsetof(type, m.format), "FORMAT",             \
+	  "format of --post targets that name none (default webhook)", 0, 0 },             \
+	{ 0, "post-job", IX_OPT_STRING, offsetof(type, m.job), "NAME",                     \
+	  "Pushgateway job label and textfile name ixperf-NAME.prom (default ixperf)", 0, 0 }, \
+	{ 0, "post-pairs", IX_OPT_FLAG, offsetof(type, m.pairs), NULL,                     \
+	  "Prometheus: a mesh's series per pair too (default: per host and summary)", 0, 0 }
+/* clang-format on */
+
+/* The targets, read before anything is measured (usage errors first). */
+int ix_post_cli_parse(const struct ix_post_cli *p, struct ix_post_target *t, size_t *n,
+		      struct ix_err *err);
+/* Post doc to the n targets of t; each that fails is said on stderr
+ * ("ixperf CMD: posting to WHERE: why"). html renders html targets
+ * (ix_report_html), with history: earlier documents for the HTML
+ * report's trends (NULL: none). Returns how many failed. */
+typedef int (*ix_html_fn)(FILE *f, json_t *doc, const char *history_dir, struct ix_err *err);
+size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
+			const struct ix_post_target *t, size_t n, json_t *doc, ix_html_fn html,
+			const char *history);
+/* The exit status after posting: a failed post turns a 0 into
+ * IX_EXIT_POST; a failure or error of the run itself stands. */
+int ix_post_exit(int rc, size_t failed);
 
 /* What mesh and incast share: hosts, token, units, output, the agents. */
 struct ix_coord_cmd {

@@ -1,25 +1,89 @@
-/* ixperf help [CMD]: the same text as 'ixperf CMD --help'. */
+/* ixperf help [CMD]: the same text as 'ixperf CMD --help'; and what to
+ * say of a command or an option typed wrong: the nearest name, or the
+ * ixperf spelling of a flag of iperf3 or perftest. */
 #include "config.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "cmd/cmd.h"
+#include "report/fmt/suggest.h"
+
+void ix_help_unknown_cmd(const char *word, char *buf, size_t len)
+{
+	const char *names[64], *hint = ix_help_foreign(word), *near;
+	const struct ix_command *all;
+	size_t n, k = 0;
+
+	buf[0] = '\0';
+	if (hint) {
+		snprintf(buf, len, " (%s)", hint);
+		return;
+	}
+	all = ix_commands(&n);
+	for (size_t i = 0; i < n && k < sizeof(names) / sizeof(names[0]); i++)
+		names[k++] = all[i].name;
+	if ((near = ix_suggest(word, names, k)))
+		snprintf(buf, len, "; did you mean '%s'?", near);
+}
 
 struct help_opts {
 	bool help;
 	bool list_opts;
+	bool list_values;
 };
+
+#define UNITS "bits bytes bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB"
+#define OPS   "write read send write_imm"
+#define POSTS "webhook chat pushgateway html textfile"
+
+/* The words an option takes, for completion: command NULL for every
+ * command that has the option. tests/cli/completion.sh checks each row
+ * against the command table and the completion against these. */
+static const struct {
+	const char *cmd, *opt, *values;
+} option_values[] = {
+	{ "bw", "path", "tcp udp rdma pcie" },
+	{ "lat", "path", "tcp udp rdma" },
+	{ "mesh", "path", "tcp udp rdma" },
+	{ "incast", "path", "tcp udp rdma" },
+	{ "gpu", "path", "pcie" },
+	{ NULL, "op", OPS },
+	{ NULL, "units", UNITS },
+	{ NULL, "post-format", POSTS },
+	{ "post", "format", POSTS },
+	{ "report", "format", "text html json csv" },
+	{ "mesh", "test", "bw lat both" },
+	{ "mesh", "pattern", "all-pairs all-to-all bisection permutation ring" },
+	{ "incast", "mode", "stream read" },
+	{ NULL, "gid-type", "v2 v1 v2-ipv4 v2-ipv6" },
+};
+
+/* "--NAME WORD WORD..." for each option of spec that takes one of a few words. */
+static void list_values(const struct ix_cmd_spec *spec)
+{
+	for (size_t i = 0; i < spec->nopts; i++)
+		for (size_t k = 0; k < sizeof(option_values) / sizeof(option_values[0]); k++)
+			if ((!option_values[k].cmd || !strcmp(option_values[k].cmd, spec->name)) &&
+			    !strcmp(option_values[k].opt, spec->opts[i].long_name)) {
+				printf("--%s %s\n", spec->opts[i].long_name,
+				       option_values[k].values);
+				break;
+			}
+}
 
 static const struct ix_option help_options[] = {
 	{ 0, "list-opts", IX_OPT_FLAG, offsetof(struct help_opts, list_opts), NULL,
 	  "list the long options of COMMAND, one per line (shell completion)", 0, 0 },
+	{ 0, "list-values", IX_OPT_FLAG, offsetof(struct help_opts, list_values), NULL,
+	  "list the options of COMMAND that take one of a few words, with the words", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct help_opts, help), NULL, "show this help", 0,
 	  0 },
 };
 
 const struct ix_cmd_spec ix_help_spec = {
 	.name = "help",
-	.usage = "[--list-opts] [COMMAND]",
+	.usage = "[--list-opts | --list-values] [COMMAND]",
 	.summary = "Show help for ixperf or one of its commands",
 	.opts = help_options,
 	.nopts = IX_OPTS_END(help_options),
@@ -41,8 +105,8 @@ int cmd_help(int argc, char **argv, const struct ix_env *env)
 		ix_opts_help(&ix_help_spec, stdout);
 		return IX_EXIT_OK;
 	}
-	if (pos >= argc && o.list_opts) {
-		fprintf(stderr, "ixperf help: --list-opts needs a COMMAND\n");
+	if (pos >= argc && (o.list_opts || o.list_values)) {
+		fprintf(stderr, "ixperf help: --list-opts and --list-values need a COMMAND\n");
 		return IX_EXIT_USAGE;
 	}
 	if (pos >= argc) {
@@ -58,11 +122,16 @@ int cmd_help(int argc, char **argv, const struct ix_env *env)
 	}
 	cmd = ix_command_find(argv[pos]);
 	if (!cmd) {
-		fprintf(stderr, "ixperf help: '%s' is not a command\n", argv[pos]);
+		char why[256];
+
+		ix_help_unknown_cmd(argv[pos], why, sizeof(why));
+		fprintf(stderr, "ixperf help: '%s' is not a command%s\n", argv[pos], why);
 		return IX_EXIT_USAGE;
 	}
 	if (o.list_opts)
 		ix_opts_list(cmd->spec, stdout);
+	else if (o.list_values)
+		list_values(cmd->spec);
 	else
 		ix_opts_help(cmd->spec, stdout);
 	return IX_EXIT_OK;

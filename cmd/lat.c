@@ -27,7 +27,7 @@ struct lat_opts {
 };
 
 static const struct ix_option lat_options[] = {
-	IX_CLIENT_OPTION_ROWS(struct lat_opts),
+	IX_CLIENT_OPTION_ROWS(struct lat_opts, "transport: tcp (default), udp or rdma"),
 	{ 'n', "iters", IX_OPT_UINT, offsetof(struct lat_opts, iters), "N",
 	  "measure N round trips instead of --time (as perftest -n)", 1, 1e12 },
 	{ 0, "busy-poll", IX_OPT_FLAG, offsetof(struct lat_opts, busy_poll), NULL,

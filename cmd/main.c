@@ -54,7 +54,7 @@ static void usage(FILE *f)
 	fprintf(f, "\n'ixperf help <command>' or 'ixperf <command> --help' shows a command's "
 		   "options.\n"
 		   "Exit codes: 0 success, 1 runtime failure, 2 usage error, 3 path unavailable,\n"
-		   "4 threshold failed.\n");
+		   "4 threshold failed, 5 passed but a --post target did not take the result.\n");
 }
 
 /* A full disk under "ixperf ... > out.json" must not pass silently. */
@@ -120,7 +120,11 @@ int main(int argc, char **argv)
 	}
 	cmd = ix_command_find(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "ixperf: '%s' is not a command; see 'ixperf --help'\n", argv[1]);
+		char why[256];
+
+		ix_help_unknown_cmd(argv[1], why, sizeof(why));
+		fprintf(stderr, "ixperf: '%s' is not a command%s\n", argv[1],
+			why[0] ? why : "; see 'ixperf --help'");
 		return IX_EXIT_USAGE;
 	}
 	if (cmd->flags & IX_CMD_NETWORK)

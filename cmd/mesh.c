@@ -54,6 +54,7 @@ struct mesh_opts {
 	const char *seed;
 	bool estimate;
 	struct ix_coord_capture cap;
+	struct ix_post_cli post;
 };
 
 static const struct ix_option mesh_options[] = {
@@ -121,6 +122,7 @@ static const struct ix_option mesh_options[] = {
 	{ 0, "state", IX_OPT_STRING, offsetof(struct mesh_opts, state), "FILE",
 	  "publish the matrix so far to FILE after every round (for 'ixperf top --mesh')", 0, 0 },
 	IX_COORD_CAPTURE_ROWS(struct mesh_opts, cap, "during the mesh"),
+	IX_POST_OPTION_ROWS(struct mesh_opts, post),
 };
 
 const struct ix_cmd_spec ix_mesh_spec = {
@@ -137,7 +139,11 @@ const struct ix_cmd_spec ix_mesh_spec = {
 		  "--rails: HOSTS name each node once (any address of its agent); each rail is\n"
 		  "a mesh of its own over the nodes' addresses on it, and a rail far below the\n"
 		  "others is named as the rail.\n"
-		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs or rails.\n"
+		  "--post (all-pairs only) sends the result, as -J writes it, to each target.\n"
+		  "--live needs a terminal: without one it is a usage error (exit 2); run\n"
+		  "without it, or with --state FILE and 'ixperf top --mesh FILE' elsewhere.\n"
+		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs or rails,\n"
+		  "5 all pairs good but a --post target did not take the result.\n"
 		  "Examples:\n"
 		  "  ixperf mesh --token-file ~/.ixperf-token 'node[01-32]'\n"
 		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n"
@@ -348,10 +354,35 @@ static int live_check(const struct live_opts *o, struct ix_err *err)
 	 * screen that cannot be drawn. */
 	if (!o->live)
 		return 0;
-	if (ix_tui_open(&t, err) < 0)
-		return -1;
+	if (ix_tui_open(&t, err) < 0) {
+		err->code = IX_EXIT_USAGE;
+		return ix_fail_prefix(err, "--live draws on a terminal and there is none (run "
+					   "without --live for the text report, or with --state "
+					   "FILE and watch it with 'ixperf top --mesh FILE')");
+	}
 	ix_tui_close(&t);
 	return 0;
+}
+
+/* --post: the whole result, as -J writes it, to each target. */
+static size_t post_mesh(const struct ix_post_cli *pc, const struct ix_post_target *t, size_t n,
+			const struct ix_mesh_result *r, const struct ix_fleet_result *fleet,
+			const struct ix_env *env)
+{
+	json_t *res, *doc;
+	size_t failed;
+
+	if (!n)
+		return 0;
+	res = ix_json_mesh(r);
+	json_object_set_new(res, "fleet", ix_json_fleet(fleet));
+	doc = ix_json_document("mesh", env->argc, env->argv, json_pack("[o]", res),
+			       r->stopped    ? "stopped before every pair was measured"
+			       : r->complete ? NULL
+					     : "some pairs were not measured");
+	failed = ix_post_cli_send("mesh", pc, t, n, doc, ix_report_html, NULL);
+	json_decref(doc);
+	return failed;
 }
 
 /* Progress comes once per round and direction. */
@@ -620,6 +651,8 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_err err = { 0 }, cerr = { 0 }, ferr = { 0 };
 	struct ix_capture *cap = NULL;
 	struct ix_rail_spec rails = { 0 };
+	struct ix_post_target targets[IX_OPT_LIST_MAX];
+	size_t ntargets = 0;
 	enum ix_pattern pat;
 	uint64_t seed = 0;
 	unsigned tests;
@@ -643,6 +676,11 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		ix_fail_prefix(&err, "--rails");
 	if (err.code || check(&o, &p, &err) < 0 || check_pattern(&o, &pat, &seed, &err) < 0 ||
 	    ix_coord_capture_check(&o.cap, &err) < 0 ||
+	    ix_post_cli_parse(&o.post, targets, &ntargets, &err) < 0 ||
+	    ((o.rails || pat != IX_PATTERN_ALL_PAIRS) && ntargets &&
+	     ix_fail(&err, IX_EXIT_USAGE,
+		     "--post is for all-pairs meshes (with --rails or --pattern: -J -o FILE, "
+		     "then ixperf post FILE URL)") < 0) ||
 	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
 	if (rc > 0) /* one task of a launch, done serving */
@@ -709,9 +747,10 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		rc = ix_coord_cmd_commit(&c, &err);
 	}
 	if (rc == 0)
-		rc = !r.complete            ? IX_EXIT_FAIL
-		     : r.findings.bad_pairs ? IX_EXIT_THRESHOLD
-					    : IX_EXIT_OK;
+		rc = ix_post_exit(!r.complete            ? IX_EXIT_FAIL
+				  : r.findings.bad_pairs ? IX_EXIT_THRESHOLD
+							 : IX_EXIT_OK,
+				  post_mesh(&o.post, targets, ntargets, &r, &fleet, env));
 	else
 		rc = ix_report_error("mesh", &err);
 	ix_mesh_result_free(&r);

@@ -20,14 +20,16 @@ struct post_opts {
 	const char *credentials;
 	const char *spool;
 	const char *job;
+	bool pairs;
 	bool flush;
 	bool help;
 };
 
 static const struct ix_option post_options[] = {
 	{ 'f', "format", IX_OPT_STRING, offsetof(struct post_opts, format), "FORMAT",
-	  "webhook (the JSON document, default), chat (Slack/Mattermost), pushgateway, html", 0,
-	  0 },
+	  "webhook (the JSON document, default), chat (Slack/Mattermost), pushgateway, html, "
+	  "textfile (URL is a directory: node_exporter's textfile collector)",
+	  0, 0 },
 	{ 0, "timeout", IX_OPT_SECONDS, offsetof(struct post_opts, timeout_s), "SECONDS",
 	  "give up a request after this long (default 30; connecting: at most 10)", 0.1, 3600 },
 	{ 0, "retries", IX_OPT_UINT, offsetof(struct post_opts, retries), "N",
@@ -39,7 +41,12 @@ static const struct ix_option post_options[] = {
 	{ 0, "spool", IX_OPT_STRING, offsetof(struct post_opts, spool), "DIR",
 	  "where undelivered payloads wait (default $XDG_STATE_HOME/ixperf/spool)", 0, 0 },
 	{ 0, "job", IX_OPT_STRING, offsetof(struct post_opts, job), "NAME",
-	  "Pushgateway job label (default ixperf; the instance is the result's host)", 0, 0 },
+	  "Pushgateway job label (default ixperf; the instance is the result's host); textfile: "
+	  "the file ixperf-NAME.prom",
+	  0, 0 },
+	{ 0, "pairs", IX_OPT_FLAG, offsetof(struct post_opts, pairs), NULL,
+	  "pushgateway, textfile: a mesh's series per pair too (default: per host and summary)", 0,
+	  0 },
 	{ 0, "flush", IX_OPT_FLAG, offsetof(struct post_opts, flush), NULL,
 	  "deliver the spooled payloads (only those below URL if given), oldest first", 0, 0 },
 	{ 'h', "help", IX_OPT_FLAG, offsetof(struct post_opts, help), NULL, "show this help", 0,
@@ -58,11 +65,15 @@ const struct ix_cmd_spec ix_post_spec = {
 		"first, oldest first. Other 4xx: the endpoint refuses the payload; not spooled.\n"
 		"Credentials are never printed nor spooled; give them to --flush with the\n"
 		"URL they are for: they go only to that origin's payloads.\n"
+		"textfile: DIR/ixperf-JOB.prom written through a temporary file and a rename\n"
+		"(never spooled); DIR must exist.\n"
 		"Exit: 0 delivered, 1 not delivered (spooled or refused), 2 usage, 3 no libcurl.\n"
 		"Examples:\n"
 		"  ixperf post result.json https://ci.example.org/hooks/ixperf\n"
 		"  ixperf post -f chat result.json https://hooks.slack.com/services/...\n"
 		"  ixperf post -f pushgateway --job fabric result.json http://pgw:9091\n"
+		"  ixperf post -f textfile --job nightly result.json "
+		"/var/lib/node_exporter/textfile\n"
 		"  ixperf post --flush\n",
 };
 
@@ -125,7 +136,10 @@ static int post_one(struct ix_post_opts *po, const char *path, struct ix_err *er
 		goto out;
 	rc = ix_post_send(po, &m, err);
 	if (rc == 0) {
-		ix_post_url_redact(m.url, po->format != IX_POST_CHAT, where, sizeof(where));
+		if (po->format == IX_POST_TEXTFILE)
+			snprintf(where, sizeof(where), "%s", m.url);
+		else
+			ix_post_url_redact(m.url, po->format != IX_POST_CHAT, where, sizeof(where));
 		fprintf(stderr, "ixperf post: delivered %s to %s (%s)\n", path, where,
 			ix_post_format_name(po->format));
 	}
@@ -141,9 +155,10 @@ static int check_args(const struct post_opts *o, int argc, char **argv, int pos,
 {
 	int n = argc - pos, max = o->flush ? 1 : 2;
 
-	if (o->flush && (o->format || o->job))
+	if (o->flush && (o->format || o->job || o->pairs))
 		return ix_fail(err, IX_EXIT_USAGE,
-			       "--flush sends payloads as they were spooled: no --format or --job");
+			       "--flush sends payloads as they were spooled: no "
+			       "--format, --job or --pairs");
 	if (n > max)
 		return ix_fail(err, IX_EXIT_USAGE, "%s; unexpected '%s'",
 			       o->flush ? "--flush takes at most a URL"
@@ -175,9 +190,11 @@ int cmd_post(int argc, char **argv, const struct ix_env *env)
 	if (check_args(&o, argc, argv, pos, &err) < 0)
 		return ix_report_error("post", &err);
 #ifndef HAVE_CURL
-	ix_fail(&err, IX_EXIT_UNAVAILABLE,
-		"posting is not built in: this ixperf was built without libcurl");
-	return ix_report_error("post", &err);
+	if (po.format != IX_POST_TEXTFILE || o.flush) {
+		ix_fail(&err, IX_EXIT_UNAVAILABLE,
+			"posting is not built in: this ixperf was built without libcurl");
+		return ix_report_error("post", &err);
+	}
 #endif
 	po.url = pos + (o.flush ? 0 : 1) < argc ? argv[pos + (o.flush ? 0 : 1)] : NULL;
 	po.timeout_s = o.timeout_s;
@@ -186,6 +203,7 @@ int cmd_post(int argc, char **argv, const struct ix_env *env)
 	po.credentials_file = o.credentials;
 	po.spool_dir = o.spool;
 	po.job = o.job;
+	po.pairs = o.pairs;
 	po.warn = ix_post_warn_stderr;
 	po.warn_arg = (void *)"post";
 	if (o.insecure)

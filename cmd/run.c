@@ -43,8 +43,7 @@ struct run_opts {
 	const char *history;
 	const char *baseline;
 	const char *token_file;
-	const char *post;
-	const char *post_format;
+	struct ix_post_cli post;
 	const char *units;
 	bool check_plan;
 	bool help;
@@ -63,10 +62,7 @@ static const struct ix_option run_options[] = {
 	  "result document that max_regression compares with (overrides the plan)", 0, 0 },
 	{ 0, "token-file", IX_OPT_STRING, offsetof(struct run_opts, token_file), "FILE",
 	  "shared token for the agents (overrides the plan; mode 600)", 0, 0 },
-	{ 0, "post", IX_OPT_STRING, offsetof(struct run_opts, post), "URL",
-	  "post the result there (queued in the spool when the endpoint is down)", 0, 0 },
-	{ 0, "post-format", IX_OPT_STRING, offsetof(struct run_opts, post_format), "FORMAT",
-	  "webhook (default), chat, pushgateway or html", 0, 0 },
+	IX_POST_OPTION_ROWS(struct run_opts, post),
 	{ 0, "units", IX_OPT_STRING, offsetof(struct run_opts, units), "UNIT",
 	  "bits (default), bytes, or bit Kbit Mbit Gbit Tbit B KB MB GB TB KiB MiB GiB TiB", 0, 0 },
 	{ 0, "check-plan", IX_OPT_FLAG, offsetof(struct run_opts, check_plan), NULL,
@@ -85,7 +81,8 @@ const struct ix_cmd_spec ix_run_spec = {
 		  "Started as the tasks of a job (srun, mpirun), every task runs an agent and\n"
 		  "rank 0 runs the plan over them (hosts = tasks); see ixperf-launch(7).\n"
 		  "Exit status: 0 every check passed, 4 a threshold failed, 1 a probe errored\n"
-		  "(its partial figures are kept), 2 a bad plan or command line.\n",
+		  "(its partial figures are kept), 2 a bad plan or command line, 5 every check\n"
+		  "passed but a --post target did not take the result (each one is named).\n",
 };
 
 /* Whether a check runs RDMA from this machine towards the local agents. */
@@ -602,42 +599,6 @@ static int write_outputs(json_t *doc, const struct run_opts *o, const char *dir,
 	return rc;
 }
 
-/* --post: what the spool holds goes first, then this run. */
-static int post(json_t *doc, const struct run_opts *o, struct ix_err *err)
-{
-	struct ix_post_opts po = { .url = o->post,
-				   .retries = IX_POST_DEFAULT_RETRIES,
-				   .warn = ix_post_warn_stderr,
-				   .warn_arg = (void *)"run" };
-	struct ix_post_msg m;
-	struct ix_err e2 = { 0 };
-	char *html = NULL;
-	size_t n = 0;
-	int rc;
-
-	if (ix_post_format_parse(o->post_format ? o->post_format : "webhook", &po.format, err) < 0)
-		return -1;
-	if (po.format == IX_POST_HTML) {
-		FILE *f = open_memstream(&html, &n);
-		if (!f)
-			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
-		rc = ix_report_html(f, doc, o->history, err);
-		fclose(f);
-		if (rc < 0) {
-			free(html);
-			return -1;
-		}
-	}
-	rc = ix_post_payload(&po, doc, html, n, &m, err);
-	free(html);
-	if (rc < 0)
-		return -1;
-	ix_post_flush(&po, &e2);
-	rc = ix_post_send(&po, &m, err);
-	ix_post_msg_free(&m);
-	return rc;
-}
-
 int cmd_run(int argc, char **argv, const struct ix_env *env)
 {
 	struct run_opts o = { 0 };
@@ -651,7 +612,8 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	const char *dir, *verdict = "INFO"; /* until a check passes */
 	char started[32], finished[32], stamp[32], path[1024], hpath[1024], tokpath[1024];
 	char tasks_line[96] = "", own[sizeof(((struct ix_local_agents *)0)->hosts) + 72];
-	struct ix_err perr = { 0 };
+	struct ix_post_target targets[IX_OPT_LIST_MAX];
+	size_t ntargets = 0, post_failed = 0;
 	time_t t0 = time(NULL);
 	int64_t w0 = ix_now_ns();
 	bool help;
@@ -668,6 +630,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 		return IX_EXIT_USAGE;
 	}
 	if (ix_parse_units(o.units ? o.units : "bits", &units, &err) < 0 ||
+	    ix_post_cli_parse(&o.post, targets, &ntargets, &err) < 0 ||
 	    ix_plan_load(pos < argc ? argv[pos] : NULL, &plan, &err) < 0)
 		return ix_report_error_json("run", o.json, NULL, env, &err);
 	if (o.check_plan) {
@@ -760,8 +723,9 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 						     : json_string("a check errored"));
 	json_object_set_new(doc, "results", json_pack("[o]", run));
 	rc = write_outputs(doc, &o, dir, stamp, path, sizeof(path), hpath, sizeof(hpath), &err);
-	if (rc == 0 && o.post && post(doc, &o, &perr) < 0)
-		(void)ix_report_error("run", (ix_fail_prefix(&perr, "posting"), &perr));
+	if (rc == 0)
+		post_failed = ix_post_cli_send("run", &o.post, targets, ntargets, doc,
+					       ix_report_html, o.history ? o.history : dir);
 	if (o.json) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 		fputc('\n', stdout);
@@ -784,7 +748,7 @@ int cmd_run(int argc, char **argv, const struct ix_env *env)
 	rc = !strcmp(verdict, "ERROR")  ? IX_EXIT_FAIL
 	     : !strcmp(verdict, "FAIL") ? IX_EXIT_THRESHOLD
 	     : rc < 0                   ? IX_EXIT_FAIL
-					: IX_EXIT_OK;
+					: ix_post_exit(IX_EXIT_OK, post_failed);
 	json_decref(doc);
 	json_decref(baseline);
 	ix_plan_free(&plan);

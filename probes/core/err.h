@@ -12,6 +12,7 @@ enum ix_exit {
 	IX_EXIT_USAGE = 2,       /* bad command line */
 	IX_EXIT_UNAVAILABLE = 3, /* path asked for is not available here */
 	IX_EXIT_THRESHOLD = 4,   /* a threshold failed (plans) */
+	IX_EXIT_POST = 5,        /* all passed, but a --post target did not take the result */
 };
 
 #define IX_ERR_MAX 512

@@ -126,6 +126,19 @@ int ix_parse_size(const char *s, uint64_t *out, struct ix_err *err)
 	return 0;
 }
 
+size_t ix_size_si_prefix(const char *s)
+{
+	struct ix_err err = { 0 };
+	const struct prefix *pf;
+	const char *rest;
+	struct decimal d;
+
+	if (split_number(s, &d, &rest, &err) < 0)
+		return 0;
+	pf = match_prefix(&rest);
+	return pf->mult >= 1000 && pf->mult % 1000 == 0 ? (size_t)(rest - s) : 0;
+}
+
 int ix_parse_rate(const char *s, uint64_t *out, struct ix_err *err)
 {
 	const struct prefix *pf;

@@ -19,7 +19,7 @@
 #include "report/post/post.h"
 #include "report/post/spool.h"
 
-static const char *const format_names[] = { "webhook", "chat", "pushgateway", "html" };
+static const char *const format_names[] = { "webhook", "chat", "pushgateway", "html", "textfile" };
 
 int ix_post_format_parse(const char *name, enum ix_post_format *f, struct ix_err *err)
 {
@@ -29,7 +29,7 @@ int ix_post_format_parse(const char *name, enum ix_post_format *f, struct ix_err
 			return 0;
 		}
 	return ix_fail(err, IX_EXIT_USAGE,
-		       "unknown format '%s' (webhook, chat, pushgateway or html)", name);
+		       "unknown format '%s' (webhook, chat, pushgateway, html or textfile)", name);
 }
 
 const char *ix_post_format_name(enum ix_post_format f)
@@ -129,6 +129,8 @@ int ix_post_payload(const struct ix_post_opts *o, json_t *doc, const char *html,
 	memset(m, 0, sizeof(*m));
 	m->format = o->format;
 	m->method = "POST";
+	if (o->format == IX_POST_TEXTFILE)
+		return ix_post_textfile_payload(o, doc, m, err);
 	if (check_url(o->url, err) < 0 || ix_post_check_doc(doc, err) < 0)
 		return -1;
 	switch (o->format) {
@@ -153,7 +155,9 @@ int ix_post_payload(const struct ix_post_opts *o, json_t *doc, const char *html,
 		/* PUT replaces the whole group: series of checks that are gone go too. */
 		m->method = "PUT";
 		m->content_type = "text/plain; version=0.0.4; charset=utf-8";
-		rc = ix_post_prom_body(doc, &m->body, &m->len, err);
+		rc = ix_post_prom_body(doc, o->pairs, &m->body, &m->len, err);
+		break;
+	case IX_POST_TEXTFILE: /* built above */
 		break;
 	case IX_POST_HTML:
 		if (!html)
@@ -192,6 +196,8 @@ void ix_post_msg_free(struct ix_post_msg *m)
 
 int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, struct ix_err *err)
 {
+	if (m && m->format == IX_POST_TEXTFILE)
+		return ix_post_textfile(m, err);
 	return ix_fail(err, IX_EXIT_UNAVAILABLE,
 		       "posting is not built in: ixperf was configured without libcurl");
 }
@@ -739,6 +745,8 @@ int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, stru
 	char *stored;
 	int rc = -1;
 
+	if (m->format == IX_POST_TEXTFILE)
+		return ix_post_textfile(m, err);
 	if (check_url(m->url, err) < 0 || creds_load(o, &c, err) < 0)
 		return -1;
 	stored = url_strip_userinfo(m->url);

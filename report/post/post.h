@@ -1,6 +1,7 @@
 /* Posting result documents to HTTP endpoints: a JSON webhook, a chat
  * incoming webhook (Slack, Mattermost), a Prometheus Pushgateway, or an
- * HTML upload. What could not be delivered waits in a spool (report/post/spool.h)
+ * HTML upload; or the same metrics as the Pushgateway's into a directory
+ * that node_exporter's textfile collector reads. What could not be delivered waits in a spool (report/post/spool.h)
  * and goes first next time. Library code: errors come back in struct ix_err
  * and never carry a credential. */
 #ifndef IX_POST_H
@@ -13,7 +14,13 @@
 
 #include "probes/core/err.h"
 
-enum ix_post_format { IX_POST_WEBHOOK, IX_POST_CHAT, IX_POST_PUSHGATEWAY, IX_POST_HTML };
+enum ix_post_format {
+	IX_POST_WEBHOOK,
+	IX_POST_CHAT,
+	IX_POST_PUSHGATEWAY,
+	IX_POST_HTML,
+	IX_POST_TEXTFILE, /* url is a directory: DIR/ixperf-JOB.prom, no HTTP */
+};
 
 #define IX_POST_DEFAULT_TIMEOUT_S 30.0
 #define IX_POST_DEFAULT_RETRIES   3
@@ -35,6 +42,7 @@ struct ix_post_opts {
 	const char *credentials_file; /* NULL: $IXPERF_POST_TOKEN if set */
 	const char *spool_dir;        /* NULL: ix_spool_default_dir() */
 	const char *job;              /* Pushgateway job label; NULL: "ixperf" */
+	bool pairs;                   /* Prometheus: a mesh's per-pair series too */
 	/* Warnings for the user, with a sentence to show (no secret in it);
 	 * NULL: none. Called for every request that sends credentials over
 	 * plain http, so a caller that says it once keeps count. */
@@ -58,7 +66,9 @@ const char *ix_post_format_name(enum ix_post_format f);
 /* Build the request for an ixperf result document. html/html_len: the
  * rendered report for IX_POST_HTML (NULL otherwise). A document that is not
  * an ixperf result fails with IX_EXIT_FAIL, a URL that is not http(s) with
- * IX_EXIT_USAGE. */
+ * IX_EXIT_USAGE. IX_POST_TEXTFILE: m->url is the file DIR/ixperf-JOB.prom
+ * (JOB: o->job, default ixperf; a name that is not [A-Za-z0-9_.-] is a
+ * usage error). */
 int ix_post_payload(const struct ix_post_opts *o, json_t *doc, const char *html, size_t html_len,
 		    struct ix_post_msg *m, struct ix_err *err);
 void ix_post_msg_free(struct ix_post_msg *m);
@@ -71,6 +81,14 @@ void ix_post_msg_free(struct ix_post_msg *m);
  * flushed, so that the endpoint sees results in order. Without libcurl:
  * -1 with IX_EXIT_UNAVAILABLE. */
 int ix_post_send(const struct ix_post_opts *o, const struct ix_post_msg *m, struct ix_err *err);
+/* IX_POST_TEXTFILE: write m's body to m->url through a temporary file
+ * that the collector ignores (not *.prom) and a rename; the directory
+ * must exist (node_exporter's, created by whoever runs it). Not spooled:
+ * a directory that cannot be written is an error now. */
+int ix_post_textfile(const struct ix_post_msg *m, struct ix_err *err);
+/* ix_post_payload for IX_POST_TEXTFILE (report/post/textfile.c). */
+int ix_post_textfile_payload(const struct ix_post_opts *o, json_t *doc, struct ix_post_msg *m,
+			     struct ix_err *err);
 
 /* Deliver the spooled payloads under o->url (every one when NULL), oldest
  * first, each removed after a 2xx; stop at the first that still fails and
@@ -98,8 +116,10 @@ bool ix_post_same_origin(const char *a, const char *b);
 int ix_post_check_doc(json_t *doc, struct ix_err *err);
 /* {"text": ...} for a Slack or Mattermost incoming webhook. */
 int ix_post_chat_body(json_t *doc, char **body, size_t *len, struct ix_err *err);
-/* Prometheus text exposition format 0.0.4. */
-int ix_post_prom_body(json_t *doc, char **body, size_t *len, struct ix_err *err);
+/* Prometheus text exposition format 0.0.4 (report/post/prom.c): the
+ * verdict, the checks, per-host and summary series; with pairs, a mesh's
+ * series per pair too (n x (n - 1) of each: ask only for small meshes). */
+int ix_post_prom_body(json_t *doc, bool pairs, char **body, size_t *len, struct ix_err *err);
 /* URL/metrics/job/JOB/instance/INSTANCE with the Pushgateway's escaping (a
  * URL that already holds /metrics/job is used as it is). */
 char *ix_post_grouping_url(const char *url, const char *job, const char *instance);

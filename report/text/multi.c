@@ -12,12 +12,52 @@ static void host_name(const struct ix_hostlist *h, uint32_t i, char *buf, size_t
 	ix_host_format(&h->v[i], buf, len);
 }
 
+/* One unit for every bandwidth cell, named in the legend: the user's fixed
+ * unit, else the prefix of the largest figure, so that 980 Mbit/s and
+ * 9.41 Gbit/s never stand side by side as 980 and 9.41. */
+static void matrix_unit(const struct ix_mesh_result *r, const struct ix_unit_choice *u,
+			struct ix_unit_choice *out)
+{
+	static const char *const bits[] = { "bit", "Kbit", "Mbit", "Gbit", "Tbit" };
+	static const char *const bytes[] = { "B", "KB", "MB", "GB", "TB" };
+	double top = 0, scale;
+	struct ix_err err = { 0 };
+	int k = 0;
+
+	*out = *u;
+	if (u->kind == IX_UNITS_FIXED)
+		return;
+	for (uint32_t a = 0; a < r->n; a++)
+		for (uint32_t b = 0; b < r->n; b++) {
+			struct ix_cell c = ix_cells_get(&r->cells, a, b);
+
+			if (c.state == IX_CELL_OK && ix_cell_has_bw(&c) && c.bw_bps > top)
+				top = c.bw_bps;
+		}
+	scale = u->kind == IX_UNITS_BYTES ? top / 8 : top;
+	while (k < 4 && scale >= 1000) {
+		scale /= 1000;
+		k++;
+	}
+	if (ix_parse_units(u->kind == IX_UNITS_BYTES ? bytes[k] : bits[k], out, &err) < 0)
+		*out = *u;
+}
+
 /* The matrix of one figure, for small meshes: a compact number per cell. */
 static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 			 const struct ix_unit_choice *u)
 {
-	fprintf(f, "\n%s (row sends to column; x = failed, . = not measured, * = bad%s)\n",
-		bw ? "Bandwidth" : "Latency p50, one-way", bw ? "" : ", lost = no round trip");
+	struct ix_unit_choice mu;
+	char legend[48];
+
+	matrix_unit(r, u, &mu);
+	if (bw)
+		snprintf(legend, sizeof(legend), "Bandwidth in %s%s", mu.label,
+			 strchr(mu.label, '/') ? "" : "/s");
+	else
+		snprintf(legend, sizeof(legend), "Latency p50, one-way");
+	fprintf(f, "\n%s (row sends to column; x = failed, . = not measured, * = bad%s)\n", legend,
+		bw ? "" : ", lost = no round trip");
 	fprintf(f, "%-6s", "");
 	for (uint32_t b = 0; b < r->n; b++)
 		fprintf(f, " %9u", b);
@@ -31,13 +71,13 @@ static void print_matrix(FILE *f, const struct ix_mesh_result *r, bool bw,
 			if (c.state == IX_CELL_FAILED)
 				snprintf(v, sizeof(v), "x");
 			else if (c.state == IX_CELL_OK && bw && ix_cell_has_bw(&c))
-				ix_fmt_rate(c.bw_bps, u, v, sizeof(v));
+				ix_fmt_rate(c.bw_bps, &mu, v, sizeof(v));
 			else if (c.state == IX_CELL_OK && !bw && c.lat_p50_ns > 0)
 				ix_fmt_ns(c.lat_p50_ns, v, sizeof(v));
 			else if (c.state == IX_CELL_OK && !bw && c.lat_lost)
 				snprintf(v, sizeof(v), "lost");
 			if (bw && c.state == IX_CELL_OK) {
-				/* drop the unit: the legend says it */
+				/* one unit for all: the legend names it */
 				char *sp = strchr(v, ' ');
 				if (sp)
 					*sp = '\0';

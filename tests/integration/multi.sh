@@ -44,7 +44,7 @@ schema_check "$J/mesh.json"
 check "ixperf report of the saved mesh exits 0" test "$?" = 0
 check "it shows the header, both matrices and a row per host" bash -c \
 	"grep -q '^ixperf mesh: 5 hosts, 5 rounds, 10 of 10 pairs measured' '$J/mesh.txt' &&
-	 grep -q '^Bandwidth (row sends to column' '$J/mesh.txt' &&
+	 grep -qE '^Bandwidth in [KMGT]?bit/s \(row sends to column' '$J/mesh.txt' &&
 	 grep -q '^Latency p50, one-way' '$J/mesh.txt' &&
 	 [ \$(grep -cE '^[0-4] +127\\.0\\.0\\.1:[0-9]+ ' '$J/mesh.txt') = 5 ]"
 check "it counts the bad pairs the document lists, with their reasons" bash -c \

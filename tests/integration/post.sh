@@ -265,17 +265,26 @@ metric() { # metric NAME LABEL-REGEX: the value of the one matching series
 	grep -E "^$1\{" "$J/metrics.txt" | grep -E "$2" | awk '{print $2}'
 }
 same() { python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$1" "$2"; }
-bw=$(jq '.results[0].checks[0].results[0].summary.forward.bits_per_second' "$DATA/post-run.json")
-check "bandwidth reads back as in the document" same "$(metric ixperf_bandwidth_bits_per_second \
+bw=$(jq '.results[0].checks[0].results[0].summary.forward.bits_per_second / 8' "$DATA/post-run.json")
+check "bandwidth reads back as in the document, in bytes per second" same "$(metric ixperf_bandwidth_bytes_per_second \
 	'check="tcp-bw",dst="127.0.0.1",instance="vm",job="ixperf-test",path="tcp",size="131072",src="vm"')" "$bw"
 check "latency p99 reads back in seconds" same "$(metric ixperf_latency_seconds \
-	'check="tcp-lat".*quantile="0.99"')" 4.9288e-05
+	'check="tcp-lat".*stat="p99"')" \
+	"$(jq '.results[0].checks[3].results[0].stats.p99_ns / 1e9' "$DATA/post-run.json")"
 check "the failed check reads back as 0" same "$(metric ixperf_check_pass 'check="tcp-lat"')" 0
 check "the run verdict FAIL reads back as 1" same "$(metric ixperf_run_verdict 'verdict="FAIL"')" 1
-check "every mesh pair is a series" \
-	test "$(grep -c '^ixperf_bandwidth_bits_per_second{check="mesh"' "$J/metrics.txt")" = 6
+check "no mesh pair is a series by default" \
+	test "$(grep -c '^ixperf_bandwidth_bytes_per_second{check="mesh"' "$J/metrics.txt")" = 0
+check "each mesh host's sending bandwidth is one (4 hosts)" \
+	test "$(grep -c '^ixperf_node_bandwidth_bytes_per_second{check="mesh",direction="out"' "$J/metrics.txt")" = 4
 check "incast steps carry a senders label" \
-	test "$(grep -c '^ixperf_bandwidth_bits_per_second{check="incast",.*senders=' "$J/metrics.txt")" = 3
+	test "$(grep -c '^ixperf_bandwidth_bytes_per_second{check="incast",.*senders=' "$J/metrics.txt")" = 3
+"$IXPERF" post -f pushgateway --pairs --job ixperf-pairs --spool "$SPOOL" "$DATA/post-run.json" \
+	"http://127.0.0.1:$PPORT" 2>"$J/g4.err"
+curl -sf "http://127.0.0.1:$PPORT/metrics" >"$J/metrics.txt"
+check "with --pairs every measured mesh pair is a series (6)" \
+	test "$(grep -c '^ixperf_bandwidth_bytes_per_second{check="mesh",.*job="ixperf-pairs"' "$J/metrics.txt")" = \
+	"$(jq '.results[0].checks[4].results[0].pairs.measured' "$DATA/post-run.json")"
 "$IXPERF" post -f pushgateway --job ixperf-mesh --spool "$SPOOL" "$DATA/mesh-bad.json" \
 	"http://127.0.0.1:$PPORT" 2>"$J/g3.err"
 check "a mesh document pushes" test $? = 0 || cat "$J/g3.err"
@@ -291,4 +300,89 @@ curl -sf "http://127.0.0.1:$PPORT/metrics" >"$J/metrics.txt"
 check "its labels read back escaped" grep -qF \
 	'ixperf_check_pass{check="evil \"quoted\" \\ back\nslash",instance="rack1/node 7",job="a/b",probe="bw"} 1' \
 	"$J/metrics.txt"
+
+# --- (3) node_exporter's textfile collector, checked by promtool --------------------------
+PROMTOOL=$(command -v promtool)
+TXT=$J/textfile
+mkdir -p "$TXT"
+"$IXPERF" post -f textfile --job nightly "$DATA/post-run.json" "$TXT" 2>"$J/t1.err"
+check "post -f textfile exits 0" test $? = 0 || cat "$J/t1.err"
+check "it wrote ixperf-nightly.prom and nothing else" test "$(ls -A "$TXT")" = ixperf-nightly.prom
+if [ -n "$PROMTOOL" ]; then
+	check "promtool check metrics accepts the textfile" "$PROMTOOL" check metrics <"$TXT/ixperf-nightly.prom"
+	"$IXPERF" post -f textfile --pairs --job mesh "$DATA/mesh-bad.json" "$TXT" 2>/dev/null
+	check "and a mesh's, with its pairs" "$PROMTOOL" check metrics <"$TXT/ixperf-mesh.prom"
+else
+	skip_check "promtool check metrics" "promtool is not installed (Debian: prometheus; contrib/setup.sh installs it)"
+fi
+check "the textfile holds the series the Pushgateway got, with the same values" \
+	test "$(grep -E '^ixperf_latency_seconds\{check="tcp-lat",.*stat="p99"' "$TXT/ixperf-nightly.prom" | awk '{print $2}')" = \
+	"$(metric ixperf_latency_seconds 'check="tcp-lat".*job="ixperf-test".*stat="p99"')"
+"$IXPERF" post -f textfile "$DATA/post-run.json" "$J/no-such-dir" 2>"$J/t2.err"
+check "a textfile directory that is not there exits 1 and says so" \
+	test $? = 1 -a -n "$(grep 'is not a directory' "$J/t2.err")"
+
+# --- (4) a real mesh posting to several targets ------------------------------------------
+# Two live agents and a third that is gone: the mesh exits 1; chat, the
+# Pushgateway and the textfile all say ERROR, as the exit status does, and
+# the chat repeats the text report's INCOMPLETE sentence.
+"$IXPERF" server -p 0 >"$J/a1.out" 2>"$J/a1.err" &
+IX_PIDS+=("$!")
+A1=$(ix_wait_port "$J/a1.out" "$!") || exit 99
+"$IXPERF" server -p 0 >"$J/a2.out" 2>"$J/a2.err" &
+IX_PIDS+=("$!")
+A2=$(ix_wait_port "$J/a2.out" "$!") || exit 99
+DEAD=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+receiver chat
+CURL=http://127.0.0.1:$RPORT/chat
+rm -f "$TXT"/*
+"$IXPERF" mesh --test bw -t 0.2 -w 0 --no-retest --connect-timeout 2 \
+	--post "chat=$CURL" --post "pushgateway=http://127.0.0.1:$PPORT" --post-job mesh-dead \
+	--post "textfile=$TXT" "127.0.0.1:$A1,127.0.0.1:$A2,127.0.0.1:$DEAD" >"$J/m1.txt" 2>"$J/m1.err"
+mrc=$?
+check "a mesh with an agent that is gone exits 1" test "$mrc" = 1 || cat "$J/m1.err"
+check "each of the three targets is said to be posted" \
+	test "$(grep -c 'ixperf mesh: posted to' "$J/m1.err")" = 3
+check "the chat's verdict is the exit status's: ERROR" \
+	jq_ok '.text | startswith("*ERROR* ixperf mesh")' "$RDIR/0001.body"
+incomplete=$(grep '^INCOMPLETE: ' "$J/m1.txt")
+check "the text report says INCOMPLETE ($incomplete)" test -n "$incomplete"
+check "and the chat says the same" \
+	jq_ok --arg s "$incomplete" '.text | contains($s)' "$RDIR/0001.body"
+curl -sf "http://127.0.0.1:$PPORT/metrics" >"$J/metrics.txt"
+check "the Pushgateway reads back verdict ERROR" \
+	same "$(metric ixperf_run_verdict 'job="mesh-dead",verdict="ERROR"')" 1
+check "and the gone agent as failed, the live ones not" \
+	test "$(metric ixperf_node_failed "job=\"mesh-dead\",node=\"127.0.0.1:$DEAD\"")" = 1 -a \
+	"$(metric ixperf_node_failed "job=\"mesh-dead\",node=\"127.0.0.1:$A1\"")" = 0
+check "the textfile says ERROR too" \
+	grep -q '^ixperf_run_verdict{verdict="ERROR"} 1$' "$TXT/ixperf-mesh-dead.prom"
+measured=$(metric ixperf_mesh_pairs 'job="mesh-dead",state="measured"')
+planned=$(metric ixperf_mesh_pairs 'job="mesh-dead",state="planned"')
+missing=$(grep -oE '^INCOMPLETE: [0-9]+' "$J/m1.txt" | grep -oE '[0-9]+$')
+check "pairs measured and planned read back as the text report counts them ($measured + $missing = $planned)" \
+	test -n "$missing" -a "$((measured + missing))" = "$planned"
+
+# Two good agents; one target refuses (400), the other takes it: both are
+# tried, the refusal is named, and the exit status says so.
+echo 400 >"$J/chat.status"
+n0=$(ls "$RDIR"/*.body 2>/dev/null | wc -l)
+"$IXPERF" mesh --test bw -t 0.2 -w 0 --no-retest --post-format chat \
+	--post "$CURL" --post "textfile=$TXT" --post-job mesh-ok \
+	"127.0.0.1:$A1,127.0.0.1:$A2" >"$J/m2.txt" 2>"$J/m2.err"
+mrc=$?
+rm -f "$J/chat.status"
+# The mesh's own verdict, from the target that took it: PASS must turn
+# into 5 (a post failed), ERROR or FAIL keep 1 or 4.
+verdict=$(sed -n 's/^ixperf_run_verdict{verdict="\([A-Z]*\)"} 1$/\1/p' "$TXT/ixperf-mesh-ok.prom")
+case $verdict in PASS) want=5 ;; FAIL) want=4 ;; *) want=1 ;; esac
+check "the other target was written all the same (verdict $verdict)" test -n "$verdict"
+check "a mesh whose chat target refuses exits $want for its verdict $verdict" test "$mrc" = "$want" ||
+	cat "$J/m2.err"
+check "the refusal names the target and the answer" \
+	grep -q 'posting to http://127.0.0.1:[0-9]*/\.\.\. (chat) failed: .*HTTP 400' "$J/m2.err"
+check "nothing more reached the chat" test "$(ls "$RDIR"/*.body 2>/dev/null | wc -l)" = "$n0"
+"$IXPERF" mesh --post ftp://x "127.0.0.1:$A1,127.0.0.1:$A2" >/dev/null 2>"$J/m3.err"
+check "a --post that is not a URL is a usage error before any test" \
+	test $? = 2 -a -n "$(grep 'not an http:// or https:// URL' "$J/m3.err")"
 ix_done

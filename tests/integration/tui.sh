@@ -283,8 +283,8 @@ wait_exit 5
 # --- No terminal (cron, CI): --live says so before any agent runs a test. ---
 if command -v setsid >/dev/null; then
 	setsid "$IXPERF" mesh --live "$HOSTS" </dev/null >"$J/nott.out" 2>"$J/nott.err"
-	check "mesh --live without a terminal exits 3" test "$?" = 3
-	check "and says the view needs a terminal" grep -q "the live view needs a terminal" "$J/nott.err"
+	check "mesh --live without a terminal is a usage error (exit 2)" test "$?" = 2
+	check "and says the view needs a terminal, and what to run instead" grep -q -- "--live draws on a terminal and there is none (run without --live.*the live view needs a terminal" "$J/nott.err"
 	check "before contacting the agents (no token warning)" bash -c "! grep -q WARNING '$J/nott.err'"
 fi
 

@@ -338,7 +338,8 @@ struct client_only {
 	struct ix_client_opts c;
 };
 
-static const struct ix_option client_rows[] = { IX_CLIENT_OPTION_ROWS(struct client_only) };
+static const struct ix_option client_rows[] = { IX_CLIENT_OPTION_ROWS(struct client_only,
+								      "transport") };
 
 Test(opts, client_rows)
 {

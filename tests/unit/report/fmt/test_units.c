@@ -433,3 +433,31 @@ Test(sweep, powers_of_two_within_bounds)
 	cr_assert_eq(ix_size_sweep(1, UINT64_MAX / 2, sizes, 5), 5, "capped by the array");
 	cr_assert_eq(ix_size_sweep(200, 100, sizes, 64), 0);
 }
+
+/* Where a size uses a decimal prefix that iperf3 and perftest read as
+ * binary: just past the letter, so an 'i' there gives the binary size. */
+Test(units, size_si_prefix_is_found)
+{
+	uint64_t v;
+	struct ix_err err = { 0 };
+
+	cr_expect_eq(ix_size_si_prefix("128K"), 4);
+	cr_expect_eq(ix_size_si_prefix("1.5MB"), 4);
+	cr_expect_eq(ix_size_si_prefix("2G"), 2);
+	cr_expect_eq(ix_size_si_prefix("64kB"), 3);
+	cr_expect_eq(ix_size_si_prefix("128Ki"), 0);
+	cr_expect_eq(ix_size_si_prefix("128KiB"), 0);
+	cr_expect_eq(ix_size_si_prefix("65536"), 0);
+	cr_expect_eq(ix_size_si_prefix("x"), 0);
+	/* both readings, as the note gives them */
+	cr_assert_eq(ix_parse_size("128K", &v, &err), 0);
+	cr_expect_eq(v, 128000);
+	cr_assert_eq(ix_parse_size("128Ki", &v, &err), 0);
+	cr_expect_eq(v, 131072);
+	cr_assert_eq(ix_parse_size("128KB", &v, &err), 0);
+	cr_expect_eq(v, 128000);
+	cr_assert_eq(ix_parse_size("128kB", &v, &err), 0);
+	cr_expect_eq(v, 128000);
+	cr_assert_eq(ix_parse_size("128KiB", &v, &err), 0);
+	cr_expect_eq(v, 131072);
+}

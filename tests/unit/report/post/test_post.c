@@ -305,7 +305,7 @@ Test(http, pushgateway_is_put_to_the_grouping_key_with_basic_auth)
 	cr_expect_eq(strncmp(r.req[0], "PUT /metrics/job/ixperf/instance/vm HTTP/1.1\r\n", 45), 0,
 		     "%s", r.req[0]);
 	cr_expect(strstr(r.req[0], "Authorization: Basic YWxpY2U6cHcteA==\r\n") != NULL);
-	cr_expect(strstr(r.req[0], "# TYPE ixperf_bandwidth_bits_per_second gauge") != NULL);
+	cr_expect(strstr(r.req[0], "# TYPE ixperf_bandwidth_bytes_per_second gauge") != NULL);
 }
 
 Test(http, a_4xx_is_neither_retried_nor_spooled)
