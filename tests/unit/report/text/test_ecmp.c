@@ -8,21 +8,38 @@
 
 #include "report/text/text.h"
 
-Test(ecmp, a_switch_block_names_the_blamed_uplink)
+static struct ix_host hv[3];
+static struct ix_hostlist hosts = { .v = hv, .n = 3 };
+
+/* r over hosts a, b and (its switch) leaf1. */
+static void name_hosts(struct ix_ecmp_result *r)
 {
-	static struct ix_ecmp_result r;
-	static struct ix_host hv[3];
-	static struct ix_hostlist h = { .v = hv, .n = 3 };
+	snprintf(hv[0].name, sizeof(hv[0].name), "a");
+	snprintf(hv[1].name, sizeof(hv[1].name), "b");
+	snprintf(hv[2].name, sizeof(hv[2].name), "leaf1");
+	r->hosts = &hosts;
+}
+
+/* r as text, in bits. */
+static char *text_of(const struct ix_ecmp_result *r)
+{
 	struct ix_unit_choice u;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
 	cr_assert_eq(ix_parse_units("bits", &u, NULL), 0);
-	snprintf(h.v[0].name, sizeof(h.v[0].name), "a");
-	snprintf(h.v[1].name, sizeof(h.v[1].name), "b");
-	snprintf(h.v[2].name, sizeof(h.v[2].name), "leaf1");
-	r.hosts = &h;
+	ix_text_ecmp(f, r, &u);
+	fclose(f);
+	return buf;
+}
+
+Test(ecmp, a_switch_block_names_the_blamed_uplink)
+{
+	static struct ix_ecmp_result r;
+	char *buf;
+
+	name_hosts(&r);
 	r.params.bw.path = "tcp";
 	r.params.bw.src_port = 30000;
 	r.nflows = 2;
@@ -42,8 +59,7 @@ Test(ecmp, a_switch_block_names_the_blamed_uplink)
 	snprintf(r.verdict, sizeof(r.verdict), "1 flows over 1 of 2 uplinks (1)");
 	r.flows[0].sport = 30000;
 	r.flows[1].sport = 30001;
-	ix_text_ecmp(f, &r, &u);
-	fclose(f);
+	buf = text_of(&r);
 	cr_assert(strstr(buf, "ECMP: a:0 -> b:0, 2 tcp flows from source ports 30000-30001") ||
 			  strstr(buf, "ECMP: a -> b, 2 tcp flows from source ports 30000-30001"),
 		  "%s", buf);
@@ -57,17 +73,9 @@ Test(ecmp, a_switch_block_names_the_blamed_uplink)
 Test(ecmp, rdma_flows_show_their_qp_and_how_their_ports_are_known)
 {
 	static struct ix_ecmp_result r;
-	static struct ix_host hv[2];
-	static struct ix_hostlist h = { .v = hv, .n = 2 };
-	struct ix_unit_choice u;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
+	char *buf;
 
-	cr_assert_eq(ix_parse_units("bits", &u, NULL), 0);
-	snprintf(h.v[0].name, sizeof(h.v[0].name), "a");
-	snprintf(h.v[1].name, sizeof(h.v[1].name), "b");
-	r.hosts = &h;
+	name_hosts(&r);
 	r.params.rdma = true;
 	r.params.bw.path = "rdma";
 	r.params.bw.src_port = 50000;
@@ -76,8 +84,7 @@ Test(ecmp, rdma_flows_show_their_qp_and_how_their_ports_are_known)
 	r.flows[0] =
 		(struct ix_ecmp_flow){ .sport = 49441, .qpn = 0x11, .ok = true, .dport = 4791 };
 	r.flows[1] = (struct ix_ecmp_flow){ .qpn = 0x12 }; /* its port not known */
-	ix_text_ecmp(f, &r, &u);
-	fclose(f);
+	buf = text_of(&r);
 	cr_assert(strstr(buf, "2 QPs of one RDMA write connection, all at once\n"), "%s", buf);
 	cr_assert(strstr(buf, "Their RoCE v2 source ports: computed from both QP numbers as "
 			      "rdma_rxe does (no flow label set)"),
