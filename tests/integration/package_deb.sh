@@ -239,8 +239,13 @@ timeout 300 chroot "$ROOT" /bin/sh -c 'cd /tmp && exec ixperf run' >"$IX_TMP/run
 rc=$?
 echo "# ixperf run in the root: $(($(date +%s) - t2)) s"
 sed 's/^/# /' "$IX_TMP/run.txt"
-check "ixperf run in the root exits 0 with Verdict: PASS" \
-	test "$rc" = 0 -a "$(grep -c '^Verdict: PASS$' "$IX_TMP/run.txt")" = 1 || cat "$IX_TMP/run.err"
+# As in run.sh: its thresholds are live loopback figures against fixed
+# limits, so on a loaded machine a check may FAIL (exit 4); what must hold
+# is that every check measured and was judged, never an ERROR (exit 1).
+verdict=$(sed -n 's/^Verdict: //p' "$IX_TMP/run.txt")
+failed=$(awk '/^  FAIL  / { printf " %s", $2 }' "$IX_TMP/run.txt")
+check "ixperf run in the root runs to a verdict: exit $rc, $verdict${failed:+ (a loaded machine? failed:$failed)}" \
+	test "$rc:$verdict" = 0:PASS -o "$rc:$verdict" = 4:FAIL || cat "$IX_TMP/run.err"
 res=$(ls "$ROOT"/tmp/ixperf-results/ixperf-run-*.json 2>/dev/null | head -n 1)
 nplan=$(inroot ixperf run --check-plan 2>&1 | sed -n 's/.*: \([0-9]*\) check(s).*/\1/p')
 said=$(awk '/^  [A-Z]+  [^ ]/ { print $1, $2 }' "$IX_TMP/run.txt" | jq -R . | jq -s -c sort)
