@@ -17,7 +17,8 @@ PKGS=(build-essential autoconf automake libtool pkg-config
 	chromium prometheus prometheus-pushgateway curl python3 tmux tshark
 	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev
 	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge
-	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils opensm infiniband-diags)
+	libibnetdisc-dev libibmad-dev libibumad-dev ibsim-utils opensm infiniband-diags
+	debhelper lintian rpm rpmlint cpio debootstrap)
 
 deps() {
 	local missing=() p sudo=
