@@ -121,13 +121,15 @@ check "compare: 1/1.2 of it is within 50% (exit 0)" test "$?" = 0
 check "runs never overwrite each other: 3 documents, 3 reports" bash -c \
 	"[ \$(ls '$J'/out4/*.json | wc -l) -eq 3 ] && [ \$(ls '$J'/out4/*.html | wc -l) -eq 3 ]"
 
-# --post with the endpoint down: the run's status stands, the payload waits
-# in the spool (tests/integration/post.sh covers delivery).
+# --post with the endpoint down: a passing run exits 5 (only the post
+# failed), the payload waits in the spool (tests/integration/post.sh covers
+# delivery).
 plan quick '[tcp]\nprobe = bw\ntime = 1\nwarmup = 0\n'
 XDG_STATE_HOME="$J/state" "$IXPERF" run -d "$J/out7" --post http://127.0.0.1:1/hook "$J/quick.ini" \
 	>/dev/null 2>"$J/post.err"
-check "a run whose post fails still exits 0" test "$?" = 0
-check "the failure is said on stderr" grep -q "posting:" "$J/post.err"
+check "a passing run whose post fails exits 5" test "$?" = 5
+check "the failure is said on stderr, with the spooled payload" \
+	grep -q "posting to http://127.0.0.1:1/hook (webhook) failed: .*; spooled as " "$J/post.err"
 check "the payload is queued in the spool" bash -c "[ \$(find '$J/state' -type f -name '*' | wc -l) -ge 1 ]"
 
 # Line-relative thresholds need a known link rate: loopback has none.
