@@ -14,6 +14,7 @@
 #include "report/doc/verdict.h"
 #include "report/post/jdoc.h"
 #include "report/post/post.h"
+#include "report/prom/prom.h"
 
 /* Shortest decimal that reads back as v. */
 static void fmt_value(char *buf, size_t len, double v)
@@ -126,20 +127,6 @@ struct expo {
 	json_t *seen; /* series already written: a duplicate would fail the whole push */
 };
 
-static void label_value(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\\\", f);
-		else if (*s == '"')
-			fputs("\\\"", f);
-		else if (*s == '\n')
-			fputs("\\n", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 /* One sample; kv: label name, value, ... NULL. Empty values are left out
  * (Prometheus treats an empty label as an absent one). */
 static void put(struct expo *x, enum fam fam, double v, const char *const *kv)
@@ -156,7 +143,7 @@ static void put(struct expo *x, enum fam fam, double v, const char *const *kv)
 		if (!kv[i + 1] || !kv[i + 1][0])
 			continue;
 		fprintf(f, "%c%s=\"", first ? '{' : ',', kv[i]);
-		label_value(f, kv[i + 1]);
+		ix_prom_write_escaped(f, kv[i + 1], false);
 		fputc('"', f);
 		first = false;
 	}
