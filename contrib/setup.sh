@@ -60,26 +60,38 @@ show_logs() {
 	done
 }
 
+# slowest [TREE]: the shell tests of _build/TREE by the seconds their
+# closing line gives (tests/lib.sh), the slowest first: where the hour goes.
+slowest() {
+	local tree=${1:-}
+	echo "===== the slowest tests (${SECONDS} s into the run) ====="
+	find "_build/${tree:+$tree/}tests" -name '*.sh.log' -exec \
+		sed -n 's/^[0-9]* passed, [0-9]* failed, [0-9]* skipped in \([0-9]*\) s$/\1/p; T; F' {} + |
+		paste - - | sort -rn | head -15 | awk '{ printf "%6d s  %s\n", $1, $2 }'
+}
+
 run_tests() {
 	local rc=0
 	build
+	echo "===== make check (${SECONDS} s into the run) ====="
 	make -C _build check || rc=$?
 	show_logs
+	slowest
 	[ "$rc" = 0 ] || { echo "setup: make check failed"; exit "$rc"; }
-	echo "===== AddressSanitizer + UndefinedBehaviorSanitizer pass ====="
+	echo "===== AddressSanitizer + UndefinedBehaviorSanitizer pass (${SECONDS} s into the run) ====="
 	make -C _build check-sanitize || rc=$?
 	show_logs san-build "sanitizers: "
 	[ "$rc" = 0 ] || { echo "setup: make check-sanitize failed"; exit "$rc"; }
 	# The standing checks of reliability, each bounded: threads under
 	# ThreadSanitizer, the parsers under libFuzzer, an agent under a soak.
-	echo "===== ThreadSanitizer pass ====="
+	echo "===== ThreadSanitizer pass (${SECONDS} s into the run) ====="
 	make -C _build check-tsan || rc=$?
 	show_logs tsan-build "tsan: "
 	[ "$rc" = 0 ] || { echo "setup: make check-tsan failed"; exit "$rc"; }
-	echo "===== fuzzing (${FUZZ_SECONDS:-20} s per parser) ====="
+	echo "===== fuzzing (${FUZZ_SECONDS:-20} s per parser; ${SECONDS} s into the run) ====="
 	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || rc=$?
 	[ "$rc" = 0 ] || { echo "setup: make fuzz failed"; exit "$rc"; }
-	echo "===== soak (${SOAK_SECONDS:-120} s) ====="
+	echo "===== soak (${SOAK_SECONDS:-120} s; ${SECONDS} s into the run) ====="
 	make -C _build soak SOAK_SECONDS="${SOAK_SECONDS:-120}" || rc=$?
 	return "$rc"
 }

@@ -70,7 +70,7 @@ skip_check() {
 
 # Print the closing line and exit with the right status.
 ix_done() {
-	echo "$IX_PASS passed, $IX_FAIL failed, $IX_SKIPPED skipped"
+	echo "$IX_PASS passed, $IX_FAIL failed, $IX_SKIPPED skipped in ${SECONDS} s"
 	[ "$IX_FAIL" -eq 0 ]
 	exit $?
 }

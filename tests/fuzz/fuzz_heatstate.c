@@ -64,7 +64,8 @@ static void mesh(json_t *doc)
 	char buf[512];
 
 	if (ix_heat_src_load(&s, doc, &err) == 0) {
-		must(s.n >= 1 && s.names && s.cells, "a loaded mesh without hosts");
+		must(s.n >= 1 && s.names && s.cells.v && s.cells.n == s.n,
+		     "a loaded mesh without hosts");
 		v.metric = s.tests == IX_MESH_LAT ? IX_HEAT_LAT : IX_HEAT_BW;
 		v.levels = 8;
 		for (int pass = 0; pass < 2; pass++) {
