@@ -22,28 +22,6 @@
 #include "report/fmt/suggest.h"
 #include "report/json/json.h"
 
-/* K, M, G in a size are powers of 1000 here, as they always were in
- * ixperf; iperf3 and perftest read them as powers of 1024. Reading them
- * otherwise now would change the figure of every script that gives one,
- * silently: say what the size is instead. */
-static void size_note(const struct ix_option *o, const char *arg, uint64_t bytes)
-{
-	size_t at = ix_size_si_prefix(arg);
-	char bin[64];
-	uint64_t b;
-	struct ix_err e = { 0 };
-
-	if (!at || at >= sizeof(bin) - 1)
-		return;
-	snprintf(bin, sizeof(bin), "%.*si%s", (int)at, arg, arg + at);
-	if (ix_parse_size(bin, &b, &e) < 0)
-		return;
-	fprintf(stderr,
-		"ixperf: note: --%s %s is %" PRIu64 " bytes (K, M, G = 1000, 10^6, 10^9 in ixperf; "
-		"iperf3 and perftest read %s as %" PRIu64 ": write %s for that)\n",
-		o->long_name, arg, bytes, arg, b, bin);
-}
-
 static int store(const struct ix_option *o, const char *arg, void *dst, struct ix_err *err)
 {
 	char *field = (char *)dst + o->offset;
@@ -76,8 +54,6 @@ static int store(const struct ix_option *o, const char *arg, void *dst, struct i
 		break;
 	case IX_OPT_SIZE:
 		rc = ix_parse_size(arg, &u, err);
-		if (rc == 0)
-			size_note(o, arg, u);
 		break;
 	case IX_OPT_RATE:
 		rc = ix_parse_rate(arg, &u, err);
@@ -251,6 +227,8 @@ int ix_opts_parse(const struct ix_cmd_spec *spec, int argc, char **argv, void *d
 
 void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f)
 {
+	bool sizes = false, rates = false;
+
 	fprintf(f, "usage: ixperf %s %s\n\n%s\n\nOptions:\n", spec->name, spec->usage,
 		spec->summary);
 	for (size_t i = 0; i < spec->nopts; i++) {
@@ -264,7 +242,16 @@ void ix_opts_help(const struct ix_cmd_spec *spec, FILE *f)
 			snprintf(left, sizeof(left), "    --%s%s%s", o->long_name,
 				 o->argname ? " " : "", o->argname ? o->argname : "");
 		fprintf(f, "  %-30s %s\n", left, o->help);
+		sizes |= o->type == IX_OPT_SIZE;
+		rates |= o->type == IX_OPT_RATE;
 	}
+	if (sizes)
+		fprintf(f, "\nBYTES: K, M, G, T (also KB, KiB...) are 1024, 1024^2...; kB is 1000 "
+			   "(64K = 65536, 64kB = 64000)\n");
+	if (rates)
+		fprintf(f,
+			"%sRATE: bit/s, prefixes of 1000 (10G = 10^10 bit/s; 25MB = 200 Mbit/s)\n",
+			sizes ? "" : "\n");
 	if (spec->epilog)
 		fprintf(f, "\n%s", spec->epilog);
 }

@@ -110,7 +110,7 @@ struct ix_client_opts {
 	{ 'w', "warmup", IX_OPT_SECONDS, offsetof(type, c.warmup_s), "SECONDS",         \
 	  "warm-up before measuring, excluded from every figure", 0, 3600 },             \
 	{ 's', "size", IX_OPT_SIZE, offsetof(type, c.size), "BYTES",                    \
-	  "message size (with -a: the largest size); K = 1000, Ki = 1024", 1, 0 },       \
+	  "message size (with -a: the largest size); K = KB = Ki = 1024, kB = 1000", 1, 0 },       \
 	{ 'a', "all-sizes", IX_OPT_FLAG, offsetof(type, c.sweep), NULL,                 \
 	  "sweep message sizes in powers of two up to --size", 0, 0 },                   \
 	{ 'J', "json", IX_OPT_FLAG, offsetof(type, c.json), NULL,                       \

@@ -40,7 +40,7 @@ struct gpu_opts {
 	{ 0, "lib", IX_OPT_STRING, offsetof(struct gpu_opts, lib), "PATH",                \
 	  "load this vendor library instead of the default one (for tests)", 0, 0 },      \
 	{ 's', "size", IX_OPT_SIZE, offsetof(struct gpu_opts, size), "BYTES",             \
-	  "bytes per copy (default 512Mi); K = 1000, Ki = 1024", 1, 0 },                 \
+	  "bytes per copy (default 512Mi); K = KB = Ki = 1024, kB = 1000", 1, 0 },                 \
 	{ 'i', "iterations", IX_OPT_UINT, offsetof(struct gpu_opts, iterations), "N",     \
 	  "timed repetitions of a copy per sample (default 16)", 1, 1000000 },           \
 	{ 0, "samples", IX_OPT_UINT, offsetof(struct gpu_opts, samples), "N",             \

@@ -88,6 +88,19 @@ static int scale(const char *s, const struct decimal *d, uint64_t mult, bool rou
 	return 0;
 }
 
+/* The binary multiplier of a decimal prefix's (1000 -> 1024...); others as
+ * they are. */
+static uint64_t size_binary(uint64_t mult)
+{
+	uint64_t b = 1;
+
+	if (mult < 1000 || mult % 1000)
+		return mult;
+	for (; mult > 1; mult /= 1000)
+		b <<= 10;
+	return b;
+}
+
 static const struct prefix *match_prefix(const char **p)
 {
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
@@ -105,38 +118,30 @@ int ix_parse_size(const char *s, uint64_t *out, struct ix_err *err)
 	const struct prefix *pf;
 	const char *rest;
 	struct decimal d;
-	uint64_t v;
+	uint64_t v, mult;
 	bool exact;
 
 	if (split_number(s, &d, &rest, err) < 0)
 		return -1;
 	pf = match_prefix(&rest);
+	/* K, M, G, T are binary, with or without a B after them, as iperf3
+	 * reads them (-l 128K and -l 128KB are 131072 bytes); only kB, the SI
+	 * kilobyte spelled with its lowercase k, is 1000. */
+	mult = strcmp(pf->name, "k") == 0 && *rest == 'B' ? pf->mult : size_binary(pf->mult);
 	if (*rest == 'B')
 		rest++;
 	if (*rest)
-		return ix_fail(err, IX_EXIT_USAGE,
-			       "'%s': unknown suffix '%s' (use K, M, G, Ki, Mi, Gi, optionally "
-			       "followed by B)",
-			       s, rest);
-	if (scale(s, &d, pf->mult, false, &v, &exact, err) < 0)
+		return ix_fail(
+			err, IX_EXIT_USAGE,
+			"'%s': unknown suffix '%s' (sizes take K, M, G, T or Ki, Mi, Gi, Ti, "
+			"of 1024, or kB of 1000, each optionally followed by B)",
+			s, rest);
+	if (scale(s, &d, mult, false, &v, &exact, err) < 0)
 		return -1;
 	if (!exact)
 		return ix_fail(err, IX_EXIT_USAGE, "'%s' is not a whole number of bytes", s);
 	*out = v;
 	return 0;
-}
-
-size_t ix_size_si_prefix(const char *s)
-{
-	struct ix_err err = { 0 };
-	const struct prefix *pf;
-	const char *rest;
-	struct decimal d;
-
-	if (split_number(s, &d, &rest, &err) < 0)
-		return 0;
-	pf = match_prefix(&rest);
-	return pf->mult >= 1000 && pf->mult % 1000 == 0 ? (size_t)(rest - s) : 0;
 }
 
 int ix_parse_rate(const char *s, uint64_t *out, struct ix_err *err)

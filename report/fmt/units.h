@@ -7,14 +7,10 @@
 
 #include "probes/core/err.h"
 
-/* Sizes in bytes: "64", "64K" (64000), "64Ki" (65536), "1.5M", "2GiB".
- * K/M/G/T are SI (10^3...), Ki/Mi/Gi/Ti binary; an optional "B" follows. */
+/* Sizes in bytes, read as iperf3 and perftest read them: K, M, G, T are
+ * 2^10..., with or without a B ("64K", "64KB", "64KiB": 65536; "1.5M":
+ * 1572864); kB, the SI kilobyte, is 1000 ("64kB": 64000). */
 int ix_parse_size(const char *s, uint64_t *out, struct ix_err *err);
-/* Where s, a size, uses a decimal prefix (K, M, G, T: powers of 1000, where
- * iperf3 and perftest read powers of 1024): the offset just past the
- * prefix letter, so that inserting an 'i' there gives the binary size;
- * else 0. */
-size_t ix_size_si_prefix(const char *s);
 /* Rates in bit/s: "200M" and "200Mbit" are 200e6 bit/s, "25MB" (bytes)
  * is 200e6 bit/s; "/s" or "ps" may follow. */
 int ix_parse_rate(const char *s, uint64_t *out, struct ix_err *err);

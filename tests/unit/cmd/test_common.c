@@ -110,7 +110,7 @@ Test(opts, long_forms_and_attached_values)
 
 	cr_assert_eq(parse(ARGC(argv), argv, &o, &pos, &help, &err), 0, "%s", err.msg);
 	cr_assert_eq(o.count, 7);
-	cr_assert_eq(o.size, 64000);
+	cr_assert_eq(o.size, 65536);
 	cr_assert_eq(o.rate, 200000000ull);
 	cr_assert_float_eq(o.secs, 60.0, 1e-12);
 	cr_assert(o.flag);

@@ -72,18 +72,29 @@ static void secs_bad(const char *s)
 
 /* ---- sizes -------------------------------------------------------------- */
 
-Test(size, plain_and_si)
+Test(size, bare_prefixes_are_binary_as_in_iperf3_and_perftest)
 {
 	cr_assert_eq(size_ok("0"), 0);
 	cr_assert_eq(size_ok("64"), 64);
 	cr_assert_eq(size_ok("64B"), 64);
-	cr_assert_eq(size_ok("64K"), 64000);
-	cr_assert_eq(size_ok("64k"), 64000);
-	cr_assert_eq(size_ok("64KB"), 64000);
-	cr_assert_eq(size_ok("1.5M"), 1500000);
-	cr_assert_eq(size_ok("2G"), 2000000000ull);
-	cr_assert_eq(size_ok("3T"), 3000000000000ull);
-	cr_assert_eq(size_ok(".5K"), 500);
+	cr_assert_eq(size_ok("64K"), 65536);
+	cr_assert_eq(size_ok("64k"), 65536);
+	cr_assert_eq(size_ok("128K"), 131072); /* iperf3 -l 128K */
+	cr_assert_eq(size_ok("1.5M"), 1572864);
+	cr_assert_eq(size_ok("2G"), 2147483648ull);
+	cr_assert_eq(size_ok("3T"), 3298534883328ull);
+	cr_assert_eq(size_ok(".5K"), 512);
+}
+
+Test(size, only_kB_is_decimal)
+{
+	cr_assert_eq(size_ok("64kB"), 64000);
+	cr_assert_eq(size_ok(".3kB"), 300);
+	/* iperf3 -l 128KB, -l 1MB: the letter counts, not the B */
+	cr_assert_eq(size_ok("64KB"), 65536);
+	cr_assert_eq(size_ok("1.5MB"), 1572864);
+	cr_assert_eq(size_ok("2GB"), 2147483648ull);
+	cr_assert_eq(size_ok("3TB"), 3298534883328ull);
 }
 
 Test(size, binary)
@@ -124,7 +135,8 @@ Test(size, refuses_fractional_bytes)
 {
 	size_bad("1.1Ki", "whole number");
 	size_bad("0.5", "whole number");
-	size_bad("1.0001K", "whole number");
+	size_bad("1.0001kB", "whole number");
+	size_bad("0.3K", "whole number"); /* 307.2 bytes */
 }
 
 Test(size, refuses_overflow)
@@ -143,16 +155,15 @@ Test(size, null_is_empty)
 	cr_assert_eq(err.code, IX_EXIT_USAGE);
 }
 
-/* Decimal fractions with SI prefixes name whole byte counts ("1.1K" is
- * 1100 bytes), but 1.1 is not exact in binary and 1.1 * 1000 computed in
- * long double is 1100.0000000000000888, which fails the whole-number check
- * (report/fmt/units.c, ix_parse_size). Disabled until that is fixed; see the report. */
-Test(size, decimal_fraction_with_si_prefix)
+/* Decimal fractions of the SI kilobyte name whole byte counts ("1.1kB" is
+ * 1100 bytes) although 1.1 is not exact in binary: the number is kept as
+ * decimal digits. */
+Test(size, decimal_fraction_with_si_unit)
 {
-	cr_assert_eq(size_ok("1.1K"), 1100);
-	cr_assert_eq(size_ok("0.3K"), 300);
-	cr_assert_eq(size_ok("2.2K"), 2200);
-	cr_assert_eq(size_ok("1.1M"), 1100000);
+	cr_assert_eq(size_ok("1.1kB"), 1100);
+	cr_assert_eq(size_ok("0.3kB"), 300);
+	cr_assert_eq(size_ok("2.2kB"), 2200);
+	cr_assert_eq(size_ok("0.25K"), 256);
 }
 
 /* ---- rates -------------------------------------------------------------- */
@@ -434,28 +445,19 @@ Test(sweep, powers_of_two_within_bounds)
 	cr_assert_eq(ix_size_sweep(200, 100, sizes, 64), 0);
 }
 
-/* Where a size uses a decimal prefix that iperf3 and perftest read as
- * binary: just past the letter, so an 'i' there gives the binary size. */
-Test(units, size_si_prefix_is_found)
+/* Both readings, in every spelling. */
+Test(units, size_spellings)
 {
 	uint64_t v;
 	struct ix_err err = { 0 };
 
-	cr_expect_eq(ix_size_si_prefix("128K"), 4);
-	cr_expect_eq(ix_size_si_prefix("1.5MB"), 4);
-	cr_expect_eq(ix_size_si_prefix("2G"), 2);
-	cr_expect_eq(ix_size_si_prefix("64kB"), 3);
-	cr_expect_eq(ix_size_si_prefix("128Ki"), 0);
-	cr_expect_eq(ix_size_si_prefix("128KiB"), 0);
-	cr_expect_eq(ix_size_si_prefix("65536"), 0);
-	cr_expect_eq(ix_size_si_prefix("x"), 0);
-	/* both readings, as the note gives them */
+	/* every spelling of both readings */
 	cr_assert_eq(ix_parse_size("128K", &v, &err), 0);
-	cr_expect_eq(v, 128000);
+	cr_expect_eq(v, 131072);
 	cr_assert_eq(ix_parse_size("128Ki", &v, &err), 0);
 	cr_expect_eq(v, 131072);
 	cr_assert_eq(ix_parse_size("128KB", &v, &err), 0);
-	cr_expect_eq(v, 128000);
+	cr_expect_eq(v, 131072);
 	cr_assert_eq(ix_parse_size("128kB", &v, &err), 0);
 	cr_expect_eq(v, 128000);
 	cr_assert_eq(ix_parse_size("128KiB", &v, &err), 0);
