@@ -179,27 +179,35 @@ void ix_ecmp_map_switch(struct ix_ecmp_result *r, uint32_t s, const struct ix_if
 }
 
 /* Whether each uplink moved, at once, what its mapped flows carried: no
- * less than 90% of their payload, no more than their payload over the
+ * less than 90% of their payload, and no more than their payload over the
  * measured window stretched to the warm-up and 15% of headers and
  * retransmissions, each give or take 2% of the whole and a megabyte (the
- * control connections, other traffic). */
+ * control connections, other traffic). More than that on every uplink
+ * alike (retransmissions of a starved or lossy path, a longer window) is
+ * not a path that changed: each uplink's share of the bytes then stays
+ * within 5 points of its flows' share, and the paths count as kept. */
 static void check_kept(struct ix_ecmp_result *r, struct ix_ecmp_switch *sw)
 {
 	const struct ix_bw_params *bw = &r->params.bw;
 	double stretch = bw->duration_s > 0 ? (bw->warmup_s + bw->duration_s) / bw->duration_s : 1;
-	double total = 0;
+	double total = 0, total_flow = 0;
 
 	sw->paths_kept = true;
 	sw->drift[0] = 0;
-	for (uint32_t u = 0; u < sw->nup; u++)
+	for (uint32_t u = 0; u < sw->nup; u++) {
 		total += (double)sw->up[u].together_if_bytes;
+		total_flow += (double)sw->up[u].together_flow_bytes;
+	}
 	for (uint32_t u = 0; u < sw->nup && sw->together_read; u++) {
 		const struct ix_ecmp_uplink *up = &sw->up[u];
 		double flow = (double)up->together_flow_bytes, got = (double)up->together_if_bytes;
 		double slack = 0.02 * total + 1e6;
+		bool as_shared =
+			total > 0 && total_flow > 0 && got / total <= flow / total_flow + 0.05;
 		char a[32], b[32], name[IX_IFNAME_SIZE];
 
-		if (got >= 0.9 * flow - slack && got <= 1.15 * stretch * flow + slack)
+		if (got >= 0.9 * flow - slack &&
+		    (got <= 1.15 * stretch * flow + slack || as_shared))
 			continue;
 		sw->paths_kept = false;
 		bytes_text(up->together_if_bytes, a, sizeof(a));
@@ -259,12 +267,11 @@ static void spread_of(const double *v, uint32_t n, struct ix_ecmp_spread *sp)
 	sp->jain = ix_jain_index(v, n);
 }
 
-/* The median over the flows of switch s on uplink name (on: true) or on
- * the other uplinks (false), alone or at once; 0 when none. */
-static double median_on(const struct ix_ecmp_result *r, uint32_t s, const char *name, bool on,
-			bool alone, uint32_t *count)
+/* The figures of the flows of switch s on uplink name (on: true) or on the
+ * other uplinks (false), alone or at once, into v; how many. */
+static uint32_t rates_on(const struct ix_ecmp_result *r, uint32_t s, const char *name, bool on,
+			 bool alone, double *v)
 {
-	double v[IX_ECMP_MAX_FLOWS];
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < r->nflows; i++) {
@@ -275,8 +282,32 @@ static double median_on(const struct ix_ecmp_result *r, uint32_t s, const char *
 			continue;
 		v[n++] = alone ? f->alone_bps : f->bps;
 	}
-	*count = n;
-	return ix_median(v, n);
+	return n;
+}
+
+/* Their median; 0 when none. */
+static double median_on(const struct ix_ecmp_result *r, uint32_t s, const char *name, bool on,
+			bool alone, uint32_t *count)
+{
+	double v[IX_ECMP_MAX_FLOWS];
+
+	*count = rates_on(r, s, name, on, alone, v);
+	return ix_median(v, *count);
+}
+
+/* Their lowest and highest. */
+static void range_on(const struct ix_ecmp_result *r, uint32_t s, const char *name, bool on,
+		     bool alone, double *lo, double *hi)
+{
+	double v[IX_ECMP_MAX_FLOWS];
+	uint32_t n = rates_on(r, s, name, on, alone, v);
+
+	*lo = n ? v[0] : 0;
+	*hi = n ? v[0] : 0;
+	for (uint32_t i = 1; i < n; i++) {
+		*lo = v[i] < *lo ? v[i] : *lo;
+		*hi = v[i] > *hi ? v[i] : *hi;
+	}
 }
 
 static int by_flows(const void *a, const void *b)
@@ -338,6 +369,25 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 		return;
 	struct ix_ecmp_uplink *up = &sw->up[w];
 	uint32_t n_on, n_off, t_on, t_off;
+	double on_lo, on_hi, off_lo, off_hi;
+
+	/* A slow uplink slows every flow it carries: when some of its flows
+	 * ran as fast as one on the others, the medians' gap is the scatter
+	 * of the figures (a starved host, a noisy neighbour), not the path. */
+	range_on(r, s, up->name, true, alone, &on_lo, &on_hi);
+	range_on(r, s, up->name, false, alone, &off_lo, &off_hi);
+	if (on_hi >= off_lo) {
+		ix_rate_text(on_lo, a, sizeof(a));
+		ix_rate_text(on_hi, b, sizeof(b));
+		ix_rate_text(off_lo, c, sizeof(c));
+		ix_rate_text(off_hi, d, sizeof(d));
+		size_t o = strlen(sw->verdict);
+		snprintf(sw->verdict + o, sizeof(sw->verdict) - o,
+			 "; no uplink blamed: the flows' figures %s overlap (%s: %s to %s; the "
+			 "others: %s to %s), too scattered to tell a slow path",
+			 alone ? "alone" : "at once", up->name, a, b, c, d);
+		return;
+	}
 	double on = median_on(r, s, up->name, true, alone, &n_on);
 	double off = median_on(r, s, up->name, false, alone, &n_off);
 	double ton = median_on(r, s, up->name, true, false, &t_on);

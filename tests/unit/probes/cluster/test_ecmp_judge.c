@@ -172,6 +172,12 @@ Test(judge, an_uplink_is_slow_when_its_flows_alone_are)
 		  { 190e6, 190e6, 190e6, 190e6, 190e6, 190e6 },
 		  { 38e6, 38e6, 38e6, 38e6, 38e6, 190e6 },
 		  IX_ECMP_SPREAD },
+		/* s2's median alone at 0.41 x s1's, but the figures overlap
+		 * (starved guests): scatter, not a slow path. */
+		{ { "s1", "s2", "s1", "s2", "s1", "s2" },
+		  { 110e6, 22e6, 60e6, 45e6, 125e6, 130e6 },
+		  { 30e6, 30e6, 30e6, 30e6, 30e6, 30e6 },
+		  IX_ECMP_SPREAD },
 	};
 	static struct ix_ecmp_result r;
 
@@ -187,6 +193,23 @@ Test(judge, an_uplink_is_slow_when_its_flows_alone_are)
 	cr_assert(r.sw[0].up[0].blamed != r.sw[0].up[1].blamed);
 	cr_assert(strncmp(r.sw[0].evidence, "s2: its 3 flow(s) alone ran at a median of", 40) == 0,
 		  "%s", r.sw[0].evidence);
+}
+
+Test(judge, overlapping_figures_blame_no_uplink_and_say_why)
+{
+	const char *up[] = { "s1", "s1", "s1", "s1", "s2", "s2" };
+	const double alone[6] = { 22e6, 32e6, 33e6, 110e6, 45e6, 125e6 };
+	const double tog[6] = { 30e6, 30e6, 30e6, 30e6, 30e6, 30e6 };
+	static struct ix_ecmp_result r;
+
+	fill(&r, 6, up, alone, tog);
+	ix_ecmp_judge(&r);
+	cr_assert_eq(r.state, IX_ECMP_SPREAD, "%s", r.verdict);
+	cr_assert_not(r.sw[0].up[0].blamed || r.sw[0].up[1].blamed);
+	cr_assert(strstr(r.verdict, "; no uplink blamed: the flows' figures alone overlap (s1: "
+				    "22.0 Mbit/s to 110.0 Mbit/s; the others: 45.0 Mbit/s to "
+				    "125.0 Mbit/s)"),
+		  "%s", r.verdict);
 }
 
 /* k flows at once at v[i], and no switch. */
@@ -261,4 +284,25 @@ Test(judge, polarised_alone_but_not_at_once_is_not_claimed)
 		  "%s", r.verdict);
 	cr_assert(strstr(r.verdict, "; but the flows did not keep these uplinks at once"), "%s",
 		  r.verdict);
+}
+
+/* Retransmissions or a longer window add bytes on every uplink alike: the
+ * shares hold and so do the paths; a share that moved does not. */
+Test(judge, bytes_added_on_every_uplink_alike_keep_the_paths)
+{
+	const char *up[] = { "s1", "s2", "s1", "s2" };
+	const double bps[4] = { 190e6, 190e6, 190e6, 190e6 }, tog[4] = { 48e6, 48e6, 48e6, 48e6 };
+	static struct ix_ecmp_result r;
+
+	fill(&r, 4, up, bps, tog); /* 60 MB of flows on each uplink at once */
+	at_once(&r, 100, 100);
+	cr_assert(r.sw[0].paths_kept, "%s", r.sw[0].drift);
+	ix_ecmp_judge(&r);
+	cr_assert_eq(r.state, IX_ECMP_SPREAD, "%s", r.verdict);
+	at_once(&r, 130, 70);
+	cr_assert_not(r.sw[0].paths_kept);
+	cr_assert_str_eq(r.sw[0].drift,
+			 "at once, s1 moved 130.0 MB while the flows mapped to it carried 60.0 MB");
+	at_once(&r, 40, 60);
+	cr_assert_not(r.sw[0].paths_kept, "s1 short of its flows' 60 MB is never kept");
 }
