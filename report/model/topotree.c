@@ -460,9 +460,18 @@ size_t ix_tree_summary(const struct ix_tree *tr, size_t i, char *buf, size_t len
 	if (i >= tr->n || !tr->v[i].folded)
 		return 0;
 	end = past(tr, i);
-	for (size_t k = i + 1; k < end; k++)
-		if (!ix_tree_seen(tr, k))
+	for (size_t k = i + 1; k < end; k++) {
+		int a = tr->v[k].parent;
+
+		if (ix_tree_seen(tr, k))
+			continue;
+		/* Counted by the fold that hides it: its nearest visible
+		 * folded ancestor. */
+		while (a > (int)i && !(tr->v[a].folded && ix_tree_seen(tr, (size_t)a)))
+			a = tr->v[a].parent;
+		if (a == (int)i)
 			count[class_of(&tr->v[k])]++;
+	}
 	for (size_t c = 0; c < NCLASSES && off < len; c++) {
 		if (!count[c] || (c >= NCOUNTED && named))
 			continue;

@@ -100,7 +100,8 @@ size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max);
 bool ix_tree_seen(const struct ix_tree *tr, size_t i);
 /* Whether no later child of i's parent is visible (the drawing's corner). */
 bool ix_tree_last_seen(const struct ix_tree *tr, size_t i);
-/* What the fold at i hides, counted by class: "2 GPU, 1 NIC", "4 NVMe",
+/* What the fold at i hides (what is not visible below it, but for what a
+ * visible fold further down hides and counts), counted by class: "2 GPU, 1 NIC", "4 NVMe",
  * "3 HCA, 1 other"; functions that only connect others (ports, bridges)
  * count only where nothing else is hidden ("2 ports"). "" when nothing
  * below i is hidden. Returns the length written. */

@@ -187,26 +187,35 @@ static const char *endpoint_word(const struct ix_tree_node *n)
 				       : NULL;
 }
 
+/* The nearest visible folded ancestor of node i, -1 when none. */
+static int shown_above(const struct ix_tree *tr, size_t i)
+{
+	int a = tr->v[i].parent;
+
+	while (a >= 0 && !(tr->v[a].folded && ix_tree_seen(tr, (size_t)a)))
+		a = tr->v[a].parent;
+	return a;
+}
+
 /* Every GPU, NIC and HCA is a visible row, or the fold it is hidden in
- * (its nearest visible ancestor) names as many of its class as it hides. */
+ * (its nearest visible folded ancestor) names as many of its class as it hides. */
 static void endpoints_in_sight(const struct ix_tree *tr, const char *what)
 {
 	for (size_t i = 0; i < tr->n; i++) {
 		const char *word = endpoint_word(&tr->v[i]);
 		char held[96], want[32];
 		size_t hidden = 0;
-		int a = tr->v[i].parent;
+		int a;
 
 		if (!word || ix_tree_seen(tr, i))
 			continue;
-		while (a >= 0 && !ix_tree_seen(tr, (size_t)a))
-			a = tr->v[a].parent;
+		a = shown_above(tr, i);
 		cr_assert_geq(a, 0, "%s: %s has no visible ancestor", what, tr->v[i].name);
 		cr_assert(tr->v[a].folded, "%s: %s is hidden under an open %s", what, tr->v[i].name,
 			  tr->v[a].name);
 		for (size_t k = (size_t)a + 1; k < tr->n && tr->v[k].depth > tr->v[a].depth; k++)
 			if (!ix_tree_seen(tr, k) && endpoint_word(&tr->v[k]) &&
-			    strcmp(endpoint_word(&tr->v[k]), word) == 0)
+			    strcmp(endpoint_word(&tr->v[k]), word) == 0 && shown_above(tr, k) == a)
 				hidden++;
 		ix_tree_summary(tr, (size_t)a, held, sizeof(held));
 		snprintf(want, sizeof(want), "%zu %s", hidden, word);
