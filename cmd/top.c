@@ -487,7 +487,8 @@ static void tree_key(struct ix_tree *tree, int key, size_t node, int rows)
 		ix_tree_toggle(tree, node);
 		break;
 	case IX_KEY_RIGHT:
-		tree->v[node].folded = false;
+		if (tree->v[node].folded)
+			ix_tree_toggle(tree, node);
 		break;
 	case IX_KEY_LEFT:
 		if (tree->v[node].nchildren)
@@ -496,8 +497,7 @@ static void tree_key(struct ix_tree *tree, int key, size_t node, int rows)
 			tree->v[tree->v[node].parent].folded = true;
 		break;
 	case 'e':
-		for (size_t i = 0; i < tree->n; i++)
-			tree->v[i].folded = false;
+		ix_tree_unfold(tree);
 		break;
 	case 'c':
 		ix_tree_fit(tree, (size_t)rows);

@@ -1,8 +1,9 @@
 /* The server's tree in the HTML report: an inline SVG of the NUMA nodes,
  * host bridges and PCI functions of a run's topology, a row each (as the
  * terminal's 'top --topo' draws them, report/model/topotree.h), each link
- * as trained and coloured by its health; a large tree is folded below the
- * healthy switches to fit, a folded node showing the worst below it. */
+ * as trained and coloured by its health; a large tree is folded to fit as
+ * ix_tree_fit chooses, a folded node saying what it holds and the worst
+ * problem it hides. */
 #include "config.h"
 
 #include <stdio.h>
@@ -31,6 +32,7 @@ static void row(FILE *f, const struct ix_tree *tr, size_t i, int y)
 	const struct ix_tree_node *n = &tr->v[i];
 	int x = TREE_X + n->depth * INDENT;
 	enum ix_tree_health h = n->folded ? n->worst : n->health;
+	char held[96];
 
 	/* The elbow from its parent's column. */
 	if (n->parent >= 0)
@@ -45,10 +47,10 @@ static void row(FILE *f, const struct ix_tree *tr, size_t i, int y)
 	ix_html_esc(f, n->name);
 	fputs("</tspan> ", f);
 	ix_html_esc(f, n->what);
-	if (n->folded)
-		fprintf(f, " [+%d below]", n->nchildren);
+	if (ix_tree_summary(tr, i, held, sizeof(held)))
+		fprintf(f, " [+%s]", held);
 	fputs("</text>", f);
-	if (n->issue[0] || (n->folded && n->worst_tag[0])) {
+	if (n->issue[0] || (n->folded && n->hides_issues && n->worst_tag[0])) {
 		fputs("<title>", f);
 		ix_html_esc(f, n->issue[0] ? n->issue : n->worst_tag);
 		fputs("</title>", f);
@@ -61,8 +63,9 @@ static void tags(FILE *f, const struct ix_tree *tr, const size_t *rows, size_t n
 {
 	for (size_t r = 0; r < nrows; r++) {
 		const struct ix_tree_node *n = &tr->v[rows[r]];
-		const char *tag = n->folded && !n->tag[0] ? n->worst_tag : n->tag;
-		enum ix_tree_health h = n->folded && !n->tag[0] ? n->worst : n->health;
+		bool hides = n->folded && n->hides_issues && !n->tag[0];
+		const char *tag = hides ? n->worst_tag : n->tag;
+		enum ix_tree_health h = hides ? n->worst : n->health;
 
 		if (!tag[0])
 			continue;
@@ -105,7 +108,7 @@ void ix_html_topo_tree(FILE *f, json_t *topo)
 	for (size_t r = 0; r < shown; r++) {
 		const struct ix_tree_node *n = &tr.v[rows[r]];
 		int end = TREE_X + n->depth * INDENT + 10 +
-			  8 * (int)(strlen(n->name) + strlen(n->what) + (n->folded ? 14 : 1));
+			  8 * (int)(strlen(n->name) + strlen(n->what) + (n->folded ? 32 : 1));
 
 		text_x = end > text_x ? end : text_x;
 	}
@@ -115,7 +118,7 @@ void ix_html_topo_tree(FILE *f, json_t *topo)
 		"trained, red where it is downtrained or has uncorrected AER errors, orange for "
 		"corrected errors or a port not up. Its live load: <code>ixperf top "
 		"--topo</code>.</p>\n",
-		shown, tr.n, shown < tr.n ? " (healthy subtrees folded)" : "");
+		shown, tr.n, shown < tr.n ? " (folded: storage and other leaves first)" : "");
 	fprintf(f,
 		"<div class=\"heatmap\"><svg class=\"topotree\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"server tree\" "

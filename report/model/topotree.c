@@ -120,6 +120,7 @@ static int subtree(struct ix_tree *tr, size_t *cap, const struct ix_topo *t, siz
 	if (!n)
 		return -1;
 	n->pci = (int)i;
+	n->type = t->pci.v[i].type;
 	describe(n, t, i);
 	for (size_t k = 0; k < t->pci.n; k++)
 		if (t->pci.v[k].parent == (int)i && ix_tree_shown(t, k) &&
@@ -174,7 +175,15 @@ static bool numa_has_bridges(const struct ix_topo *t, int numa)
 	return false;
 }
 
-/* Mark each parent's last child, and each node's worst health below. */
+/* What the first screen is for: a GPU, a NIC or an HCA. */
+static bool endpoint(const struct ix_tree_node *n)
+{
+	return n->kind == IX_TREE_PCI &&
+	       (n->type == IX_PCI_GPU || n->type == IX_PCI_NIC || n->type == IX_PCI_IB);
+}
+
+/* Mark each parent's last child, each node's worst health below, and the
+ * endpoints below it. */
 static void finish(struct ix_tree *tr)
 {
 	for (size_t i = 0; i < tr->n; i++) {
@@ -190,6 +199,8 @@ static void finish(struct ix_tree *tr)
 	for (size_t i = tr->n; i-- > 0;) {
 		int p = tr->v[i].parent;
 
+		if (p >= 0)
+			tr->v[p].endpoints += tr->v[i].endpoints + endpoint(&tr->v[i]);
 		if (p >= 0 && tr->v[i].worst > tr->v[p].worst) {
 			tr->v[p].worst = tr->v[i].worst;
 			memcpy(tr->v[p].worst_tag, tr->v[i].worst_tag, sizeof(tr->v[p].worst_tag));
@@ -377,11 +388,24 @@ static size_t past(const struct ix_tree *tr, size_t i)
 	return k;
 }
 
+bool ix_tree_seen(const struct ix_tree *tr, size_t i)
+{
+	for (int p = tr->v[i].parent; p >= 0; p = tr->v[p].parent)
+		if (tr->v[p].folded && (tr->v[p].hides_issues || tr->v[i].worst == IX_TREE_OK))
+			return false;
+	return true;
+}
+
 size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < tr->n; i = tr->v[i].folded ? past(tr, i) : i + 1) {
+	for (size_t i = 0; i < tr->n; i++) {
+		if (!ix_tree_seen(tr, i)) {
+			/* Nothing below a hidden node is seen either. */
+			i = past(tr, i) - 1;
+			continue;
+		}
 		if (n < max)
 			rows[n] = i;
 		n++;
@@ -389,27 +413,148 @@ size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max)
 	return n;
 }
 
-void ix_tree_fit(struct ix_tree *tr, size_t rows)
+bool ix_tree_last_seen(const struct ix_tree *tr, size_t i)
 {
-	size_t vis = ix_tree_visible(tr, NULL, 0);
+	for (size_t k = past(tr, i); k < tr->n && tr->v[k].depth >= tr->v[i].depth; k = past(tr, k))
+		if (tr->v[k].depth == tr->v[i].depth && ix_tree_seen(tr, k))
+			return false;
+	return true;
+}
 
+/* The classes a fold counts, in the order a summary names them; the
+ * last two only connect others and count only when nothing else does. */
+static const struct {
+	enum ix_pci_type type;
+	const char *one, *many;
+} classes[] = {
+	{ IX_PCI_GPU, "GPU", "GPU" },
+	{ IX_PCI_NIC, "NIC", "NIC" },
+	{ IX_PCI_IB, "HCA", "HCA" },
+	{ IX_PCI_NVME, "NVMe", "NVMe" },
+	{ IX_PCI_CXL, "CXL", "CXL" },
+	{ IX_PCI_OTHER, "other", "other" },
+	{ IX_PCI_BRIDGE, "bridge", "bridges" },
+	{ IX_PCI_ROOT_PORT, "port", "ports" },
+};
+#define NCLASSES (sizeof(classes) / sizeof(classes[0]))
+#define NCOUNTED (NCLASSES - 2)
+
+static size_t class_of(const struct ix_tree_node *n)
+{
+	if (n->kind != IX_TREE_PCI)
+		return NCLASSES; /* a host bridge below a NUMA node: counted by its own */
+	for (size_t c = 0; c < NCOUNTED + 1; c++)
+		if (n->type == classes[c].type)
+			return c;
+	return NCLASSES - 1; /* root and switch ports */
+}
+
+size_t ix_tree_summary(const struct ix_tree *tr, size_t i, char *buf, size_t len)
+{
+	size_t count[NCLASSES + 1] = { 0 }, off = 0, end;
+	bool named = false;
+
+	if (!len)
+		return 0;
+	buf[0] = '\0';
+	if (i >= tr->n || !tr->v[i].folded)
+		return 0;
+	end = past(tr, i);
+	for (size_t k = i + 1; k < end; k++) {
+		int a = tr->v[k].parent;
+
+		if (ix_tree_seen(tr, k))
+			continue;
+		/* Counted by the fold that hides it: its nearest visible
+		 * folded ancestor. */
+		while (a > (int)i && !(tr->v[a].folded && ix_tree_seen(tr, (size_t)a)))
+			a = tr->v[a].parent;
+		if (a == (int)i)
+			count[class_of(&tr->v[k])]++;
+	}
+	for (size_t c = 0; c < NCLASSES && off < len; c++) {
+		if (!count[c] || (c >= NCOUNTED && named))
+			continue;
+		named |= c < NCOUNTED;
+		off += (size_t)snprintf(buf + off, len - off, "%s%zu %s", off ? ", " : "", count[c],
+					count[c] > 1 ? classes[c].many : classes[c].one);
+	}
+	return off < len ? off : len - 1;
+}
+
+/* One stage of folding: nodes with endpoints below (or without), the
+ * deepest first, healthy before troubled, until vis fits in rows. */
+static size_t fold_stage(struct ix_tree *tr, size_t rows, size_t vis, bool with_endpoints)
+{
 	for (int d = tr->max_depth; d >= 0; d--)
 		for (int pass = 0; pass < 2; pass++)
-			for (size_t i = 0; i < tr->n; i++) {
+			for (size_t i = 0; i < tr->n && vis > rows; i++) {
 				struct ix_tree_node *n = &tr->v[i];
 
-				if (vis <= rows)
-					return;
 				if (n->depth != d || !n->nchildren || n->folded ||
+				    (n->endpoints > 0) != with_endpoints ||
 				    (!pass && n->worst != IX_TREE_OK))
 					continue;
 				n->folded = true;
 				vis = ix_tree_visible(tr, NULL, 0);
 			}
+	return vis;
+}
+
+/* Undo i's fold in stage 0 (hiding its problems), in stage 1 (the fold
+ * of a node with endpoints below) or in stage 2 (any), where the rows
+ * still fit. */
+static size_t reopen(struct ix_tree *tr, size_t i, size_t rows, size_t vis, int stage)
+{
+	struct ix_tree_node *n = &tr->v[i];
+	bool hides = n->hides_issues, folded = n->folded;
+	size_t now;
+
+	if (!n->folded || (stage == 0 && !n->hides_issues) || (stage == 1 && !n->endpoints))
+		return vis;
+	n->hides_issues = false;
+	n->folded = stage == 0;
+	now = ix_tree_visible(tr, NULL, 0);
+	if (now <= rows)
+		return now;
+	n->hides_issues = hides;
+	n->folded = folded;
+	return vis;
+}
+
+void ix_tree_fit(struct ix_tree *tr, size_t rows)
+{
+	size_t vis;
+
+	ix_tree_unfold(tr);
+	vis = ix_tree_visible(tr, NULL, 0);
+	vis = fold_stage(tr, rows, vis, false);
+	vis = fold_stage(tr, rows, vis, true);
+	/* Still too many: the problems are hidden too, behind a tag. */
+	for (int d = tr->max_depth; d >= 0; d--)
+		for (size_t i = 0; i < tr->n && vis > rows; i++)
+			if (tr->v[i].depth == d && tr->v[i].folded && !tr->v[i].hides_issues &&
+			    tr->v[i].worst != IX_TREE_OK) {
+				tr->v[i].hides_issues = true;
+				vis = ix_tree_visible(tr, NULL, 0);
+			}
+	/* Rows left over: open what still fits again, the problems first,
+	 * then the endpoints, then the rest, the top first. */
+	for (int stage = 0; stage < 3; stage++)
+		for (size_t i = 0; i < tr->n; i++)
+			vis = reopen(tr, i, rows, vis, stage);
 }
 
 void ix_tree_toggle(struct ix_tree *tr, size_t i)
 {
-	if (i < tr->n && tr->v[i].nchildren)
+	if (i < tr->n && tr->v[i].nchildren) {
 		tr->v[i].folded = !tr->v[i].folded;
+		tr->v[i].hides_issues = false;
+	}
+}
+
+void ix_tree_unfold(struct ix_tree *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		tr->v[i].folded = tr->v[i].hides_issues = false;
 }

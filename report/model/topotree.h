@@ -6,7 +6,9 @@
  * carries now (the NICs' counters, summed up the tree against each link's
  * bandwidth). Nodes are in drawing order (depth first), so a renderer
  * walks the visible ones and places them; folding hides a subtree behind
- * its top node, which then shows the worst health below it.
+ * its top node, which then says what it holds ("2 GPU, 1 NIC") and the
+ * worst health below it. A fold keeps the rows with a problem (and the
+ * way down to them) in sight, unless the screen cannot hold them.
  */
 #ifndef IX_TOPOTREE_H
 #define IX_TOPOTREE_H
@@ -37,11 +39,14 @@ struct ix_tree_node {
 	int parent; /* node index, -1 at the top */
 	int depth;
 	int nchildren;
-	bool last;     /* the last child of its parent (for the drawing's corners) */
-	bool folded;   /* its subtree is hidden */
-	char name[48]; /* "NUMA 0", "pci0000:00", a BDF */
-	char what[96]; /* "switch_down", "gpu", "ib ibp25s0 mlx5_0", "cpus 0-31" */
-	char ids[16];  /* PCI vendor:device, "" above the functions */
+	bool last;             /* the last child of its parent (for the drawing's corners) */
+	bool folded;           /* its subtree is hidden, but for the rows with a problem */
+	bool hides_issues;     /* folded, and those too are hidden */
+	enum ix_pci_type type; /* IX_TREE_PCI: the function's type */
+	int endpoints;         /* GPUs, NICs and HCAs below it (itself aside) */
+	char name[48];         /* "NUMA 0", "pci0000:00", a BDF */
+	char what[96];         /* "switch_down", "gpu", "ib ibp25s0 mlx5_0", "cpus 0-31" */
+	char ids[16];          /* PCI vendor:device, "" above the functions */
 	/* The link above it, as trained and as both ends could. */
 	bool has_link;
 	int gen, width, expected_gen, expected_width;
@@ -91,10 +96,26 @@ size_t ix_tree_measured_doc(struct ix_tree *tr, const struct ix_topo *t, json_t 
 /* The visible nodes in drawing order: at most max indexes into rows;
  * returns how many are visible in all. */
 size_t ix_tree_visible(const struct ix_tree *tr, size_t *rows, size_t max);
-/* Fold until the visible nodes fit in rows: the deepest subtrees first,
- * healthy ones before those with a problem below them. */
+/* Whether node i is visible (no fold above it hides it). */
+bool ix_tree_seen(const struct ix_tree *tr, size_t i);
+/* Whether no later child of i's parent is visible (the drawing's corner). */
+bool ix_tree_last_seen(const struct ix_tree *tr, size_t i);
+/* What the fold at i hides (what is not visible below it, but for what a
+ * visible fold further down hides and counts), counted by class: "2 GPU, 1 NIC", "4 NVMe",
+ * "3 HCA, 1 other"; functions that only connect others (ports, bridges)
+ * count only where nothing else is hidden ("2 ports"). "" when nothing
+ * below i is hidden. Returns the length written. */
+size_t ix_tree_summary(const struct ix_tree *tr, size_t i, char *buf, size_t len);
+/* Unfold every node, then fold by priority until the visible nodes fit in
+ * rows. Subtrees without a GPU, NIC or HCA below (storage, a BMC, other
+ * leaves) fold first, then those with them, each the deepest first and
+ * healthy before troubled; a fold keeps the rows with a problem in sight.
+ * Only when that is still too many, folds hide those rows too (their
+ * folded ancestor shows the worst tag below), the deepest first. */
 void ix_tree_fit(struct ix_tree *tr, size_t rows);
 /* Fold or unfold node i (nothing for a node without children). */
 void ix_tree_toggle(struct ix_tree *tr, size_t i);
+/* Unfold every node. */
+void ix_tree_unfold(struct ix_tree *tr);
 
 #endif

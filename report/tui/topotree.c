@@ -1,7 +1,8 @@
 /* The server's tree on the terminal. Each row: the tree's lines, a fold
  * mark ([+] folded, [-] open), the node, what it is, then its link as
  * trained, what it carries now against it (a bar and a share), and its
- * own problem, or on a folded node the worst one below. */
+ * own problem, or on a folded node the worst one hidden below it and what
+ * the fold holds ("2 GPU, 1 NIC"). */
 #include "config.h"
 
 #include <stdio.h>
@@ -49,9 +50,9 @@ static void branches(const struct ix_tree *tr, size_t i, bool utf8, char *buf, s
 	buf[0] = '\0';
 	if (d <= 0 || d > 64)
 		return;
-	parts[d - 1] = tr->v[i].last ? end : mid;
+	parts[d - 1] = ix_tree_last_seen(tr, i) ? end : mid;
 	for (int p = tr->v[i].parent; p >= 0 && k >= 0; p = tr->v[p].parent, k--)
-		parts[k] = tr->v[p].last ? none : bar;
+		parts[k] = ix_tree_last_seen(tr, (size_t)p) ? none : bar;
 	for (int c = 0; c < d && off < len; c++)
 		off += (size_t)snprintf(buf + off, len - off, "%s", parts[c]);
 }
@@ -61,12 +62,41 @@ static enum ix_tui_role load_role(double share)
 	return share >= 0.8 ? IX_ROLE_FAILED : share >= 0.5 ? IX_ROLE_WARN : IX_ROLE_GOOD;
 }
 
+/* The health column's words: its own problem (in words where they fit),
+ * else the worst one a fold hides; then what the fold holds. */
+static enum ix_tree_health health_text(const struct ix_tree *tr, size_t i, int hw, char *s,
+				       size_t len)
+{
+	const struct ix_tree_node *n = &tr->v[i];
+	enum ix_tree_health h = n->health;
+	char held[96];
+	size_t off = 0;
+
+	if (n->health != IX_TREE_OK)
+		off = (size_t)snprintf(s, len, "%s",
+				       (int)strlen(n->issue) <= hw ? n->issue : n->tag);
+	else if (n->folded && n->hides_issues && n->worst != IX_TREE_OK) {
+		off = (size_t)snprintf(s, len, "%s below", n->worst_tag);
+		h = n->worst;
+	} else
+		s[0] = '\0';
+	if (ix_tree_summary(tr, i, held, sizeof(held)) && off < len) {
+		/* A long issue gives way to its tag, so the summary shows. */
+		if (off && (int)(off + 2 + strlen(held)) > hw && n->health != IX_TREE_OK)
+			off = (size_t)snprintf(s, len, "%s", n->tag);
+		snprintf(s + off, len - off, "%s%s", off ? "  " : "", held);
+	}
+	return h;
+}
+
 /* The right side: link, load, health. */
-static void link_cols(struct ix_tui *t, int y, int x, const struct ix_tree_node *n)
+static void link_cols(struct ix_tui *t, int y, int x, const struct ix_tree *tr, size_t i)
 {
 	static const struct ix_unit_choice bits = { .kind = IX_UNITS_BITS };
-	char s[128], rate[32];
+	const struct ix_tree_node *n = &tr->v[i];
+	char s[160], rate[32];
 	int hw = health_w(t->w);
+	enum ix_tree_health h;
 
 	if (n->has_link) {
 		snprintf(s, sizeof(s), "Gen%d x%-2d ", n->gen, n->width);
@@ -90,13 +120,12 @@ static void link_cols(struct ix_tui *t, int y, int x, const struct ix_tree_node 
 		ix_tui_text(t, y, x, IX_ROLE_DIM, rate);
 	}
 	x += LOAD_W;
-	if (n->folded && n->worst != IX_TREE_OK && n->health == IX_TREE_OK)
-		snprintf(s, sizeof(s), "%s below", n->worst_tag);
-	else if (n->health != IX_TREE_OK)
-		snprintf(s, sizeof(s), "%s", (int)strlen(n->issue) <= hw ? n->issue : n->tag);
-	else
-		return;
-	ix_tui_text(t, y, x, health_role(n->folded ? n->worst : n->health), s);
+	h = health_text(tr, i, hw, s, sizeof(s));
+	/* Words longer than the column take the room of a load not known. */
+	if (!n->load_known && (int)strlen(s) > hw)
+		x -= (int)strlen(s) - hw < LOAD_W ? (int)strlen(s) - hw : LOAD_W;
+	if (s[0])
+		ix_tui_text(t, y, x, h == IX_TREE_OK ? IX_ROLE_DIM : health_role(h), s);
 }
 
 static void row(struct ix_tui *t, int y, const struct ix_tree *tr, size_t i, bool sel)
@@ -123,7 +152,7 @@ static void row(struct ix_tui *t, int y, const struct ix_tree *tr, size_t i, boo
 		x = room;
 	}
 	if (x + 1 < t->w)
-		link_cols(t, y, x + 1, n);
+		link_cols(t, y, x + 1, tr, i);
 }
 
 void ix_tui_tree_draw(struct ix_tui *t, const struct ix_tui_tree *s)

@@ -1,7 +1,8 @@
 /* Unit tests for report/model/topotree.c on the saved trees of
  * tests/topo/mkfixture.py: NUMA nodes over host bridges over the PCI
  * functions, a downtrained link marked and its ancestors knowing it,
- * folding to a screen's height (the large layout's 466 functions too),
+ * folding to a screen's height (the large layout's 466 functions too;
+ * the GPU servers' GPUs and NICs kept in sight or named by their fold),
  * and a NIC's counters loading its link and every link above it. */
 #include "config.h"
 
@@ -77,11 +78,12 @@ Test(topotree, folds_the_large_host_to_a_screen)
 			continue;
 		ix_tree_toggle(&tr, i);
 		m = ix_tree_visible(&tr, rows, 1024);
-		/* Deeper levels were folded first: its children are folded or
-		 * leaves, one row each. */
-		cr_assert_eq(m, n + (size_t)tr.v[i].nchildren, "unfolding %s: %zu rows, was %zu",
-			     tr.v[i].name, m, n);
+		/* Its children show right below it, each on a row. */
+		cr_assert_gt(m, n, "unfolding %s: %zu rows, was %zu", tr.v[i].name, m, n);
 		cr_assert_eq(tr.v[rows[r + 1]].parent, (int)i);
+		for (size_t k = i + 1; k < tr.n && tr.v[k].depth > tr.v[i].depth; k++)
+			if (tr.v[k].parent == (int)i)
+				cr_assert(ix_tree_seen(&tr, k), "%s", tr.v[k].name);
 		break;
 	}
 	ix_tree_free(&tr);
@@ -172,4 +174,204 @@ Test(topotree, a_gpu_documents_copies_are_measured)
 	json_decref(doc);
 	ix_tree_free(&tr);
 	ix_topo_free(&t);
+}
+
+/* An endpoint's class word in a fold's summary. */
+static const char *endpoint_word(const struct ix_tree_node *n)
+{
+	if (n->kind != IX_TREE_PCI)
+		return NULL;
+	return n->type == IX_PCI_GPU   ? "GPU"
+	       : n->type == IX_PCI_NIC ? "NIC"
+	       : n->type == IX_PCI_IB  ? "HCA"
+				       : NULL;
+}
+
+/* The nearest visible folded ancestor of node i, -1 when none. */
+static int shown_above(const struct ix_tree *tr, size_t i)
+{
+	int a = tr->v[i].parent;
+
+	while (a >= 0 && !(tr->v[a].folded && ix_tree_seen(tr, (size_t)a)))
+		a = tr->v[a].parent;
+	return a;
+}
+
+/* Every GPU, NIC and HCA is a visible row, or the fold it is hidden in
+ * (its nearest visible folded ancestor) names as many of its class as it hides. */
+static void endpoints_in_sight(const struct ix_tree *tr, const char *what)
+{
+	for (size_t i = 0; i < tr->n; i++) {
+		const char *word = endpoint_word(&tr->v[i]);
+		char held[96], want[32];
+		size_t hidden = 0;
+		int a;
+
+		if (!word || ix_tree_seen(tr, i))
+			continue;
+		a = shown_above(tr, i);
+		cr_assert_geq(a, 0, "%s: %s has no visible ancestor", what, tr->v[i].name);
+		cr_assert(tr->v[a].folded, "%s: %s is hidden under an open %s", what, tr->v[i].name,
+			  tr->v[a].name);
+		for (size_t k = (size_t)a + 1; k < tr->n && tr->v[k].depth > tr->v[a].depth; k++)
+			if (!ix_tree_seen(tr, k) && endpoint_word(&tr->v[k]) &&
+			    strcmp(endpoint_word(&tr->v[k]), word) == 0 && shown_above(tr, k) == a)
+				hidden++;
+		ix_tree_summary(tr, (size_t)a, held, sizeof(held));
+		snprintf(want, sizeof(want), "%zu %s", hidden, word);
+		cr_assert_not_null(strstr(held, want), "%s: %s folds %s but says \"%s\"", what,
+				   tr->v[a].name, want, held);
+	}
+}
+
+/* The GPU servers at 80x24 and 160x50 (21 and 47 rows of tree). */
+Test(topotree, gpus_and_nics_stay_in_sight_on_the_gpu_servers)
+{
+	static const char *layouts[] = { "dgx-h100", "amd-mi300x" };
+	static const size_t budgets[] = { 21, 47 };
+
+	for (size_t l = 0; l < 2; l++) {
+		struct ix_topo t;
+		struct ix_tree tr;
+
+		fixture(layouts[l], &t);
+		cr_assert_eq(ix_tree_build(&t, &tr), 0);
+		for (size_t b = 0; b < 2; b++) {
+			char what[64];
+			size_t n;
+
+			ix_tree_fit(&tr, budgets[b]);
+			n = ix_tree_visible(&tr, NULL, 0);
+			snprintf(what, sizeof(what), "%s in %zu rows", layouts[l], budgets[b]);
+			cr_assert_leq(n, budgets[b], "%s: %zu rows", what, n);
+			cr_assert_gt(n, budgets[b] / 2, "%s: only %zu rows used", what, n);
+			endpoints_in_sight(&tr, what);
+		}
+		ix_tree_free(&tr);
+		ix_topo_free(&t);
+	}
+}
+
+/* A hand-made host: a storage switch (a second switch below it, one of
+ * whose ports is downtrained, and four NVMe drives), a GPU and a NIC. */
+static void storage_host(struct ix_tree *tr)
+{
+	static const struct {
+		int parent;
+		enum ix_pci_type type;
+	} shape[] = {
+		{ -1, IX_PCI_OTHER },      /* 0 NUMA 0 */
+		{ 0, IX_PCI_OTHER },       /* 1 host bridge */
+		{ 1, IX_PCI_ROOT_PORT },   /* 2 */
+		{ 2, IX_PCI_SWITCH_UP },   /* 3 the storage switch */
+		{ 3, IX_PCI_SWITCH_DOWN }, /* 4 */
+		{ 4, IX_PCI_NVME },        /* 5 */
+		{ 3, IX_PCI_SWITCH_DOWN }, /* 6 */
+		{ 6, IX_PCI_NVME },        /* 7 */
+		{ 3, IX_PCI_SWITCH_DOWN }, /* 8 */
+		{ 8, IX_PCI_SWITCH_UP },   /* 9 a switch below */
+		{ 9, IX_PCI_SWITCH_DOWN }, /* 10 downtrained */
+		{ 10, IX_PCI_NVME },       /* 11 */
+		{ 3, IX_PCI_SWITCH_DOWN }, /* 12 */
+		{ 12, IX_PCI_NVME },       /* 13 */
+		{ 1, IX_PCI_ROOT_PORT },   /* 14 */
+		{ 14, IX_PCI_GPU },        /* 15 */
+		{ 1, IX_PCI_ROOT_PORT },   /* 16 */
+		{ 16, IX_PCI_NIC },        /* 17 */
+	};
+	size_t n = sizeof(shape) / sizeof(shape[0]);
+
+	memset(tr, 0, sizeof(*tr));
+	tr->v = calloc(n, sizeof(*tr->v));
+	cr_assert_not_null(tr->v);
+	tr->n = n;
+	for (size_t i = 0; i < n; i++) {
+		struct ix_tree_node *v = &tr->v[i];
+		int p = shape[i].parent;
+
+		v->kind = i == 0 ? IX_TREE_NUMA : i == 1 ? IX_TREE_BRIDGE : IX_TREE_PCI;
+		v->type = shape[i].type;
+		v->parent = p;
+		v->depth = p < 0 ? 0 : tr->v[p].depth + 1;
+		v->pci = (int)i - 2;
+		snprintf(v->name, sizeof(v->name), "node %zu", i);
+		tr->max_depth = v->depth > tr->max_depth ? v->depth : tr->max_depth;
+		if (p >= 0)
+			tr->v[p].nchildren++;
+	}
+	tr->v[10].health = IX_TREE_BAD;
+	snprintf(tr->v[10].tag, sizeof(tr->v[10].tag), "DOWNTRAINED");
+	for (size_t i = n; i-- > 0;) {
+		struct ix_tree_node *v = &tr->v[i];
+
+		v->worst = v->health > v->worst ? v->health : v->worst;
+		if (v->parent >= 0) {
+			struct ix_tree_node *p = &tr->v[v->parent];
+
+			p->worst = v->worst > p->worst ? v->worst : p->worst;
+			p->endpoints += v->endpoints + (endpoint_word(v) != NULL);
+		}
+	}
+}
+
+Test(topotree, a_bad_link_under_a_folded_storage_switch_stays_in_sight)
+{
+	struct ix_tree tr;
+	char held[96];
+	size_t n;
+
+	storage_host(&tr);
+	cr_assert_eq(ix_tree_visible(&tr, NULL, 0), 18);
+	ix_tree_fit(&tr, 11);
+	n = ix_tree_visible(&tr, NULL, 0);
+	cr_assert_leq(n, 11, "%zu rows", n);
+	cr_assert(tr.v[3].folded, "the storage switch folds first");
+	cr_assert(ix_tree_seen(&tr, 10), "the downtrained port stays in sight");
+	cr_assert(ix_tree_seen(&tr, 8) && ix_tree_seen(&tr, 9), "and the way down to it");
+	cr_assert(ix_tree_seen(&tr, 15) && ix_tree_seen(&tr, 17), "the GPU and NIC stay open");
+	cr_assert_not(ix_tree_seen(&tr, 11), "the drive below the bad port is folded");
+	ix_tree_summary(&tr, 3, held, sizeof(held));
+	cr_assert_str_eq(held, "4 NVMe");
+	/* The last visible child draws the corner: node 8, not node 12. */
+	cr_assert(ix_tree_last_seen(&tr, 8));
+	/* Too few rows even for that: the problem hides behind a tag. */
+	ix_tree_fit(&tr, 4);
+	n = ix_tree_visible(&tr, NULL, 0);
+	cr_assert_leq(n, 4, "%zu rows", n);
+	free(tr.v);
+}
+
+Test(topotree, a_fold_says_what_it_holds)
+{
+	struct ix_tree tr;
+	char held[96];
+
+	storage_host(&tr);
+	cr_assert_eq(ix_tree_summary(&tr, 14, held, sizeof(held)), 0, "not folded");
+	cr_assert_str_eq(held, "");
+	ix_tree_toggle(&tr, 14);
+	ix_tree_summary(&tr, 14, held, sizeof(held));
+	cr_assert_str_eq(held, "1 GPU");
+	ix_tree_unfold(&tr);
+	ix_tree_toggle(&tr, 0);
+	ix_tree_summary(&tr, 0, held, sizeof(held));
+	/* The way to the bad port stays, so its switches are not counted. */
+	cr_assert_str_eq(held, "1 GPU, 1 NIC, 4 NVMe");
+	cr_assert_eq(ix_tree_visible(&tr, NULL, 0), 7, "NUMA 0 and the way down to node 10");
+	ix_tree_unfold(&tr);
+	ix_tree_toggle(&tr, 9);
+	ix_tree_summary(&tr, 9, held, sizeof(held));
+	cr_assert_str_eq(held, "1 NVMe");
+	ix_tree_unfold(&tr);
+	tr.v[12].folded = true;
+	tr.v[12].hides_issues = true;
+	ix_tree_summary(&tr, 12, held, sizeof(held));
+	cr_assert_str_eq(held, "1 NVMe");
+	/* Only ports hidden: counted as such. */
+	ix_tree_unfold(&tr);
+	tr.v[13].type = IX_PCI_SWITCH_DOWN;
+	ix_tree_toggle(&tr, 12);
+	ix_tree_summary(&tr, 12, held, sizeof(held));
+	cr_assert_str_eq(held, "1 port");
+	free(tr.v);
 }
