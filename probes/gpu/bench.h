@@ -156,6 +156,8 @@ struct ix_gpu_result {
 
 /* The tests, in the order they run. */
 size_t ix_gpu_tests(const struct ix_gpu_test **v);
+/* The groups --test takes besides the names ("all", ...), NULL-terminated. */
+const char *const *ix_gpu_groups(void);
 /* Index of a test by exact name, or -1. */
 int ix_gpu_test_find(const char *name);
 /* ixperf gpu's --test and --gpus lists (into sel[IX_GPU_MAX_TESTS], a

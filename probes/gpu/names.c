@@ -114,6 +114,12 @@ bool ix_gpu_test_is_latency(const struct ix_gpu_test *t)
 
 /* ---- ixperf gpu's lists (gpu, and the gpu checks of plans) ---- */
 
+const char *const *ix_gpu_groups(void)
+{
+	static const char *const g[] = { "all", "bandwidth", "latency", "pcie", NULL };
+	return g;
+}
+
 /* Whether test t is in group g; -1 when g is not a group. */
 static int in_group(const struct ix_gpu_test *t, const char *g)
 {
