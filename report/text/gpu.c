@@ -194,8 +194,7 @@ void ix_text_gpu_tests(FILE *f)
 		ix_gpu_test_describe(&t[i], desc, sizeof(desc));
 		fprintf(f, "%-47s %s\n", t[i].name, desc);
 	}
-	fputs("\nGroups: all (the default), bandwidth, latency, pcie (host <-> GPU copies, one "
-	      "GPU\n"
-	      "at a time)\n",
+	fputs("\nGroups: all (the default), bandwidth, latency, pcie (host <-> GPU, one at a "
+	      "time)\n",
 	      f);
 }
