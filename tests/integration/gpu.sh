@@ -193,8 +193,9 @@ fi
 # builds them and names them in IX_FAKECUDA and IX_FAKEHIP). No GPU runs:
 # device memory is host memory and every copy is a memcpy on the host, so
 # the figures they yield mean nothing. Only the structure of what ixperf
-# reports is checked here, never a figure. The IPC test runs for real: the
-# second process maps the first one's memory through the handle.
+# reports is checked here, never a figure, and the bytes the libraries
+# count each GPU moving to and from host memory. The IPC test runs for
+# real: the second process maps the first one's memory through the handle.
 
 # fake_suite BACKEND LIB GPU: the whole suite, the inventory and bw --path
 # pcie on the simulated library LIB, whose GPUs are named "GPU 0" and "GPU 1".

@@ -785,4 +785,6 @@ Test(gpu_bench, host_to_all_runs_every_gpu_at_once)
 	}
 	near(cell(all, 0, 0)->reference.v, GEN5X16);
 	cr_assert_eq(all->bytes, par.size, "the figure is the measured GPU's copy");
+	cr_assert_eq(ix_gpu_select_tests("pcie", par.tests, &(struct ix_err){ 0 }), 0);
+	cr_assert(!par.tests[ix_gpu_test_find("host_to_all_memcpy_ce")], "pcie: one at a time");
 }
