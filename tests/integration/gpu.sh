@@ -317,6 +317,9 @@ if [ -n "${IX_FAKEHIP:-}" ] && [ -f "$IX_FAKEHIP" ]; then
 	fake_suite rocm "$IX_FAKEHIP" "Fake HIP GPU"
 	# shellcheck disable=SC2086
 	host_all_bytes rocm "$IX_FAKEHIP" $HOST_ALL_CE
+	run rocm-lat gpu latency --backend rocm --lib "$IX_FAKEHIP" -s 1Mi --hops 100
+	check "rocm, simulated: gpu latency exits 3 saying ROCm has no pointer chase" \
+		expect rocm-lat 3 "no selected test can run here: the ROCm backend runs the copy-engine"
 	check "rocm, simulated: only the kernel tests are skipped (SM copies, latency), saying what ROCm runs" \
 		jq_true "$G/fake-rocm.json" '.results[0].tests | all(
 			if (.name | test("_sm$")) then .status == "skipped" and
