@@ -1,5 +1,6 @@
-/* ixperf gpu: host <-> GPU, GPU <-> GPU and IPC bandwidth and latency on
- * either vendor's GPUs, from one binary; and the PCIe path of ixperf bw. */
+/* ixperf gpu: host <-> GPU, GPU <-> GPU and IPC bandwidth on either
+ * vendor's GPUs and latency on NVIDIA's, from one binary; and the PCIe path
+ * of ixperf bw. */
 #include "config.h"
 
 #include <errno.h>
@@ -73,7 +74,9 @@ const struct ix_cmd_spec ix_gpu_spec = {
 	.nopts = IX_OPTS_END(gpu_options),
 	.epilog = "run (the default) runs the tests, bandwidth or latency one group of them,\n"
 		  "inventory shows the GPUs, their PCIe links and peer access, list the tests.\n"
-		  "The CUDA driver (libcuda.so.1) or HIP (libamdhip64.so) is loaded at run time.\n"
+		  "The CUDA driver (libcuda.so.1) or HIP (libamdhip64.so) is loaded at run time;\n"
+		  "on ROCm only the copy-engine tests run (no AMD kernels: the SM copy and\n"
+		  "latency tests are skipped, saying so).\n"
 		  "Tests are named as nvbandwidth names them; matrices read row -> column.\n"
 		  "Bandwidth is in GB/s = 10^9 bytes/s, a copy counting its bytes once; each\n"
 		  "figure is the median of the samples, with its share of a reference: the PCIe\n"

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "probes/gpu/bench.h"
 #include "report/fmt/suggest.h"
 
 void ix_help_unknown_cmd(const char *word, char *buf, size_t len)
@@ -59,9 +60,27 @@ static const struct {
 	{ NULL, "gid-type", "v2 v1 v2-ipv4 v2-ipv6" },
 };
 
+/* ixperf gpu's --test: its groups and every test, from the test table. */
+static void gpu_test_values(void)
+{
+	const char *const *g = ix_gpu_groups();
+	const struct ix_gpu_test *t;
+	size_t n = ix_gpu_tests(&t);
+
+	fputs("--test", stdout);
+	for (; *g; g++)
+		printf(" %s", *g);
+	for (size_t i = 0; i < n; i++)
+		printf(" %s", t[i].name);
+	putchar('\n');
+}
+
 /* "--NAME WORD WORD..." for each option of spec that takes one of a few words. */
 static void list_values(const struct ix_cmd_spec *spec)
 {
+	for (size_t i = 0; i < spec->nopts; i++)
+		if (!strcmp(spec->name, "gpu") && !strcmp(spec->opts[i].long_name, "test"))
+			gpu_test_values();
 	for (size_t i = 0; i < spec->nopts; i++)
 		for (size_t k = 0; k < sizeof(option_values) / sizeof(option_values[0]); k++)
 			if ((!option_values[k].cmd || !strcmp(option_values[k].cmd, spec->name)) &&

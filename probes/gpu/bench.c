@@ -33,8 +33,16 @@ static const struct ix_gpu_test tests[] = {
 	{ "device_to_host_bidirectional_memcpy_ce", IX_GPU_T_HOST, CE, PIN, 0, 0, 1 },
 	{ "host_to_device_pageable_memcpy_ce", IX_GPU_T_HOST, CE, PAG, 1, 0, 0 },
 	{ "device_to_host_pageable_memcpy_ce", IX_GPU_T_HOST, CE, PAG, 0, 0, 0 },
+	{ "host_to_all_memcpy_ce", IX_GPU_T_HOST_ALL, CE, PIN, 1, 0, 0 },
+	{ "all_to_host_memcpy_ce", IX_GPU_T_HOST_ALL, CE, PIN, 0, 0, 0 },
+	{ "host_to_all_bidirectional_memcpy_ce", IX_GPU_T_HOST_ALL, CE, PIN, 1, 0, 1 },
+	{ "all_to_host_bidirectional_memcpy_ce", IX_GPU_T_HOST_ALL, CE, PIN, 0, 0, 1 },
 	{ "host_to_device_memcpy_sm", IX_GPU_T_HOST, SM, PIN, 1, 0, 0 },
 	{ "device_to_host_memcpy_sm", IX_GPU_T_HOST, SM, PIN, 0, 0, 0 },
+	{ "host_to_all_memcpy_sm", IX_GPU_T_HOST_ALL, SM, PIN, 1, 0, 0 },
+	{ "all_to_host_memcpy_sm", IX_GPU_T_HOST_ALL, SM, PIN, 0, 0, 0 },
+	{ "host_to_all_bidirectional_memcpy_sm", IX_GPU_T_HOST_ALL, SM, PIN, 1, 0, 1 },
+	{ "all_to_host_bidirectional_memcpy_sm", IX_GPU_T_HOST_ALL, SM, PIN, 0, 0, 1 },
 	{ "device_local_copy", IX_GPU_T_LOCAL, CE, DEV, 0, 0, 0 },
 	{ "device_to_device_memcpy_read_ce", IX_GPU_T_PEER, CE, DEV, 0, 1, 0 },
 	{ "device_to_device_memcpy_write_ce", IX_GPU_T_PEER, CE, DEV, 0, 0, 0 },
@@ -283,46 +291,76 @@ static int time_copies(struct bench *b, struct ix_gpu_copy *cp, int n, bool sum,
 	return 0;
 }
 
-/* One copy of a cell: memory kinds and devices of both ends, and who runs it. */
+/* One copy of a cell: memory kinds and devices of both ends, who runs it,
+ * and its bytes (0: the test's size). */
 struct plan {
 	enum ix_gpu_mem smem, dmem;
 	int sdev, ddev, exec;
+	uint64_t bytes;
 };
+
+/* Host memory h -> GPU g (to), or g -> h. */
+static struct plan host_copy(enum ix_gpu_mem h, int g, bool to, uint64_t bytes)
+{
+	enum ix_gpu_mem d = IX_GPU_MEM_DEVICE;
+
+	return to ? (struct plan){ h, d, -1, g, g, bytes } : (struct plan){ d, h, g, -1, g, bytes };
+}
+
+/* A host test on every GPU at once, as nvbandwidth's host_to_all and
+ * all_to_host: copy 0 is the measured GPU's; every other selected GPU
+ * copies the same way (bidirectional: both ways, and the measured GPU the
+ * other way too), twice the bytes, so that they outlast copy 0. */
+static int plan_host_all(const struct bench *b, const struct ix_gpu_test *t, int g, struct plan *pl)
+{
+	uint64_t twice = 2 * b->p->size;
+	int n = 0;
+
+	pl[n++] = host_copy(t->host_mem, g, t->to, 0);
+	if (t->bidir)
+		pl[n++] = host_copy(t->host_mem, g, !t->to, twice);
+	for (int k = 0; k < b->n; k++) {
+		if (b->dev[k] == g)
+			continue;
+		pl[n++] = host_copy(t->host_mem, b->dev[k], t->to, twice);
+		if (t->bidir)
+			pl[n++] = host_copy(t->host_mem, b->dev[k], !t->to, twice);
+	}
+	return n;
+}
 
 static int plan_copies(struct bench *b, const struct ix_gpu_meas *m, int src, int dst,
 		       struct plan *pl)
 {
 	const struct ix_gpu_test *t = m->test;
-	enum ix_gpu_mem h = t->host_mem, d = IX_GPU_MEM_DEVICE;
+	enum ix_gpu_mem d = IX_GPU_MEM_DEVICE;
 	int n = 0;
 
 	switch (t->kind) {
-	case IX_GPU_T_HOST: {
-		int g = t->to ? dst : src;
-
-		pl[n++] = t->to ? (struct plan){ h, d, -1, g, g } : (struct plan){ d, h, g, -1, g };
+	case IX_GPU_T_HOST:
+		pl[n++] = host_copy(t->host_mem, t->to ? dst : src, t->to, 0);
 		if (t->bidir)
-			pl[n++] = t->to ? (struct plan){ d, h, g, -1, g }
-					: (struct plan){ h, d, -1, g, g };
+			pl[n++] = host_copy(t->host_mem, t->to ? dst : src, !t->to, 0);
 		return n;
-	}
+	case IX_GPU_T_HOST_ALL:
+		return plan_host_all(b, t, t->to ? dst : src, pl);
 	case IX_GPU_T_LOCAL:
-		pl[n++] = (struct plan){ d, d, dst, dst, dst };
+		pl[n++] = (struct plan){ d, d, dst, dst, dst, 0 };
 		return n;
 	case IX_GPU_T_PEER:
 	case IX_GPU_T_STAGED:
 		if (src == dst)
 			return 0;
-		pl[n++] = (struct plan){ d, d, src, dst, t->read ? dst : src };
+		pl[n++] = (struct plan){ d, d, src, dst, t->read ? dst : src, 0 };
 		if (t->bidir)
-			pl[n++] = (struct plan){ d, d, dst, src, t->read ? src : dst };
+			pl[n++] = (struct plan){ d, d, dst, src, t->read ? src : dst, 0 };
 		return n;
 	case IX_GPU_T_AGG:
 		for (int k = 0; k < b->n; k++) {
 			int o = b->dev[k], from = t->to ? o : src, to = t->to ? dst : o;
 
 			if (o != (t->to ? dst : src))
-				pl[n++] = (struct plan){ d, d, from, to, t->read ? to : from };
+				pl[n++] = (struct plan){ d, d, from, to, t->read ? to : from, 0 };
 		}
 		return n;
 	default:
@@ -358,15 +396,16 @@ static int copy_cell(struct bench *b, struct ix_gpu_meas *m, int src, int dst,
 	}
 	for (int k = 0; k < n && rc == 0; k++) {
 		int s = pl[k].sdev, d = pl[k].ddev;
+		uint64_t size = pl[k].bytes ? pl[k].bytes : b->p->size;
 
 		if (s >= 0 && d >= 0 && s != d)
 			rc = staged ? peer_set(b, s, d, false, err) | peer_set(b, d, s, false, err)
 				    : peer_set(b, pl[k].exec, pl[k].exec == s ? d : s, true, err);
-		if (rc == 0 && (rc = buf_new(b, pl[k].smem, s, b->p->size, &bufs[nb], err)) == 0)
+		if (rc == 0 && (rc = buf_new(b, pl[k].smem, s, size, &bufs[nb], err)) == 0)
 			nb++;
-		if (rc == 0 && (rc = buf_new(b, pl[k].dmem, d, b->p->size, &bufs[nb], err)) == 0)
+		if (rc == 0 && (rc = buf_new(b, pl[k].dmem, d, size, &bufs[nb], err)) == 0)
 			nb++;
-		cp[k] = (struct ix_gpu_copy){ &bufs[2 * k], &bufs[2 * k + 1], (size_t)b->p->size,
+		cp[k] = (struct ix_gpu_copy){ &bufs[2 * k], &bufs[2 * k + 1], (size_t)size,
 					      pl[k].exec,   m->test->engine,  0 };
 	}
 	if (rc == 0)
@@ -418,46 +457,11 @@ static int chase_cell(struct bench *b, struct ix_gpu_meas *m, int src, int dst,
 
 /* ---- IPC: the parent's side ---- */
 
-static int ipc_send(int fd, const struct ix_gpu_ipc_msg *m, struct ix_err *err)
-{
-	ssize_t n;
-
-	do
-		n = send(fd, m, sizeof(*m), MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(*m))
-		return ix_fail(err, IX_EXIT_FAIL, "the other process is gone: %s",
-			       n < 0 ? strerror(errno) : "short write");
-	return 0;
-}
-
-/* One message within timeout_s (< 0: no limit); 1 when the other end left. */
-static int ipc_recv(int fd, struct ix_gpu_ipc_msg *m, double timeout_s, struct ix_err *err)
-{
-	struct pollfd pf = { fd, POLLIN, 0 };
-	ssize_t n;
-	int rc;
-
-	do
-		rc = poll(&pf, 1, timeout_s < 0 ? -1 : (int)(timeout_s * 1000));
-	while (rc < 0 && errno == EINTR);
-	if (rc == 0)
-		return ix_fail(err, IX_EXIT_FAIL, "no answer from the other process in %.0f s",
-			       timeout_s);
-	do
-		n = recv(fd, m, sizeof(*m), 0);
-	while (n < 0 && errno == EINTR);
-	if (n == 0)
-		return 1;
-	return n < 0 ? ix_fail(err, IX_EXIT_FAIL, "the other process: %s", strerror(errno))
-		     : ix_gpu_ipc_check(m, (size_t)n, err);
-}
-
 static int ipc_call(struct bench *b, struct ix_gpu_ipc_msg *m, struct ix_err *err)
 {
-	int rc = ipc_send(b->ipc_fd, m, err);
+	int rc = ix_gpu_ipc_send(b->ipc_fd, m, err);
 
-	if (rc == 0 && (rc = ipc_recv(b->ipc_fd, m, b->p->ipc_timeout_s, err)) > 0)
+	if (rc == 0 && (rc = ix_gpu_ipc_recv(b->ipc_fd, m, b->p->ipc_timeout_s, err)) > 0)
 		return ix_fail(err, IX_EXIT_FAIL, "IPC: the other process exited");
 	if (rc < 0)
 		return ix_fail_prefix(err, "IPC");
@@ -564,7 +568,7 @@ static void run_ipc(struct bench *b, struct ix_gpu_meas *m)
 		b->ipc_fd = sv[0];
 		run_matrix(b, m, ipc_cell);
 		ix_gpu_ipc_init(&msg, IX_GPU_IPC_QUIT);
-		ipc_send(b->ipc_fd, &msg, NULL); /* it may have left already */
+		ix_gpu_ipc_send(b->ipc_fd, &msg, NULL); /* it may have left already */
 		close(b->ipc_fd);
 		b->ipc_fd = -1;
 	}
@@ -588,7 +592,9 @@ static const char *skip_reason(const struct bench *b, const struct ix_gpu_test *
 
 	if ((t->engine == IX_GPU_SM || ix_gpu_test_is_latency(t)) &&
 	    (!(caps & IX_GPU_CAP_KERNEL) || (ix_gpu_test_is_latency(t) && !b->be->chase)))
-		return "the backend's kernels do not load here (no SM copy, no pointer chase)";
+		return b->r->backend.no_kernel[0] ? b->r->backend.no_kernel
+						  : "the backend's kernels do not load here (no SM "
+						    "copy, no pointer chase)";
 	if ((peer || k == IX_GPU_T_STAGED) && b->n < 2) {
 		snprintf(buf, len, "needs two GPUs or more; %d %s", b->n,
 			 b->n == b->r->ndevices ? "on this machine" : "selected");
@@ -611,9 +617,10 @@ static const char *skip_reason(const struct bench *b, const struct ix_gpu_test *
 static int shape(struct bench *b, struct ix_gpu_meas *m)
 {
 	const struct ix_gpu_test *t = m->test;
-	int one = t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_LAT_HOST ? IX_GPU_HOST
-		  : t->kind == IX_GPU_T_AGG                                ? IX_GPU_ALL
-									   : IX_GPU_LOCAL;
+	bool host = t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_HOST_ALL;
+	int one = host || t->kind == IX_GPU_T_LAT_HOST ? IX_GPU_HOST
+		  : t->kind == IX_GPU_T_AGG            ? IX_GPU_ALL
+						       : IX_GPU_LOCAL;
 	bool square = t->kind == IX_GPU_T_PEER || t->kind == IX_GPU_T_STAGED ||
 		      t->kind == IX_GPU_T_IPC || t->kind == IX_GPU_T_LAT_PEER,
 	     row_one = !square && (t->to || t->kind == IX_GPU_T_LOCAL),
@@ -636,10 +643,12 @@ static void run_test(struct bench *b, struct ix_gpu_meas *m)
 	char buf[128];
 
 	m->traffic_factor = t->kind == IX_GPU_T_LOCAL ? 2 : 1;
-	m->ref = t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_STAGED ? IX_GPU_REF_PCIE
-		 : t->kind == IX_GPU_T_LOCAL                            ? IX_GPU_REF_HBM
-		 : t->kind == IX_GPU_T_IPC                              ? IX_GPU_REF_INPROC
-									: IX_GPU_REF_NONE;
+	m->ref = t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_HOST_ALL ||
+				 t->kind == IX_GPU_T_STAGED
+			 ? IX_GPU_REF_PCIE
+		 : t->kind == IX_GPU_T_LOCAL ? IX_GPU_REF_HBM
+		 : t->kind == IX_GPU_T_IPC   ? IX_GPU_REF_INPROC
+					     : IX_GPU_REF_NONE;
 	m->bytes = b->p->size;
 	if (ix_gpu_test_is_latency(t)) { /* at least 64 elements, a whole number of strides */
 		m->bytes = b->p->size < 64 * b->p->stride ? 64 * b->p->stride : b->p->size;
@@ -707,87 +716,4 @@ int ix_gpu_bench_run(struct ix_gpu_ctx *c, const struct ix_gpu_params *p, struct
 			peer_set(b, i, j, false, &none);
 	free(b);
 	return oom ? ix_fail(err, IX_EXIT_FAIL, "out of memory") : 0;
-}
-
-/* ---- IPC: the messages and the other process ---- */
-
-void ix_gpu_ipc_init(struct ix_gpu_ipc_msg *m, enum ix_gpu_ipc_op op)
-{
-	memset(m, 0, sizeof(*m));
-	m->magic = IX_GPU_IPC_MAGIC;
-	m->version = IX_GPU_IPC_VERSION;
-	m->op = op;
-}
-
-int ix_gpu_ipc_check(const struct ix_gpu_ipc_msg *m, size_t got, struct ix_err *err)
-{
-	if (got != sizeof(*m))
-		return ix_fail(err, IX_EXIT_FAIL, "a message of %zu bytes, not %zu", got,
-			       sizeof(*m));
-	if (m->magic != IX_GPU_IPC_MAGIC)
-		return ix_fail(err, IX_EXIT_FAIL, "not an ixperf GPU message");
-	if (m->version != IX_GPU_IPC_VERSION)
-		return ix_fail(err, IX_EXIT_FAIL, "protocol version %u, this ixperf speaks %u",
-			       m->version, IX_GPU_IPC_VERSION);
-	if (m->op < IX_GPU_IPC_COPY || m->op > IX_GPU_IPC_ERR)
-		return ix_fail(err, IX_EXIT_FAIL, "unknown message %u", m->op);
-	if (!memchr(m->text, 0, sizeof(m->text)))
-		return ix_fail(err, IX_EXIT_FAIL, "a message with an unterminated text");
-	if (m->op == IX_GPU_IPC_COPY &&
-	    (m->device < 0 || m->device >= IX_GPU_MAX_DEVICES || m->reps < 1 || m->reps > 1000000 ||
-	     m->warmup > 1000000 || m->bytes < 1 || m->bytes > m->size))
-		return ix_fail(err, IX_EXIT_FAIL, "a copy request out of range");
-	if (m->op == IX_GPU_IPC_OK && (!isfinite(m->ns) || m->ns < 0))
-		return ix_fail(err, IX_EXIT_FAIL, "a time out of range");
-	if (m->op == IX_GPU_IPC_ERR && (m->code < IX_EXIT_FAIL || m->code > IX_EXIT_THRESHOLD))
-		return ix_fail(err, IX_EXIT_FAIL, "an exit status out of range");
-	return 0;
-}
-
-/* A COPY request: map the handle on the device, copy into a buffer of our
- * own, let go of both. */
-static int serve_copy(struct ix_gpu_ctx *c, struct ix_gpu_ipc_msg *m, struct ix_err *err)
-{
-	const struct ix_gpu_backend *be = c->be;
-	struct ix_gpu_buf imp = { 0 }, dst = { 0 };
-	struct ix_gpu_copy cp = { &imp, &dst, (size_t)m->bytes, m->device, IX_GPU_CE, 0 };
-	int rc;
-
-	if (m->device >= c->ndevices)
-		return ix_fail(err, IX_EXIT_FAIL, "GPU %d does not exist here", m->device);
-	if (be->ipc_import(c->g, m->device, m->handle, (size_t)m->size, &imp, err) < 0)
-		return -1;
-	rc = be->alloc(c->g, IX_GPU_MEM_DEVICE, m->device, (size_t)m->bytes, &dst, err);
-	if (rc == 0) {
-		rc = be->copy_batch(c->g, &cp, 1, (int)m->reps, (int)m->warmup, err);
-		be->free(c->g, &dst);
-	}
-	be->ipc_close(c->g, &imp);
-	ix_gpu_ipc_init(m, IX_GPU_IPC_OK);
-	m->ns = cp.ns;
-	return rc;
-}
-
-int ix_gpu_ipc_serve(int fd, struct ix_gpu_ctx *c, const struct ix_err *why, struct ix_err *err)
-{
-	struct ix_gpu_ipc_msg m;
-	int rc;
-
-	while ((rc = ipc_recv(fd, &m, -1, err)) == 0 && m.op != IX_GPU_IPC_QUIT) {
-		struct ix_err e = { 0 };
-
-		if (m.op != IX_GPU_IPC_COPY)
-			ix_fail(&e, IX_EXIT_FAIL, "message %u out of turn", m.op);
-		else if (!c)
-			e = *why;
-		if (e.msg[0] || serve_copy(c, &m, &e) < 0) {
-			ix_gpu_ipc_init(&m, IX_GPU_IPC_ERR);
-			m.code = e.code > IX_EXIT_OK && e.code <= IX_EXIT_THRESHOLD ? e.code
-										    : IX_EXIT_FAIL;
-			snprintf(m.text, sizeof(m.text), "%s", e.msg[0] ? e.msg : "failed");
-		}
-		if ((rc = ipc_send(fd, &m, err)) < 0)
-			break;
-	}
-	return rc < 0 ? -1 : 0; /* the parent leaving without QUIT ends it too */
 }

@@ -45,6 +45,7 @@
 
 enum ix_gpu_kind {
 	IX_GPU_T_HOST,     /* host -> each GPU (1 x N) or each GPU -> host (N x 1) */
+	IX_GPU_T_HOST_ALL, /* as IX_GPU_T_HOST while every other selected GPU copies too */
 	IX_GPU_T_LOCAL,    /* a copy within each GPU's memory (1 x N) */
 	IX_GPU_T_PEER,     /* GPU -> GPU with peer access (N x N) */
 	IX_GPU_T_AGG,      /* all_to_one (1 x N) or one_to_all (N x 1) at once */
@@ -155,6 +156,8 @@ struct ix_gpu_result {
 
 /* The tests, in the order they run. */
 size_t ix_gpu_tests(const struct ix_gpu_test **v);
+/* The groups --test takes besides the names ("all", ...), NULL-terminated. */
+const char *const *ix_gpu_groups(void);
 /* Index of a test by exact name, or -1. */
 int ix_gpu_test_find(const char *name);
 /* ixperf gpu's --test and --gpus lists (into sel[IX_GPU_MAX_TESTS], a
@@ -180,7 +183,7 @@ int ix_gpu_bench_run(struct ix_gpu_ctx *c, const struct ix_gpu_params *p, struct
 void ix_gpu_result_free(struct ix_gpu_result *r);
 
 /*
- * The IPC channel: fixed-size messages on a SOCK_SEQPACKET socket pair
+ * The IPC channel (ipc.c): fixed-size messages on a SOCK_SEQPACKET socket pair
  * between two processes of one binary, the second started with the same
  * backend and library. The parent sends COPY requests (the exported
  * handle, the device to map it on and copy to, bytes, repetitions: the
@@ -215,6 +218,11 @@ void ix_gpu_ipc_init(struct ix_gpu_ipc_msg *m, enum ix_gpu_ipc_op op);
 /* Check a message of got bytes: size, magic, version, op, terminated
  * text, ranges. */
 int ix_gpu_ipc_check(const struct ix_gpu_ipc_msg *m, size_t got, struct ix_err *err);
+/* One message on the channel (ipc.c); a peer gone is an error. */
+int ix_gpu_ipc_send(int fd, const struct ix_gpu_ipc_msg *m, struct ix_err *err);
+/* One message within timeout_s (< 0: no limit), checked; 1 when the other
+ * end left. */
+int ix_gpu_ipc_recv(int fd, struct ix_gpu_ipc_msg *m, double timeout_s, struct ix_err *err);
 /* The second process: serve requests on fd until QUIT or the parent
  * leaves. c: the opened backend; NULL to answer every request with ERR
  * and why (the backend did not open). */

@@ -299,6 +299,7 @@ static int cuda_can_access_peer(struct ix_gpu *g, int from, int to, bool *yes, s
 /* Devices, their attributes, what the backend can do. */
 static int probe(struct ix_gpu *g, struct ix_gpu_backend_info *info, struct ix_err *err)
 {
+	struct ix_err kerr = { 0 };
 	int n = 0, v = 0;
 
 	CU_CALL(g, err, cuDriverGetVersion, (&v));
@@ -317,8 +318,13 @@ static int probe(struct ix_gpu *g, struct ix_gpu_backend_info *info, struct ix_e
 	}
 	info->caps |= ix_gpu_be_peer_cap(g, g->ndev, cuda_can_access_peer);
 	/* The kernels are optional: without them, CE copies still run. */
-	if (load_kernels(g, 0, NULL) == 0)
+	if (load_kernels(g, 0, &kerr) == 0)
 		info->caps |= IX_GPU_CAP_KERNEL;
+	else
+		snprintf(info->no_kernel, sizeof(info->no_kernel),
+			 "the embedded PTX kernels did not load (%.180s): no SM copy, no pointer "
+			 "chase",
+			 kerr.msg);
 	return 0;
 }
 

@@ -93,6 +93,7 @@ struct ix_gpu_backend_info { /* what ix_gpu_open found */
 	char version[64];    /* driver / runtime version */
 	unsigned caps;       /* enum ix_gpu_cap */
 	int ndevices;
+	char no_kernel[256]; /* without IX_GPU_CAP_KERNEL: why, and what runs instead */
 };
 
 /*

@@ -16,9 +16,11 @@
  * different before 5.0, which is refused). hipGetDeviceProperties is not
  * used: its struct changes between versions.
  *
- * There is no AMD code object in the project, so no kernels: SM copies
- * and the pointer chase are unavailable, and copies are held back by an
- * event gate rather than a spin kernel.
+ * There is no AMD code object in the project, so no kernels: the SM copy
+ * tests and the pointer-chase latency tests are skipped (no_kernel says
+ * so), the copy-engine tests run through hipMemcpyAsync and
+ * hipMemcpyPeerAsync, and copies are held back by an event gate rather
+ * than a spin kernel.
  */
 typedef int hipError_t;
 typedef int hipDevice_t;
@@ -92,7 +94,8 @@ static const char *const hip_libs[] = { "libamdhip64.so", "libamdhip64.so.7", "l
 					"libamdhip64.so.5" };
 
 static const char *const no_kernel =
-	"the ROCm backend has no embedded kernel: SM copies and pointer chase need a code object";
+	"the ROCm backend runs the copy-engine (hipMemcpy) tests only: ixperf carries no AMD GPU "
+	"code object, so no SM copy kernel and no pointer-chase latency";
 
 #define GATE_WAIT_NS (10ll * 1000000000ll) /* the event gate opens by itself after this */
 
@@ -186,6 +189,7 @@ static int probe(struct ix_gpu *g, struct ix_gpu_backend_info *info, struct ix_e
 			 (&g->cus[d], hipDeviceAttributeMultiprocessorCount, d));
 	}
 	info->caps |= ix_gpu_be_peer_cap(g, g->ndev, hip_can_access_peer);
+	snprintf(info->no_kernel, sizeof(info->no_kernel), "%s", no_kernel);
 	return 0;
 }
 

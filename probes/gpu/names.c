@@ -21,6 +21,14 @@ void ix_gpu_test_describe(const struct ix_gpu_test *t, char *buf, size_t len)
 				   : " while host -> GPU runs",
 			 ix_gpu_mem_name(t->host_mem), eng);
 		break;
+	case IX_GPU_T_HOST_ALL:
+		snprintf(buf, len, "%s at once%s, each GPU's figure, %s memory, %s",
+			 t->to ? "host -> every GPU" : "every GPU -> host",
+			 !t->bidir ? ""
+			 : t->to   ? " while every GPU -> host runs"
+				   : " while host -> every GPU runs",
+			 ix_gpu_mem_name(t->host_mem), eng);
+		break;
 	case IX_GPU_T_LOCAL:
 		snprintf(buf, len, "within each GPU's memory, %s (memory traffic: twice the bytes)",
 			 eng);
@@ -105,6 +113,12 @@ bool ix_gpu_test_is_latency(const struct ix_gpu_test *t)
 }
 
 /* ---- ixperf gpu's lists (gpu, and the gpu checks of plans) ---- */
+
+const char *const *ix_gpu_groups(void)
+{
+	static const char *const g[] = { "all", "bandwidth", "latency", "pcie", NULL };
+	return g;
+}
 
 /* Whether test t is in group g; -1 when g is not a group. */
 static int in_group(const struct ix_gpu_test *t, const char *g)

@@ -79,7 +79,8 @@ static json_t *test_json(const struct ix_gpu_meas *m)
 		ix_gpu_test_is_latency(t) ? "latency" : "bandwidth", "unit",
 		ix_gpu_test_is_latency(t) ? "ns" : "bytes_per_second", "engine",
 		ix_gpu_engine_name(t->engine), "host_memory",
-		t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_LAT_HOST
+		t->kind == IX_GPU_T_HOST || t->kind == IX_GPU_T_HOST_ALL ||
+				t->kind == IX_GPU_T_LAT_HOST
 			? json_string(ix_gpu_mem_name(t->host_mem))
 			: json_null(),
 		"bidirectional", t->bidir, "status", ix_gpu_status_name(m->status), "reason",

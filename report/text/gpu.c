@@ -194,5 +194,7 @@ void ix_text_gpu_tests(FILE *f)
 		ix_gpu_test_describe(&t[i], desc, sizeof(desc));
 		fprintf(f, "%-47s %s\n", t[i].name, desc);
 	}
-	fputs("\nGroups: all (the default), bandwidth, latency, pcie (host <-> GPU copies)\n", f);
+	fputs("\nGroups: all (the default), bandwidth, latency, pcie (host <-> GPU, one at a "
+	      "time)\n",
+	      f);
 }

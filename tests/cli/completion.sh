@@ -47,6 +47,12 @@ check "bw --path offers pcie as well as the network paths" \
 check "lat --path does not offer pcie (lat refuses it)" \
 	test "$(complete_words lat --path "" | paste -sd' ')" = "rdma tcp udp"
 check "post -f offers textfile" grep -qx textfile <(complete_words post -f "")
+gputests=$({ "$IXPERF" gpu list | awk 'NF && $1 != "Groups:" {print $1}'
+	"$IXPERF" gpu list | sed -n 's/^Groups: //p' | sed 's/ ([^)]*)//g' | tr -d ',' | tr ' ' '\n'; } |
+	sort | paste -sd' ')
+check "gpu --test completes the tests and groups of 'gpu list', host_to_all_memcpy_ce among them" \
+	test "$(complete_words gpu --test "" | paste -sd' ')" = "$gputests" -a \
+	-n "$(complete_words gpu --test host_to_all)"
 subs=$("$IXPERF" gpu --help | sed -n '1s/^usage: ixperf gpu \[\([a-z|]*\)\].*/\1/p' | tr '|' '\n' | sort | paste -sd' ')
 check "gpu completes its subcommands ($subs)" test -n "$subs" -a "$(complete_words gpu "" | paste -sd' ')" = "$subs"
 ix_done

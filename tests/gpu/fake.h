@@ -44,6 +44,12 @@ long fake_ipc_maps;      /* IPC handles open */
 long fake_copies;        /* cuMemcpyAsync / hipMemcpyAsync calls carried out */
 long fake_peer_copies;   /* cuMemcpyPeerAsync / hipMemcpyPeerAsync calls carried out */
 
+/* Bytes copied between host memory and each device by copies and copy
+ * kernels: [dev][0] host -> dev, [dev][1] dev -> host. With the variable
+ * FAKE_BYTES_FILE set, each process appends them there as it exits, one
+ * line a device: "PID GPU<dev> <host_to_gpu> <gpu_to_host>". */
+long long fake_host_bytes[FAKE_NDEV][2];
+
 enum fake_kind { FAKE_UNUSED = 0, FAKE_DEVICE, FAKE_PINNED, FAKE_IMPORTED };
 
 struct fake_buf {
@@ -189,6 +195,33 @@ static struct fake_buf *fake_ipc_map(const void *handle, int dev)
 		return NULL;
 	*b = (struct fake_buf){ FAKE_IMPORTED, dev, 0, p, h.size, -1 };
 	return b;
+}
+
+/* Count a copy of n bytes from s to d in fake_host_bytes when one end is
+ * host memory (pinned, or outside every allocation) and the other a
+ * device's. */
+static void fake_count(uintptr_t d, uintptr_t s, size_t n)
+{
+	const struct fake_buf *db = fake_find(d, n), *sb = fake_find(s, n);
+	bool dh = !db || db->kind == FAKE_PINNED, sh = !sb || sb->kind == FAKE_PINNED;
+
+	if (sh && !dh && db->dev >= 0 && db->dev < FAKE_NDEV)
+		__atomic_add_fetch(&fake_host_bytes[db->dev][0], (long long)n, __ATOMIC_SEQ_CST);
+	if (dh && !sh && sb->dev >= 0 && sb->dev < FAKE_NDEV)
+		__atomic_add_fetch(&fake_host_bytes[sb->dev][1], (long long)n, __ATOMIC_SEQ_CST);
+}
+
+__attribute__((destructor)) static void fake_bytes_report(void)
+{
+	const char *path = getenv("FAKE_BYTES_FILE");
+	FILE *f = path && *path ? fopen(path, "a") : NULL;
+
+	if (!f)
+		return;
+	for (int i = 0; i < FAKE_NDEV; i++)
+		fprintf(f, "%d GPU%d %lld %lld\n", (int)getpid(), i, fake_host_bytes[i][0],
+			fake_host_bytes[i][1]);
+	fclose(f);
 }
 
 static long long fake_now_ns(void)

@@ -385,6 +385,7 @@ CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, struct stream *q)
 	ENTER();
 	if (!stream_ok(q) || !operand(d, n) || !operand(s, n))
 		return MISUSE("a stream of another context, or a copy overrunning memory");
+	fake_count(d, s, n);
 	memmove((void *)(uintptr_t)d, (const void *)(uintptr_t)s, n);
 	fake_copies++;
 	return OK;
@@ -550,6 +551,7 @@ static CUresult run_kernel(int k, unsigned grid, unsigned block, void **params)
 
 		if (!reach(a, n) || !reach(b, n))
 			return MISUSE("ix_gpu_copy: an illegal address");
+		fake_count(a, b, n);
 		memmove((void *)(uintptr_t)a, (const void *)(uintptr_t)b, n);
 		return OK;
 	}

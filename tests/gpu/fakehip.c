@@ -295,6 +295,7 @@ hipError_t hipMemcpyAsync(void *d, const void *s, size_t n, int kind, struct str
 	ENTER();
 	if (!q || kind < 0 || kind > 4 || !operand(d, n) || !operand(s, n))
 		return MISUSE("no stream, kind %d, or a copy overrunning memory", kind);
+	fake_count((uintptr_t)d, (uintptr_t)s, n);
 	memmove(d, s, n);
 	fake_copies++;
 	return OK;

@@ -193,8 +193,9 @@ fi
 # builds them and names them in IX_FAKECUDA and IX_FAKEHIP). No GPU runs:
 # device memory is host memory and every copy is a memcpy on the host, so
 # the figures they yield mean nothing. Only the structure of what ixperf
-# reports is checked here, never a figure. The IPC test runs for real: the
-# second process maps the first one's memory through the handle.
+# reports is checked here, never a figure, and the bytes the libraries
+# count each GPU moving to and from host memory. The IPC test runs for
+# real: the second process maps the first one's memory through the handle.
 
 # fake_suite BACKEND LIB GPU: the whole suite, the inventory and bw --path
 # pcie on the simulated library LIB, whose GPUs are named "GPU 0" and "GPU 1".
@@ -261,8 +262,49 @@ fake_suite() {
 			'$G/fake-$be-pcie.err' >&2"
 }
 
+# host_all_bytes BACKEND LIB TEST...: each of nvbandwidth's host_to_all and
+# all_to_host tests alone, with the simulated library counting the bytes
+# each of its GPUs received from and sent to host memory (FAKE_BYTES_FILE,
+# one line a GPU per process). The oracle is the plan those tests follow:
+# for each GPU's figure, that GPU copies S bytes the measured way while
+# every other GPU copies 2S the same way (bidirectional: every GPU also
+# copies 2S the other way), warmup + samples x iterations times. Over the
+# N cells each GPU moves S + (N-1) 2S the measured way and, bidirectional,
+# N 2S the other way.
+host_all_bytes() {
+	local be=$1 lib=$2 t s=$((1 << 20)) it=3 smp=2 w=1 n=2 reps want got to bi measured other
+	shift 2
+	reps=$((w + smp * it))
+	for t in "$@"; do
+		rm -f "$G/bytes-$be-$t"
+		FAKE_BYTES_FILE="$G/bytes-$be-$t" run "bytes-$be-$t" gpu --backend "$be" --lib "$lib" \
+			--test "$t" -J -s $s -i $it --samples $smp -w $w
+		to=1 bi=0
+		case $t in all_to_host*) to=0 ;; esac
+		case $t in *bidirectional*) bi=1 ;; esac
+		# host_to_gpu gpu_to_host of each GPU, as the plan has them
+		measured=$(((s + (n - 1) * 2 * s) * reps))
+		other=$((bi * n * 2 * s * reps))
+		if [ $to = 1 ]; then want="$measured $other"; else want="$other $measured"; fi
+		want="GPU0 $want;GPU1 $want;"
+		got=$(awk '{ h[$2] += $3; d[$2] += $4 } END { for (g in h) print g, h[g], d[g] }' \
+			"$G/bytes-$be-$t" 2>/dev/null | sort | tr '\n' ';')
+		check "$be, simulated: $t moved per GPU (host->GPU GPU->host) $got as planned: $want" \
+			test "$RC" = 0 -a "$got" = "$want"
+		check "$be, simulated: $t is one figure per GPU, host the other side" \
+			jq_true "$G/bytes-$be-$t.out" ".results[0].tests[0] | .status == \"ok\" and
+				(if $to == 1 then .rows == [\"host\"] and .columns == [\"GPU0\", \"GPU1\"]
+				 else .rows == [\"GPU0\", \"GPU1\"] and .columns == [\"host\"] end) and
+				([.matrix.value[][]] | length == 2 and all(type == \"number\" and . > 0))"
+	done
+}
+HOST_ALL_CE="host_to_all_memcpy_ce all_to_host_memcpy_ce host_to_all_bidirectional_memcpy_ce
+	all_to_host_bidirectional_memcpy_ce"
+
 if [ -n "${IX_FAKECUDA:-}" ] && [ -f "$IX_FAKECUDA" ]; then
 	fake_suite cuda "$IX_FAKECUDA" "Fake GPU"
+	# shellcheck disable=SC2086
+	host_all_bytes cuda "$IX_FAKECUDA" $HOST_ALL_CE ${HOST_ALL_CE//_ce/_sm}
 	check "cuda, simulated: every test ran (kernels, peer access, IPC: all there)" \
 		jq_true "$G/fake-cuda.json" '.results[0].tests | all(.status == "ok")'
 	check "cuda, simulated: bus ids in sysfs' form (the driver's: upper case, an 8-digit domain)" \
@@ -273,9 +315,15 @@ else
 fi
 if [ -n "${IX_FAKEHIP:-}" ] && [ -f "$IX_FAKEHIP" ]; then
 	fake_suite rocm "$IX_FAKEHIP" "Fake HIP GPU"
-	check "rocm, simulated: only the kernel tests are skipped (SM copies, latency), saying so" \
+	# shellcheck disable=SC2086
+	host_all_bytes rocm "$IX_FAKEHIP" $HOST_ALL_CE
+	run rocm-lat gpu latency --backend rocm --lib "$IX_FAKEHIP" -s 1Mi --hops 100
+	check "rocm, simulated: gpu latency exits 3 saying ROCm has no pointer chase" \
+		expect rocm-lat 3 "no selected test can run here: the ROCm backend runs the copy-engine"
+	check "rocm, simulated: only the kernel tests are skipped (SM copies, latency), saying what ROCm runs" \
 		jq_true "$G/fake-rocm.json" '.results[0].tests | all(
-			if (.name | test("_sm$")) then .status == "skipped" and (.reason | test("kernel"))
+			if (.name | test("_sm$")) then .status == "skipped" and
+				(.reason | test("copy-engine \\(hipMemcpy\\) tests only.*no SM copy kernel and no pointer-chase latency"))
 			else .status == "ok" end)'
 else
 	skip_check "ixperf gpu on the simulated HIP runtime" "IX_FAKEHIP does not name a built library"

@@ -151,10 +151,10 @@ struct use {
 	double factor;
 };
 
-enum { R_IN, R_OUT, R_HBM, R_NVIN, R_NVOUT, R_PEER };
+enum { R_IN, R_OUT, R_HBM, R_NVIN, R_NVOUT, R_PEER, R_HOST };
 #define RID(kind, a, b) \
 	((kind)*IX_GPU_MAX_DEVICES * IX_GPU_MAX_DEVICES + (a)*IX_GPU_MAX_DEVICES + (b))
-#define NRID (6 * IX_GPU_MAX_DEVICES * IX_GPU_MAX_DEVICES)
+#define NRID (7 * IX_GPU_MAX_DEVICES * IX_GPU_MAX_DEVICES)
 
 static void add(struct use *u, int id, double cap)
 {
@@ -184,6 +184,8 @@ static int route(struct ix_gpu *g, const struct ix_gpu_copy *c, struct use *u, s
 		if (c->exec_device != gpu)
 			return ix_fail(err, IX_EXIT_FAIL, "host copy run by another GPU");
 		add(u, RID(sh ? R_IN : R_OUT, gpu, 0), f->pcie_Bps[gpu]);
+		if (f->host_Bps > 0)
+			add(u, RID(R_HOST, sh, 0), f->host_Bps);
 		if ((sh ? s : d)->mem == IX_GPU_MEM_PAGEABLE)
 			u->factor *= f->pageable_factor;
 		return 0;

@@ -23,6 +23,7 @@ struct gpu_fake_config {
 	 * a copy within one device moves at half of it (read and write). */
 	double hbm_Bps[IX_GPU_MAX_DEVICES];
 	double pcie_Bps[IX_GPU_MAX_DEVICES]; /* each direction */
+	double host_Bps; /* host memory, each way, shared by every host copy (0: no limit) */
 	/* Peer links, [from][to], for data moving that way; a GPU can reach
 	 * another's memory when a link joins them either way, unless denied. */
 	double peer_Bps[IX_GPU_MAX_DEVICES][IX_GPU_MAX_DEVICES];

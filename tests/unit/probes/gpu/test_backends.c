@@ -153,6 +153,7 @@ Test(gpu_fake_cuda, inventory)
 	cr_expect(strstr(f.c.info.library, "libfakecuda"), "library %s", f.c.info.library);
 	cr_expect_eq(f.c.info.caps,
 		     IX_GPU_CAP_PEER | IX_GPU_CAP_KERNEL | IX_GPU_CAP_IPC | IX_GPU_CAP_DMABUF);
+	cr_expect_str_eq(f.c.info.no_kernel, "", "the kernels loaded");
 	cr_assert_eq(f.c.ndevices, 2);
 	cr_expect_str_eq(f.c.dev[0].name, "Fake GPU 0");
 	cr_expect_str_eq(f.c.dev[1].name, "Fake GPU 1");
@@ -535,6 +536,9 @@ Test(gpu_fake_cuda, kernels_do_not_load)
 	setenv("FAKECUDA_FAIL", "cuModuleLoadDataEx=218", 1);
 	fake_open(&f, "cuda", "IX_FAKECUDA");
 	cr_expect_eq(f.c.info.caps & IX_GPU_CAP_KERNEL, 0);
+	cr_expect(strstr(f.c.info.no_kernel, "CUDA_ERROR_INVALID_PTX") &&
+			  strstr(f.c.info.no_kernel, "no pointer chase"),
+		  "%s", f.c.info.no_kernel);
 	alloc(&f, IX_GPU_MEM_DEVICE, 0, SIZE, &d0);
 	alloc(&f, IX_GPU_MEM_DEVICE, 0, SIZE, &d0b);
 	fill(&f, &d0, 0x81);
@@ -566,6 +570,9 @@ Test(gpu_fake_rocm, inventory)
 	cr_expect(strstr(f.c.info.library, "libfakehip"), "library %s", f.c.info.library);
 	cr_expect_eq(f.c.info.caps, IX_GPU_CAP_PEER | IX_GPU_CAP_IPC | IX_GPU_CAP_DMABUF,
 		     "no kernels: caps %#x", f.c.info.caps);
+	cr_expect(strstr(f.c.info.no_kernel, "copy-engine (hipMemcpy) tests only") &&
+			  strstr(f.c.info.no_kernel, "no pointer-chase latency"),
+		  "%s", f.c.info.no_kernel);
 	cr_assert_eq(f.c.ndevices, 2);
 	cr_expect_str_eq(f.c.dev[0].name, "Fake HIP GPU 0");
 	cr_expect_str_eq(f.c.dev[1].name, "Fake HIP GPU 1");
@@ -661,9 +668,9 @@ Test(gpu_fake_rocm, no_kernels)
 	alloc(&f, IX_GPU_MEM_DEVICE, 0, SIZE, &d0);
 	alloc(&f, IX_GPU_MEM_DEVICE, 0, SIZE, &d0b);
 	cp = copy(&d0, &d0b, 0, IX_GPU_SM);
-	expect_err(&f, batch(&f, &cp, 1), IX_EXIT_UNAVAILABLE, "no embedded kernel");
+	expect_err(&f, batch(&f, &cp, 1), IX_EXIT_UNAVAILABLE, "no AMD GPU code object");
 	expect_err(&f, f.be->chase(f.g, 0, &d0, 64, 100, &ns, &f.err), IX_EXIT_UNAVAILABLE,
-		   "no embedded kernel");
+		   "no AMD GPU code object");
 	cr_expect_eq(ns, 0);
 	f.be->free(f.g, &d0);
 	f.be->free(f.g, &d0b);

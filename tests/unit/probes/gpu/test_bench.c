@@ -2,8 +2,8 @@
  * backend of fake.c: the inventory joined with a sysfs tree built
  * here, matrix shapes and labels, the unit arithmetic, "% of reference",
  * medians, shared links, skip reasons, failures that keep what was
- * measured, the IPC channel (its messages, and a second process forked
- * here), and the JSON (round trip, schema) and text renderings. */
+ * measured, the IPC test (a second process forked here; the channel's
+ * messages are test_ipc.c's), and the JSON (round trip, schema) and text renderings. */
 #include "config.h"
 
 #include <errno.h>
@@ -453,48 +453,6 @@ Test(gpu_bench, failed_allocation_frees_what_it_had)
 		  m->reason);
 }
 
-Test(gpu_bench, ipc_messages_are_checked)
-{
-	struct ix_gpu_ipc_msg m;
-	struct ix_err err = { 0 };
-
-	ix_gpu_ipc_init(&m, IX_GPU_IPC_COPY);
-	m.size = m.bytes = 4096;
-	m.reps = 1;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), 0, "%s", err.msg);
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m) - 1, &err), -1);
-	cr_assert(strstr(err.msg, "bytes"));
-	m.bytes = 4097;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1, "more bytes than the buffer");
-	m.bytes = 4096;
-	m.reps = 0;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	m.reps = 1;
-	m.device = -1;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	m.device = 0;
-	m.magic ^= 1;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	m.magic ^= 1;
-	m.version = 99;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	cr_assert(strstr(err.msg, "version 99"));
-	m.version = IX_GPU_IPC_VERSION;
-	m.op = 99;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	ix_gpu_ipc_init(&m, IX_GPU_IPC_ERR);
-	m.code = IX_EXIT_UNAVAILABLE;
-	memset(m.text, 'x', sizeof(m.text));
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1, "unterminated text");
-	m.text[5] = '\0';
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), 0, "%s", err.msg);
-	m.code = 0;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-	ix_gpu_ipc_init(&m, IX_GPU_IPC_OK);
-	m.ns = -1;
-	cr_assert_eq(ix_gpu_ipc_check(&m, sizeof(m), &err), -1);
-}
-
 /* How the second process is started here: forked, on the same simulated
  * backend, or answering every request with why, or gone at once. */
 struct child {
@@ -794,4 +752,39 @@ Test(gpu_lists, tests_groups_and_indexes)
 	cr_expect_eq(ix_gpu_parse_list("0,", &mask, &err), -1);
 	cr_expect_eq(ix_gpu_parse_list("64", &mask, &err), -1);
 	cr_expect_not_null(strstr(err.msg, "--gpus"), "%s", err.msg);
+}
+
+/* host_to_all / all_to_host: each GPU's copy runs while every other GPU
+ * copies too (bidirectional: both ways on every GPU). Host memory is
+ * shared: 120 GB/s each way for 3 GPUs of 50 GB/s links. */
+Test(gpu_bench, host_to_all_runs_every_gpu_at_once)
+{
+	static const char *const names[] = { "host_to_device_memcpy_ce", "host_to_all_memcpy_ce",
+					     "all_to_host_memcpy_ce",
+					     "host_to_all_bidirectional_memcpy_sm", NULL };
+	const struct ix_gpu_meas *one, *all, *out, *bi;
+
+	gpu_fake_defaults(&cfg, 3);
+	cfg.host_Bps = 120e9;
+	prepare(names);
+	go();
+	one = meas("host_to_device_memcpy_ce");
+	all = meas("host_to_all_memcpy_ce");
+	out = meas("all_to_host_memcpy_ce");
+	bi = meas("host_to_all_bidirectional_memcpy_sm");
+	cr_assert(all->status == IX_GPU_OK && out->status == IX_GPU_OK && bi->status == IX_GPU_OK);
+	cr_assert(all->rows == 1 && all->cols == 3 && all->row_dev[0] == IX_GPU_HOST);
+	cr_assert(out->rows == 3 && out->cols == 1 && out->col_dev[0] == IX_GPU_HOST);
+	cr_assert_eq(gpu_fake_max_batch(ctx.g), 6, "bidirectional: 2 copies on each of 3 GPUs");
+	for (int g = 0; g < 3; g++) {
+		near(cell(one, 0, g)->value.v, 50e9); /* alone: the link */
+		near(cell(all, 0, g)->value.v, 40e9); /* three share the host's 120 */
+		near(cell(out, g, 0)->value.v, 40e9);
+		near(cell(bi, 0, g)->value.v, 40e9); /* the other way does not share */
+		cr_assert_eq(all->ref, IX_GPU_REF_PCIE);
+	}
+	near(cell(all, 0, 0)->reference.v, GEN5X16);
+	cr_assert_eq(all->bytes, par.size, "the figure is the measured GPU's copy");
+	cr_assert_eq(ix_gpu_select_tests("pcie", par.tests, &(struct ix_err){ 0 }), 0);
+	cr_assert(!par.tests[ix_gpu_test_find("host_to_all_memcpy_ce")], "pcie: one at a time");
 }
