@@ -90,8 +90,8 @@ run_tests() {
 	make -C _build check-tsan || rc=$?
 	show_logs tsan-build "tsan: "
 	[ "$rc" = 0 ] || { echo "setup: make check-tsan failed"; exit "$rc"; }
-	echo "===== fuzzing (${FUZZ_SECONDS:-20} s per parser; ${SECONDS} s into the run) ====="
-	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-20}" || rc=$?
+	echo "===== fuzzing (${FUZZ_SECONDS:-12} s per parser; ${SECONDS} s into the run) ====="
+	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-12}" || rc=$?
 	[ "$rc" = 0 ] || { echo "setup: make fuzz failed"; exit "$rc"; }
 	echo "===== soak (${SOAK_SECONDS:-120} s; ${SECONDS} s into the run) ====="
 	make -C _build soak SOAK_SECONDS="${SOAK_SECONDS:-120}" || rc=$?
