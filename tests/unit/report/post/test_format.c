@@ -206,3 +206,28 @@ Test(chat, rails_say_the_bad_rail_against_the_reference)
 	free(t);
 	json_decref(doc);
 }
+
+/* A rail's bad pair and a pair not measured: the worst pair named with its
+ * reason, and INCOMPLETE with the count, as for an all-pairs mesh. */
+Test(chat, rails_name_the_worst_bad_pair_and_what_was_not_measured)
+{
+	json_t *doc = load("rails.json"), *res = json_object_get(doc, "results");
+	json_t *m0 = json_array_get(res, 0), *p;
+	char want[512];
+	char *t;
+
+	p = json_pack("{s:s,s:s,s:f,s:s}", "from", "198.18.0.1:1", "to", "198.18.0.2:2", "bw_bps",
+		      1e6, "reason", "bandwidth 1 Mbit/s < 0.7 x median");
+	json_array_append_new(json_object_get(m0, "bad_pairs"), p);
+	json_object_set_new(json_object_get(m0, "pairs"), "measured",
+			    json_integer(json_integer_value(json_object_get(
+						 json_object_get(m0, "pairs"), "planned")) -
+					 1));
+	t = chat_of_doc(doc);
+	snprintf(want, sizeof(want),
+		 "; 1 bad pair(s), worst `198.18.0.1:1` -> `198.18.0.2:2`: bandwidth 1 Mbit/s "
+		 "&lt; 0.7 x median; INCOMPLETE: 1 pair(s) not measured");
+	cr_expect(strstr(t, want) != NULL, "want '%s' in %s", want, t);
+	free(t);
+	json_decref(doc);
+}
