@@ -488,8 +488,20 @@ size_t ix_post_cli_send(const char *cmd, const struct ix_post_cli *p,
 				   .warn_arg = (void *)cmd };
 	struct post_cli_ctx x = { cmd, history, html };
 	struct ix_post_each how = { post_cli_html, post_cli_done, &x };
+	char *text;
+	json_t *as_saved;
+	size_t failed;
 
-	return n ? ix_post_targets(&po, t, n, doc, &how) : 0;
+	if (!n)
+		return 0;
+	/* The figures as -J writes them (10 digits): every target, and
+	 * 'ixperf post' of the saved file, says the same numbers. */
+	text = json_dumps(doc, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	as_saved = text ? json_loads(text, 0, NULL) : NULL;
+	free(text);
+	failed = ix_post_targets(&po, t, n, as_saved ? as_saved : doc, &how);
+	json_decref(as_saved);
+	return failed;
 }
 
 int ix_post_exit(int rc, size_t failed)

@@ -139,11 +139,12 @@ const struct ix_cmd_spec ix_mesh_spec = {
 		  "--rails: HOSTS name each node once (any address of its agent); each rail is\n"
 		  "a mesh of its own over the nodes' addresses on it, and a rail far below the\n"
 		  "others is named as the rail.\n"
-		  "--post (all-pairs only) sends the result, as -J writes it, to each target.\n"
+		  "--post sends the result, as -J writes it, to each target (all-pairs,\n"
+		  "--pattern and --rails alike).\n"
 		  "--live needs a terminal: without one it is a usage error (exit 2); run\n"
 		  "without it, or with --state FILE and 'ixperf top --mesh FILE' elsewhere.\n"
 		  "Exit status: 0 all pairs good, 1 agents or pairs failed, 4 bad pairs or rails,\n"
-		  "5 all pairs good but a --post target did not take the result.\n"
+		  "5 all good but a --post target did not take the result.\n"
 		  "Examples:\n"
 		  "  ixperf mesh --token-file ~/.ixperf-token 'node[01-32]'\n"
 		  "  ixperf mesh --test lat -n 1000 --json -o mesh.json @hosts.txt\n"
@@ -364,25 +365,44 @@ static int live_check(const struct live_opts *o, struct ix_err *err)
 	return 0;
 }
 
-/* --post: the whole result, as -J writes it, to each target. */
-static size_t post_mesh(const struct ix_post_cli *pc, const struct ix_post_target *t, size_t n,
-			const struct ix_mesh_result *r, const struct ix_fleet_result *fleet,
-			const struct ix_env *env)
+/* --post: the targets, each sent the whole result as -J writes it. */
+struct mesh_post {
+	const struct ix_post_cli *cli;
+	const struct ix_post_target *t;
+	size_t n;
+	const struct ix_env *env;
+};
+
+/* The document of results (an array, taken) to every target; how many
+ * failed. */
+static size_t post_results(const struct mesh_post *mp, json_t *results, const char *error)
 {
-	json_t *res, *doc;
+	json_t *doc;
 	size_t failed;
 
-	if (!n)
+	if (!mp->n) {
+		json_decref(results);
+		return 0;
+	}
+	doc = ix_json_document("mesh", mp->env->argc, mp->env->argv, results, error);
+	failed = ix_post_cli_send("mesh", mp->cli, mp->t, mp->n, doc, ix_report_html, NULL);
+	json_decref(doc);
+	return failed;
+}
+
+static size_t post_mesh(const struct mesh_post *mp, const struct ix_mesh_result *r,
+			const struct ix_fleet_result *fleet)
+{
+	json_t *res;
+
+	if (!mp->n)
 		return 0;
 	res = ix_json_mesh(r);
 	json_object_set_new(res, "fleet", ix_json_fleet(fleet));
-	doc = ix_json_document("mesh", env->argc, env->argv, json_pack("[o]", res),
-			       r->stopped    ? "stopped before every pair was measured"
-			       : r->complete ? NULL
-					     : "some pairs were not measured");
-	failed = ix_post_cli_send("mesh", pc, t, n, doc, ix_report_html, NULL);
-	json_decref(doc);
-	return failed;
+	return post_results(mp, json_pack("[o]", res),
+			    r->stopped    ? "stopped before every pair was measured"
+			    : r->complete ? NULL
+					  : "some pairs were not measured");
 }
 
 /* Progress comes once per round and direction. */
@@ -533,28 +553,33 @@ static int check(struct mesh_opts *o, struct ix_mesh_params *p, struct ix_err *e
 	return 0;
 }
 
+static json_t *rails_json(const struct ix_rails_mesh *m)
+{
+	json_t *res = ix_json_rails(&m->result);
+
+	json_object_set_new(json_array_get(res, json_array_size(res) - 1), "fleet",
+			    ix_json_fleet(&m->fleet));
+	return res;
+}
+
 /* --rails: every agent's inventory first (the rails are found in it),
  * then a mesh per rail, every rail at once. The exit status, or -1 with
  * err when nothing was measured. */
 static int run_rails(struct ix_coord_cmd *c, const struct ix_rail_spec *spec,
-		     const struct ix_mesh_params *p, const struct ix_env *env, bool json,
+		     const struct ix_mesh_params *p, const struct mesh_post *mp, bool json,
 		     struct ix_err *err)
 {
 	struct ix_rails_mesh m;
+	const char *error = "some pairs were not measured";
 	int rc = -1;
 
 	if (ix_rails_mesh(&c->co, &c->hosts, spec, p, &m, err) < 0)
 		goto out;
+	if (m.result.complete)
+		error = NULL;
 	if (json) {
-		json_t *res = ix_json_rails(&m.result);
-
-		json_object_set_new(json_array_get(res, json_array_size(res) - 1), "fleet",
-				    ix_json_fleet(&m.fleet));
-		ix_sink_put_json(&c->sink,
-				 ix_json_document("mesh", env->argc, env->argv, res,
-						  m.result.complete
-							  ? NULL
-							  : "some pairs were not measured"));
+		ix_sink_put_json(&c->sink, ix_json_document("mesh", mp->env->argc, mp->env->argv,
+							    rails_json(&m), error));
 	} else {
 		ix_text_rails(c->sink.f, &m.result, &c->units);
 		ix_text_fleet(c->sink.f, &m.fleet);
@@ -567,6 +592,7 @@ static int run_rails(struct ix_coord_cmd *c, const struct ix_rail_spec *spec,
 	for (uint32_t k = 0; rc == IX_EXIT_OK && k < m.rails.n; k++)
 		if (m.result.mesh[k].findings.bad_pairs)
 			rc = IX_EXIT_THRESHOLD;
+	rc = ix_post_exit(rc, mp->n ? post_results(mp, rails_json(&m), error) : 0);
 out:
 	ix_rails_mesh_free(&m);
 	return rc;
@@ -594,10 +620,18 @@ static int widen_hosts(struct ix_hostlist *h, uint32_t lanes, struct ix_err *err
 	return 0;
 }
 
+static json_t *pattern_json(const struct ix_pattern_result *r, const struct ix_fleet_result *fleet)
+{
+	json_t *res = ix_json_pattern(r);
+
+	json_object_set_new(res, "fleet", ix_json_fleet(fleet));
+	return res;
+}
+
 /* A traffic pattern over the agents; the exit status, or -1 with err. */
 static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, enum ix_pattern pat,
 		       const struct ix_mesh_params *p, uint64_t rounds, uint64_t seed,
-		       const struct ix_env *env, struct ix_err *err)
+		       const struct mesh_post *mp, struct ix_err *err)
 {
 	uint32_t n = (uint32_t)c->hosts.n;
 	struct ix_hostlist view = { 0 };
@@ -605,6 +639,7 @@ static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, en
 	struct ix_fleet_result fleet;
 	struct ix_err ferr = { 0 };
 	double est = ix_text_pattern_say(stderr, pat, p, n, (uint32_t)rounds, ESTIMATE_SAY_S);
+	const char *error;
 	int rc;
 
 	if (pat == IX_PATTERN_PERMUTATION)
@@ -622,19 +657,22 @@ static int run_pattern(struct ix_coord_cmd *c, const struct ix_coord_opts *k, en
 	if (ix_pattern_run(&c->co, pat, p, (uint32_t)rounds, seed, NULL, &view, &r, err) < 0)
 		return -1;
 	r.estimate_s = est;
+	error = r.complete ? NULL : "some tests failed";
 	ix_fleet_gather(&c->co, &view, IX_FLEET_TIMEOUT_S, &fleet, &ferr);
 	if (k->json) {
-		json_t *res = ix_json_pattern(&r);
-
-		json_object_set_new(res, "fleet", ix_json_fleet(&fleet));
-		rc = ix_coord_cmd_json(c, env, res, r.complete ? NULL : "some tests failed", err);
+		rc = ix_coord_cmd_json(c, mp->env, pattern_json(&r, &fleet), error, err);
 	} else {
 		ix_text_pattern(c->sink.f, &r, &c->units);
 		ix_text_fleet(c->sink.f, &fleet);
 		rc = ix_coord_cmd_commit(c, err);
 	}
 	if (rc == 0)
-		rc = !r.complete ? IX_EXIT_FAIL : r.bad_hosts ? IX_EXIT_THRESHOLD : IX_EXIT_OK;
+		rc = ix_post_exit(
+			!r.complete   ? IX_EXIT_FAIL
+			: r.bad_hosts ? IX_EXIT_THRESHOLD
+				      : IX_EXIT_OK,
+			mp->n ? post_results(mp, json_pack("[o]", pattern_json(&r, &fleet)), error)
+			      : 0);
 	ix_pattern_result_free(&r);
 	ix_fleet_free(&fleet);
 	return rc;
@@ -653,6 +691,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	struct ix_rail_spec rails = { 0 };
 	struct ix_post_target targets[IX_OPT_LIST_MAX];
 	size_t ntargets = 0;
+	struct mesh_post mp = { &o.post, targets, 0, env };
 	enum ix_pattern pat;
 	uint64_t seed = 0;
 	unsigned tests;
@@ -677,14 +716,11 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	if (err.code || check(&o, &p, &err) < 0 || check_pattern(&o, &pat, &seed, &err) < 0 ||
 	    ix_coord_capture_check(&o.cap, &err) < 0 ||
 	    ix_post_cli_parse(&o.post, targets, &ntargets, &err) < 0 ||
-	    ((o.rails || pat != IX_PATTERN_ALL_PAIRS) && ntargets &&
-	     ix_fail(&err, IX_EXIT_USAGE,
-		     "--post is for all-pairs meshes (with --rails or --pattern: -J -o FILE, "
-		     "then ixperf post FILE URL)") < 0) ||
 	    (rc = ix_coord_cmd_prepare(&c, "mesh", &o.k, pos < argc ? argv[pos] : NULL, &err)) < 0)
 		goto fail;
 	if (rc > 0) /* one task of a launch, done serving */
 		return c.spmd_exit;
+	mp.n = ntargets;
 	if (c.hosts.n < 2) {
 		if (pat == IX_PATTERN_BISECTION)
 			ix_fail(&err, IX_EXIT_USAGE,
@@ -704,7 +740,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		return IX_EXIT_OK;
 	}
 	if (pat != IX_PATTERN_ALL_PAIRS) {
-		if ((rc = run_pattern(&c, &o.k, pat, &p, o.rounds, seed, env, &err)) < 0)
+		if ((rc = run_pattern(&c, &o.k, pat, &p, o.rounds, seed, &mp, &err)) < 0)
 			goto fail;
 		ix_coord_cmd_free(&c);
 		return rc;
@@ -712,7 +748,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 	ix_text_pattern_say(stderr, pat, &p, (uint32_t)c.hosts.n, 0, ESTIMATE_SAY_S);
 	if (o.rails) {
 		if (ix_coord_cmd_connect(&c, &o.k, &err) < 0 ||
-		    (rc = run_rails(&c, &rails, &p, env, o.k.json, &err)) < 0)
+		    (rc = run_rails(&c, &rails, &p, &mp, o.k.json, &err)) < 0)
 			goto fail;
 		ix_coord_cmd_free(&c);
 		return rc;
@@ -750,7 +786,7 @@ int cmd_mesh(int argc, char **argv, const struct ix_env *env)
 		rc = ix_post_exit(!r.complete            ? IX_EXIT_FAIL
 				  : r.findings.bad_pairs ? IX_EXIT_THRESHOLD
 							 : IX_EXIT_OK,
-				  post_mesh(&o.post, targets, ntargets, &r, &fleet, env));
+				  post_mesh(&mp, &r, &fleet));
 	else
 		rc = ix_report_error("mesh", &err);
 	ix_mesh_result_free(&r);

@@ -478,6 +478,9 @@ const char *ix_doc_verdict(json_t *doc)
 		} else if (!strcmp(kind, "pattern")) {
 			judged = true;
 			fail |= json_integer_value(json_object_get(r, "bad_hosts")) > 0;
+		} else if (!strcmp(kind, "rails")) { /* a rail far below the others: exit 4 */
+			judged = true;
+			fail |= json_array_size(json_object_get(r, "bad_rails")) > 0;
 		} else if (!strcmp(kind, "incast") && json_is_object(t)) {
 			judged = true;
 			fail |= json_array_size(json_object_get(t, "failed")) > 0;

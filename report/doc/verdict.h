@@ -35,9 +35,10 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h);
 
 /* The verdict of a whole document, the same as the exit status of the
  * command that wrote it: a run's own verdict; else ERROR when it carries
- * an error or is incomplete (exit 1), FAIL when a mesh found bad pairs or
- * an incast missed a threshold it was given (exit 4), PASS when such a
- * judgement held, INFO when nothing was judged (measured only, exit 0). */
+ * an error or is incomplete (exit 1), FAIL when a mesh found bad pairs, a
+ * pattern bad hosts, --rails a bad rail, or an incast missed a threshold
+ * it was given (exit 4), PASS when such a judgement held, INFO when
+ * nothing was judged (measured only, exit 0). */
 const char *ix_doc_verdict(json_t *doc);
 
 /* The headline of check 'name' in a saved run document; false if absent. */

@@ -104,6 +104,150 @@ static void chat_check(FILE *f, json_t *c)
 	}
 }
 
+/* "FIG against REF (N%)": a figure and what it was judged against. */
+static void chat_against(FILE *f, json_t *fig, json_t *ref, const char *unit, const char *what)
+{
+	char a[64], b[64];
+	double x, y;
+
+	chat_figure(a, sizeof(a), fig, unit);
+	chat_figure(b, sizeof(b), ref, unit);
+	fprintf(f, " %s against %s %s", a, what, b);
+	if (jnum(fig, NULL, &x) && jnum(ref, NULL, &y) && y > 0)
+		fprintf(f, " (%.0f%%)", 100.0 * x / y);
+}
+
+/* mesh --pattern: its hosts, how many are bad and the worst of them (the
+ * lowest share of its reference; the lowest host when none is bad), what
+ * was not measured, and the pattern's own verdict. */
+static void chat_pattern(FILE *f, json_t *r)
+{
+	json_t *nodes = json_object_get(r, "nodes"), *nd, *worst = NULL;
+	double bad = 0, failed = 0, low = 0, v;
+	size_t i, unjudged = 0;
+
+	json_array_foreach(nodes, i, nd)
+	{
+		if (!jnum(nd, "percent", &v)) {
+			unjudged++;
+			continue;
+		}
+		if (!worst || v < low) {
+			worst = nd;
+			low = v;
+		}
+	}
+	jnum(r, "bad_hosts", &bad);
+	fputs(" ", f);
+	chat_text(f, jstr(r, "pattern"), false);
+	fprintf(f, " over %zu hosts, %.0f bad host(s)",
+		json_array_size(json_object_get(r, "hosts")), bad);
+	if (worst) {
+		const char *against = jstr(worst, "against");
+
+		fprintf(f, ", %s ", bad > 0 ? "worst" : "lowest");
+		chat_text(f, jstr(worst, "host"), true);
+		chat_against(f, json_object_get(worst, "figure_bps"),
+			     json_object_get(worst, "against_bps"), "bit/s",
+			     against && strcmp(against, "line_rate") == 0 ? "its line rate"
+									  : "the median");
+	}
+	if (jnum(r, "tests_failed", &failed) && failed > 0)
+		fprintf(f, "; INCOMPLETE: %.0f of %zu test(s) failed", failed,
+			json_array_size(json_object_get(r, "tests")));
+	if (unjudged)
+		fprintf(f, "%s %zu host(s) not judged",
+			failed > 0 ? "," : "; INCOMPLETE:", unjudged);
+	if (jstr(r, "verdict")) {
+		fputs("; ", f);
+		chat_text(f, jstr(r, "verdict"), false);
+	}
+}
+
+/* The worst of the bad rails: the lowest share of the reference, else
+ * (bad by latency) the first. */
+static json_t *worst_rail(json_t *rails)
+{
+	json_t *x, *worst = NULL;
+	double low = 0, m, v;
+	size_t i;
+
+	json_array_foreach(rails, i, x)
+	{
+		if (!json_is_true(json_object_get(x, "bad")))
+			continue;
+		v = jnum(x, "median_bw_bps", &m) ? m : 1e300;
+		if (!worst || v < low) {
+			worst = x;
+			low = v;
+		}
+	}
+	return worst;
+}
+
+/* mesh --rails: the rails, how many are bad and the worst against the
+ * rails' reference, the bad pairs over every rail's mesh and the worst
+ * of them, and what was not measured. */
+static void chat_rails(FILE *f, json_t *results)
+{
+	json_t *rs = json_array_get(results, json_array_size(results) - 1), *r, *p, *wp = NULL;
+	json_t *worst = worst_rail(json_object_get(rs, "rails"));
+	double planned = 0, measured = 0, v, low = 0;
+	size_t i, j, nbad = 0;
+
+	json_array_foreach(results, i, r)
+	{
+		if (!jstr(r, "kind") || strcmp(jstr(r, "kind"), "mesh") != 0)
+			continue;
+		planned += jnum(json_object_get(r, "pairs"), "planned", &v) ? v : 0;
+		measured += jnum(json_object_get(r, "pairs"), "measured", &v) ? v : 0;
+		json_array_foreach(json_object_get(r, "bad_pairs"), j, p)
+		{
+			nbad++;
+			v = jnum(p, "bw_bps", &v) ? v : 1e300;
+			if (!wp || v < low) {
+				wp = p;
+				low = v;
+			}
+		}
+	}
+	fprintf(f, " rails over %zu hosts, %zu rail(s), %zu bad rail(s)",
+		json_array_size(json_object_get(rs, "nodes")),
+		json_array_size(json_object_get(rs, "rails")),
+		json_array_size(json_object_get(rs, "bad_rails")));
+	if (worst) {
+		fputs(", worst ", f);
+		chat_text(f, jstr(worst, "name"), true);
+		if (json_is_number(json_object_get(worst, "median_bw_bps"))) {
+			fputs(" median", f);
+			chat_against(f, json_object_get(worst, "median_bw_bps"),
+				     json_object_get(rs, "ref_bw_bps"), "bit/s", "the rails'");
+		} else {
+			fputs(": ", f);
+			chat_text(f, jstr(worst, "reason"), false);
+		}
+	}
+	fprintf(f, "; %zu bad pair(s)", nbad);
+	if (wp) {
+		fputs(", worst ", f);
+		chat_text(f, jstr(wp, "from"), true);
+		fputs(" -> ", f);
+		chat_text(f, jstr(wp, "to"), true);
+		fputs(": ", f);
+		chat_text(f, jstr(wp, "reason"), false);
+	}
+	if (measured < planned)
+		fprintf(f, "; INCOMPLETE: %.0f pair(s) not measured", planned - measured);
+}
+
+/* A rails document: its rails' meshes, then the rails side by side. */
+static bool is_rails(json_t *results)
+{
+	const char *k = jstr(json_array_get(results, json_array_size(results) - 1), "kind");
+
+	return k && strcmp(k, "rails") == 0;
+}
+
 /* A single command: one line from its last result. */
 static void chat_result(FILE *f, json_t *r)
 {
@@ -142,6 +286,8 @@ static void chat_result(FILE *f, json_t *r)
 			fprintf(f, "; INCOMPLETE: %.0f pair(s) not measured", planned - measured);
 		if (json_array_size(json_object_get(r, "failures")))
 			fprintf(f, ", %zu failed", json_array_size(json_object_get(r, "failures")));
+	} else if (strcmp(kind, "pattern") == 0) {
+		chat_pattern(f, r);
 	} else if (strcmp(kind, "incast") == 0 &&
 		   (last = json_array_get(steps, json_array_size(steps) - 1))) {
 		chat_figure(a, sizeof(a), json_object_get(last, "goodput_bps"), "bit/s");
@@ -208,6 +354,9 @@ int ix_post_chat_body(json_t *doc, char **body, size_t *len, struct ix_err *err)
 		{
 			chat_check(f, c);
 		}
+	} else if (is_rails(results)) {
+		fputs(":", f);
+		chat_rails(f, results);
 	} else if (json_array_size(results) > 1) {
 		chat_sweep(f, results);
 	} else {

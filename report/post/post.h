@@ -117,8 +117,9 @@ int ix_post_check_doc(json_t *doc, struct ix_err *err);
 /* {"text": ...} for a Slack or Mattermost incoming webhook. */
 int ix_post_chat_body(json_t *doc, char **body, size_t *len, struct ix_err *err);
 /* Prometheus text exposition format 0.0.4 (report/post/prom.c): the
- * verdict, the checks, per-host and summary series; with pairs, a mesh's
- * series per pair too (n x (n - 1) of each: ask only for small meshes). */
+ * verdict, the checks, per-host and summary series (a traffic pattern's
+ * and the rails' too, prom_shape.c); with pairs, a mesh's series per pair
+ * (n x (n - 1) of each: ask only for small meshes) and a pattern's tests. */
 int ix_post_prom_body(json_t *doc, bool pairs, char **body, size_t *len, struct ix_err *err);
 /* URL/metrics/job/JOB/instance/INSTANCE with the Pushgateway's escaping (a
  * URL that already holds /metrics/job is used as it is). */

@@ -326,12 +326,16 @@ check "a textfile directory that is not there exits 1 and says so" \
 # Two live agents and a third that is gone: the mesh exits 1; chat, the
 # Pushgateway and the textfile all say ERROR, as the exit status does, and
 # the chat repeats the text report's INCOMPLETE sentence.
-"$IXPERF" server -p 0 >"$J/a1.out" 2>"$J/a1.err" &
-IX_PIDS+=("$!")
-A1=$(ix_wait_port "$J/a1.out" "$!") || exit 99
-"$IXPERF" server -p 0 >"$J/a2.out" 2>"$J/a2.err" &
-IX_PIDS+=("$!")
-A2=$(ix_wait_port "$J/a2.out" "$!") || exit 99
+# agent NAME: start an agent on loopback; sets the variable NAME to its port.
+agent() {
+	local port
+	"$IXPERF" server -p 0 >"$J/$1.out" 2>"$J/$1.err" &
+	IX_PIDS+=("$!")
+	port=$(ix_wait_port "$J/$1.out" "$!") || exit 99
+	printf -v "$1" %s "$port"
+}
+agent A1
+agent A2
 DEAD=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 receiver chat
 CURL=http://127.0.0.1:$RPORT/chat
@@ -385,4 +389,82 @@ check "nothing more reached the chat" test "$(ls "$RDIR"/*.body 2>/dev/null | wc
 "$IXPERF" mesh --post ftp://x "127.0.0.1:$A1,127.0.0.1:$A2" >/dev/null 2>"$J/m3.err"
 check "a --post that is not a URL is a usage error before any test" \
 	test $? = 2 -a -n "$(grep 'not an http:// or https:// URL' "$J/m3.err")"
+
+# --- (5) a traffic pattern posting to several targets --------------------------------------
+# A bisection over four agents, -J's document beside the posts: what the
+# Pushgateway reads back and what the chat says are that document's.
+agent A3
+agent A4
+PHOSTS=127.0.0.1:$A1,127.0.0.1:$A2,127.0.0.1:$A3,127.0.0.1:$A4
+rm -f "$TXT"/*
+n0=$(ls "$RDIR"/*.body 2>/dev/null | wc -l)
+"$IXPERF" mesh --pattern bisection -t 0.3 -w 0 -J -o "$J/pat.json" \
+	--post "chat=$CURL" --post "pushgateway=http://127.0.0.1:$PPORT" --post-job pattern \
+	--post "textfile=$TXT" "$PHOSTS" 2>"$J/p1.err"
+prc=$?
+pverdict=$(jq -r '.results[0] | if .complete | not then "ERROR" elif .bad_hosts > 0 then "FAIL" else "PASS" end' "$J/pat.json")
+case $pverdict in PASS) want=0 ;; FAIL) want=4 ;; *) want=1 ;; esac
+check "mesh --pattern with --post exits $want for its verdict $pverdict" test "$prc" = "$want" ||
+	cat "$J/p1.err"
+check "each of the three targets is said to be posted" \
+	test "$(grep -c 'ixperf mesh: posted to' "$J/p1.err")" = 3
+bodies=("$RDIR"/*.body)
+pchat=${bodies[-1]}
+check "one chat message more" test "${#bodies[@]}" = $((n0 + 1))
+check "the chat says the verdict, the pattern, its hosts and bad hosts as -J's document has them ($(jq -r .text "$pchat" | head -c 90))" \
+	jq_ok --arg v "$pverdict" --slurpfile d "$J/pat.json" \
+	'.text | startswith("*\($v)* ixperf mesh") and
+	 contains(": bisection over 4 hosts, \($d[0].results[0].bad_hosts) bad host(s), ") and
+	 contains($d[0].results[0].verdict)' "$pchat"
+curl -sf "http://127.0.0.1:$PPORT/metrics" >"$J/metrics.txt"
+check "the Pushgateway reads back the verdict $pverdict" \
+	same "$(metric ixperf_run_verdict "job=\"pattern\",verdict=\"$pverdict\"")" 1
+check "and the bad hosts and hosts of the document" \
+	same "$(metric ixperf_pattern_bad_nodes 'job="pattern"')" "$(jq '.results[0].bad_hosts' "$J/pat.json")" &&
+	same "$(metric ixperf_pattern_nodes 'job="pattern"')" "$(jq '.results[0].hosts | length' "$J/pat.json")"
+check "and the cut's total, in bytes per second" \
+	same "$(metric ixperf_pattern_cut_bandwidth_bytes_per_second 'job="pattern"')" \
+	"$(jq '.results[0].halves.cut_bps / 8' "$J/pat.json")"
+# node_ok: each host's figure, reference and bad flag read back as the document's.
+node_ok() {
+	local i h bad=0
+	for i in 0 1 2 3; do
+		h=$(jq -r ".results[0].nodes[$i].host" "$J/pat.json")
+		echo "    $h: $(metric ixperf_pattern_node_bandwidth_bytes_per_second "job=\"pattern\",node=\"$h\"") B/s against $(metric ixperf_pattern_node_reference_bandwidth_bytes_per_second "job=\"pattern\",node=\"$h\"") B/s; the document: $(jq ".results[0].nodes[$i] | \"\(.figure_bps / 8) against \(.against_bps / 8) (\(.against))\"" "$J/pat.json")"
+		same "$(metric ixperf_pattern_node_bandwidth_bytes_per_second "job=\"pattern\",node=\"$h\"")" \
+			"$(jq ".results[0].nodes[$i].figure_bps / 8" "$J/pat.json")" || bad=1
+		same "$(metric ixperf_pattern_node_reference_bandwidth_bytes_per_second "against=\"$(jq -r ".results[0].nodes[$i].against" "$J/pat.json")\".*job=\"pattern\",node=\"$h\"")" \
+			"$(jq ".results[0].nodes[$i].against_bps / 8" "$J/pat.json")" || bad=1
+		same "$(metric ixperf_pattern_node_bad "job=\"pattern\",node=\"$h\"")" \
+			"$(jq ".results[0].nodes[$i].bad | if . then 1 else 0 end" "$J/pat.json")" || bad=1
+	done
+	return $bad
+}
+check "each host's figure, its reference and its bad flag read back as the document's" node_ok
+check "no per-pair series without --post-pairs" \
+	test "$(grep -c '^ixperf_bandwidth_bytes_per_second{.*job="pattern"' "$J/metrics.txt")" = 0
+if [ -n "$PROMTOOL" ]; then
+	check "promtool check metrics accepts the pattern's textfile" "$PROMTOOL" check metrics <"$TXT/ixperf-pattern.prom"
+else
+	skip_check "promtool check metrics" "promtool is not installed (Debian: prometheus; contrib/setup.sh installs it)"
+fi
+check "the textfile holds what the Pushgateway got, the document's median" \
+	same "$(grep '^ixperf_pattern_median_bandwidth_bytes_per_second' "$TXT/ixperf-pattern.prom" | awk '{print $2}')" \
+	"$(metric ixperf_pattern_median_bandwidth_bytes_per_second 'job="pattern"')" &&
+	same "$(metric ixperf_pattern_median_bandwidth_bytes_per_second 'job="pattern"')" \
+	"$(jq '.results[0].median_bps / 8' "$J/pat.json")"
+
+# A ring whose chat target refuses: the textfile still gets it, and a
+# ring that held exits 5 (only a post failed), one that did not 4 or 1.
+echo 400 >"$J/chat.status"
+"$IXPERF" mesh --pattern ring -t 0.3 -w 0 --post "chat=$CURL" --post "textfile=$TXT" \
+	--post-job ring "$PHOSTS" >"$J/ring.txt" 2>"$J/p2.err"
+prc=$?
+rm -f "$J/chat.status"
+verdict=$(sed -n 's/^ixperf_run_verdict{verdict="\([A-Z]*\)"} 1$/\1/p' "$TXT/ixperf-ring.prom")
+case $verdict in PASS) want=5 ;; FAIL) want=4 ;; *) want=1 ;; esac
+check "a ring whose chat target refuses exits $want for its verdict $verdict" test "$prc" = "$want" ||
+	cat "$J/p2.err"
+check "the refusal names the target" \
+	grep -q 'posting to http://127.0.0.1:[0-9]*/\.\.\. (chat) failed: .*HTTP 400' "$J/p2.err"
 ix_done

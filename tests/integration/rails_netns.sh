@@ -64,7 +64,8 @@ for ((i = 1; i <= N; i++)); do
 done
 run() { ip netns exec "${P}h1" "$IXPERF" mesh --test bw -t 1 -w 0.2 "$@"; }
 
-run --rails auto -J "$hosts" >"$J/auto.json" 2>"$J/auto.err"
+mkdir -p "$J/textfile"
+run --rails auto -J --post "textfile=$J/textfile" --post-job rails "$hosts" >"$J/auto.json" 2>"$J/auto.err"
 rc=$?
 jq -r '.results[-1].rails[] | "  rail \(.index) \(.name) (\(.iface)): median \(.median_bw_bps), bad \(.bad) \(.reason // "")"' "$J/auto.json"
 jq -r '.results[-1].nodes[] | "  \(.host): all rails send \(.bw_out_bps) recv \(.bw_in_bps) over \(.rails)"' "$J/auto.json"
@@ -95,6 +96,38 @@ echo "  bytes sent: rail 0 $r0, rail 1 $r1, across the rails $cross"
 check "no byte went from one rail's subnet to the other's" test "$cross" = 0
 check "both rails carried their tests (over 1 MB each)" test "$r0" -gt 1000000 -a "$r1" -gt 1000000
 schema_check "$J/auto.json"
+
+# --post: the Prometheus series of the same run are the document's figures.
+PROM=$J/textfile/ixperf-rails.prom
+series() { # series NAME LABEL-REGEX: the value of the one matching series
+	grep -E "^$1(\{| )" "$PROM" | grep -E -- "$2" | awk '{print $2}'
+}
+same() { python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(sys.argv[2]))' "$1" "$2"; }
+check "the rail mesh was posted to the textfile" grep -q "ixperf mesh: posted to $J/textfile (textfile)" "$J/auto.err"
+check "it reads back verdict FAIL, as the exit status 4 says" same "$(series ixperf_run_verdict 'verdict="FAIL"')" 1
+check "its bad rails and rails are the document's" bash -c \
+	"test '$(series ixperf_rails_bad .)' = \$(jq '.results[-1].bad_rails | length' '$J/auto.json') -a \
+	 '$(series ixperf_rails_found .)' = \$(jq '.results[-1].rails | length' '$J/auto.json')"
+rails_ok() { # each rail's median and bad flag as the document has them
+	local k name bad=0
+	for k in 0 1; do
+		name=$(jq -r ".results[-1].rails[$k].name" "$J/auto.json")
+		echo "    rail $name: $(series ixperf_rail_median_bandwidth_bytes_per_second "rail=\"$name\"") B/s, the document's $(jq ".results[-1].rails[$k].median_bw_bps / 8" "$J/auto.json")"
+		same "$(series ixperf_rail_median_bandwidth_bytes_per_second "rail=\"$name\"")" \
+			"$(jq ".results[-1].rails[$k].median_bw_bps / 8" "$J/auto.json")" || bad=1
+		same "$(series ixperf_rail_bad "rail=\"$name\"")" \
+			"$(jq ".results[-1].rails[$k].bad | if . then 1 else 0 end" "$J/auto.json")" || bad=1
+		same "$(series ixperf_mesh_median_bandwidth_bytes_per_second "rail=\"$name\"")" \
+			"$(jq ".results[$k].median_bw_bps / 8" "$J/auto.json")" || bad=1
+	done
+	return $bad
+}
+check "each rail's median, its bad flag and its mesh's median read back as the document's" rails_ok
+if command -v promtool >/dev/null; then
+	check "promtool check metrics accepts the rails' textfile" promtool check metrics <"$PROM"
+else
+	skip_check "promtool check metrics" "promtool is not installed (Debian: prometheus; contrib/setup.sh installs it)"
+fi
 
 "$IXPERF" report "$J/auto.json" >"$J/report.txt" 2>&1
 check "ixperf report of the saved rail mesh shows each rail's mesh and names rail 1" bash -c \

@@ -160,6 +160,13 @@ Test(doc, verdict_of_every_kind)
 		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"pattern\","
 		  "\"bad_hosts\":0}]}",
 		  "PASS" },
+		/* mesh --rails exits 4 on a bad rail even when no pair is bad */
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"mesh\","
+		  "\"bad_pairs\":[]},{\"kind\":\"rails\",\"bad_rails\":[\"eth1\"]}]}",
+		  "FAIL" },
+		{ "{\"complete\":true,\"error\":null,\"results\":[{\"kind\":\"mesh\","
+		  "\"bad_pairs\":[]},{\"kind\":\"rails\",\"bad_rails\":[]}]}",
+		  "PASS" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

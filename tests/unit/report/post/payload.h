@@ -17,15 +17,22 @@ static inline json_t *load(const char *name)
 	return doc;
 }
 
-static inline char *body_of(const char *name, enum ix_post_format f, struct ix_post_msg *m)
+/* The payload of tests/data/name under o (its url and format at least). */
+static inline char *body_with(const char *name, const struct ix_post_opts *o, struct ix_post_msg *m)
 {
-	struct ix_post_opts o = { .url = "http://127.0.0.1:9091", .format = f };
 	struct ix_err err = { 0 };
 	json_t *doc = load(name);
 
-	cr_assert_eq(ix_post_payload(&o, doc, NULL, 0, m, &err), 0, "%s", err.msg);
+	cr_assert_eq(ix_post_payload(o, doc, NULL, 0, m, &err), 0, "%s", err.msg);
 	json_decref(doc);
 	return m->body;
+}
+
+static inline char *body_of(const char *name, enum ix_post_format f, struct ix_post_msg *m)
+{
+	struct ix_post_opts o = { .url = "http://127.0.0.1:9091", .format = f };
+
+	return body_with(name, &o, m);
 }
 
 #endif
