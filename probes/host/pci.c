@@ -350,26 +350,53 @@ static void classify_bridges(struct ix_pci *p)
 	}
 }
 
+int ix_pci_link_partner(const struct ix_pci *p, size_t i)
+{
+	const struct ix_pci_dev *d = &p->v[i];
+
+	if (d->type != IX_PCI_ROOT_PORT && d->type != IX_PCI_SWITCH_DOWN)
+		return d->parent;
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].parent == (int)i && p->v[k].link.present)
+			return (int)k;
+	return -1;
+}
+
+void ix_pci_judge_link(struct ix_pci_link *l, const struct ix_pci_link *partner, bool device_is_gpu)
+{
+	l->expected_gen = l->expected_width = 0;
+	l->expected_bps = 0;
+	l->downtrained = l->idle_slow = false;
+	if (!l->present)
+		return;
+	l->expected_gen = l->max_gen ? l->max_gen : l->gen;
+	l->expected_width = l->max_width ? l->max_width : l->width;
+	if (partner && partner->max_gen && partner->max_gen < l->expected_gen)
+		l->expected_gen = partner->max_gen;
+	if (partner && partner->max_width && partner->max_width < l->expected_width)
+		l->expected_width = partner->max_width;
+	for (size_t k = 0; k < sizeof(speeds) / sizeof(speeds[0]); k++)
+		if (speeds[k].gen == l->expected_gen)
+			l->expected_bps = ix_pcie_bps(speeds[k].gts, l->expected_width);
+	l->downtrained = l->gen < l->expected_gen || l->width < l->expected_width;
+	if (l->downtrained && device_is_gpu && l->width >= l->expected_width) {
+		l->downtrained = false;
+		l->idle_slow = true;
+	}
+}
+
 /* What both ends of each link support, and whether it trained below. */
 static void expected_links(struct ix_pci *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		struct ix_pci_link *l = &p->v[i].link;
-		const struct ix_pci_link *up =
-			p->v[i].parent >= 0 ? &p->v[p->v[i].parent].link : NULL;
+		struct ix_pci_dev *d = &p->v[i];
+		int other = ix_pci_link_partner(p, i);
+		bool port = d->type == IX_PCI_ROOT_PORT || d->type == IX_PCI_SWITCH_DOWN;
+		/* The link's downstream end: the device, below a port. */
+		const struct ix_pci_dev *dev = port && other >= 0 ? &p->v[other] : d;
 
-		if (!l->present)
-			continue;
-		l->expected_gen = l->max_gen ? l->max_gen : l->gen;
-		l->expected_width = l->max_width ? l->max_width : l->width;
-		if (up && up->max_gen && up->max_gen < l->expected_gen)
-			l->expected_gen = up->max_gen;
-		if (up && up->max_width && up->max_width < l->expected_width)
-			l->expected_width = up->max_width;
-		for (size_t k = 0; k < sizeof(speeds) / sizeof(speeds[0]); k++)
-			if (speeds[k].gen == l->expected_gen)
-				l->expected_bps = ix_pcie_bps(speeds[k].gts, l->expected_width);
-		l->downtrained = l->gen < l->expected_gen || l->width < l->expected_width;
+		ix_pci_judge_link(&d->link, other >= 0 ? &p->v[other].link : NULL,
+				  dev->type == IX_PCI_GPU);
 	}
 }
 

@@ -388,6 +388,44 @@ done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
 echo "# topo discovery on the large layout ($n PCI functions): median ${median} ms of 5 runs (${times[*]})"
 
+# --- dgx-degraded: three links below both of their ends, an idle GPU. --------
+topo dgx-degraded
+G=$J/dgx-degraded.json
+text dgx-degraded
+check "dgx-degraded: --check exits 4, the text report too" test "$RC" = 4
+check "dgx-degraded: three findings, on the GPU at x8, the switch at Gen4 and the NVMe drive at x2" \
+	je "$G" 'finds' '[["pcie_downtrained","warn","0000:18:00.0"],["pcie_downtrained","warn","0000:1c:00.0"],["pcie_downtrained","warn","0000:38:00.0"]]'
+check "dgx-degraded: the switch's upstream port expects its root port's Gen5 x16, the drive its Gen4 x4" \
+	jt "$G" '(dev("0000:38:00.0").link | .gen == 4 and .expected_gen == 5 and .expected_width == 16)
+	  and (dev("0000:1c:00.0").link | .width == 2 and .expected_gen == 4 and .expected_width == 4)'
+check "dgx-degraded: the GPU idling at Gen1 x16 is a note, not a finding" \
+	jt "$G" 'dev("0000:19:00.0").link.downtrained == false and any(t.notes[]; test("^0000:19:00.0 .*idle"))'
+
+# --- One rule in every view. ----------------------------------------------------
+# linkhealth.py judges each tree's links from its files; the JSON's flags,
+# the findings (a link named by its device end), the text tree's tags and
+# the rows 'top --topo --once' marks must all name the same functions.
+# health DIR NAME: the four views of the tree under DIR against the oracle.
+health() {
+	local d=$1 n=$2 want dev
+	want=$(python3 "$top_srcdir/tests/topo/linkhealth.py" "$d" | cut -d' ' -f1 | tr '\n' ' ')
+	dev=$(python3 "$top_srcdir/tests/topo/linkhealth.py" "$d" | awk '$2 == "device" { print $1 }' | tr '\n' ' ')
+	"$IXPERF" topo --sysfs "$d" --json >"$J/h-$n.json" 2>/dev/null
+	"$IXPERF" topo --sysfs "$d" >"$J/h-$n.txt" 2>/dev/null
+	"$IXPERF" top --topo --once --sysfs "$d" >"$J/h-$n.top" 2>/dev/null
+	check "$n: the links flagged downtrained in the JSON are the oracle's ([${want% }])" \
+		test "$(jq -r '[.results[0].pci[] | select(.link.downtrained) | .bdf] | sort | join(" ")' "$J/h-$n.json")" = "${want% }"
+	check "$n: the downtrained findings name the oracle's device ends ([${dev% }])" \
+		test "$(jq -r '[.results[0].findings[] | select(.kind == "pcie_downtrained") | .device] | sort | join(" ")' "$J/h-$n.json")" = "${dev% }"
+	check "$n: the text tree tags the same rows DOWNTRAINED" \
+		test "$(awk '/DOWNTRAINED/ { print $1 }' "$J/h-$n.txt" | sort | tr '\n' ' ')" = "$want"
+	check "$n: top --topo --once marks the same rows downtrained" \
+		test "$(awk '/PROBLEM: downtrained/ { print $1 }' "$J/h-$n.top" | sort | tr '\n' ' ')" = "$want"
+}
+for l in dgx-h100 amd-mi300x downtrained slow-nic ib-init-aer cxl vmd large dgx-degraded; do
+	health "$J/$l" "$l"
+done
+
 # --- A tree that is not there. ------------------------------------------------
 mkdir -p "$J/empty"
 "$IXPERF" topo --sysfs "$J/empty" --json >/dev/null 2>"$J/empty.err"

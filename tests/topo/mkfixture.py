@@ -46,6 +46,16 @@ downtrained A small one-socket host: a ConnectX-7 (Gen5 x16 capable, IPoIB
             finding: the expected link is the lower of both ends).  As on
             a host, the root port shows the same trained link as the
             device below it.
+dgx-degraded dgx-h100 with four links trained below what both of their
+            ends support, one of each kind the health rule tells apart:
+            GPU 0000:18:00.0 at Gen5 x8 below a Gen5 x16 switch port (a
+            narrow GPU: downtrained), switch 1's upstream port 0000:38:00.0
+            at Gen4 x16 below its Gen5 x16 root port (a switch port below
+            its partner), NVMe 0000:1c:00.0 at Gen4 x2 of Gen4 x4 (its Gen5
+            port is faster by design: only the width counts) and GPU
+            0000:19:00.0 at Gen1 x16 (a GPU slows its link when idle: noted,
+            not flagged).  Three findings; each downtrained link is tagged
+            on both of its rows, the port's and the device's.
 ib-init-aer Two sockets with one GPU: an IB port in "2: INIT" with
             "5: LinkUp" (no subnet manager), AER correctable errors on that
             NIC, AER non-fatal errors on the GPU, a RoCE port whose netdev
@@ -675,6 +685,14 @@ def amd_mi300x(fx):
             gpu += 1
 
 
+def dgx_degraded(fx):
+    dgx_h100(fx)
+    fx.devices["0000:18:00.0"].train(5, 8)
+    fx.devices["0000:19:00.0"].train(1, 16)
+    fx.devices["0000:38:00.0"].train(4, 16)
+    fx.devices["0000:1c:00.0"].train(4, 2)
+
+
 def downtrained(fx):
     fx.numa({0: ("0-31", 263921664)})
     hb = fx.hostbridge("pci0000:00", 0)
@@ -883,6 +901,7 @@ def broken(fx):
 LAYOUTS = {
     "dgx-h100": lambda fx: (dgx_h100(fx), fx.finish_pci()),
     "amd-mi300x": lambda fx: (amd_mi300x(fx), fx.finish_pci()),
+    "dgx-degraded": lambda fx: (dgx_degraded(fx), fx.finish_pci()),
     "downtrained": lambda fx: (downtrained(fx), fx.finish_pci()),
     "ib-init-aer": lambda fx: (ib_init_aer(fx), fx.finish_pci()),
     "cxl": cxl,
