@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,19 @@ static int split_names(const char *list, struct ix_top_filter *f, struct ix_err 
 	return 0;
 }
 
+/* A saved tree (--sysfs) with a PCI bus but no sys/class/net. */
+static bool tree_without_net(const char *root)
+{
+	char net[PATH_MAX], pci[PATH_MAX];
+	struct stat st;
+
+	if (!root || !*root ||
+	    snprintf(net, sizeof(net), "%s/sys/class/net", root) >= (int)sizeof(net) ||
+	    snprintf(pci, sizeof(pci), "%s/sys/bus/pci/devices", root) >= (int)sizeof(pci))
+		return false;
+	return stat(net, &st) < 0 && errno == ENOENT && stat(pci, &st) == 0;
+}
+
 static int top_open(struct top *tp, struct ix_err *err)
 {
 	const struct top_opts *o = tp->o;
@@ -180,7 +194,12 @@ static int top_open(struct top *tp, struct ix_err *err)
 	for (size_t i = 0; i < f.nnames; i++)
 		free(f.names[i]);
 	free(f.names);
-	if (rc < 0 || ix_top_model_sample(&tp->model, o->sysfs, ix_now_ns(), err) < 0)
+	if (rc < 0)
+		return -1;
+	/* --topo on a saved tree of PCI functions alone: nothing to sample. */
+	if (o->topo && !o->iface && tree_without_net(o->sysfs))
+		return 0;
+	if (ix_top_model_sample(&tp->model, o->sysfs, ix_now_ns(), err) < 0)
 		return -1;
 	/* Every name asked for must exist: a typo is not an empty screen. */
 	for (size_t k = 0; k < tp->model.filter.nnames; k++) {
@@ -241,6 +260,13 @@ static int sample(struct top *tp, struct ix_err *err)
 			return -1;
 	}
 	return 0;
+}
+
+/* The tree's loads: a tree without network devices or RDMA ports (a saved
+ * tree of its PCI functions alone) carries none to sample. */
+static int topo_sample(struct top *tp, const struct ix_topo *topo, struct ix_err *err)
+{
+	return topo->links.n ? sample(tp, err) : 0;
 }
 
 static void sleep_s(double s)
@@ -564,7 +590,7 @@ static int topo_screen(struct top *tp, struct ix_tree *tree, const struct ix_top
 		dirty |= key != IX_KEY_NONE;
 		if (!paused && ix_now_ns() >= next) {
 			next = ix_now_ns() + (int64_t)(o->interval_s * 1e9);
-			if (sample(tp, err) < 0)
+			if (topo_sample(tp, topo, err) < 0)
 				break;
 			ix_tree_load(tree, topo, &tp->model);
 			dirty = true;
@@ -634,7 +660,7 @@ static int topo_run(struct top *tp, struct ix_err *err)
 		rc = topo_screen(tp, &tree, &topo, err);
 	} else {
 		sleep_s(o->interval_s);
-		rc = sample(tp, err);
+		rc = topo_sample(tp, &topo, err);
 		if (rc == 0)
 			ix_tree_load(&tree, &topo, &tp->model);
 		if (rc == 0 && (rc = ix_sink_open(&sink, o->output, err)) == 0) {

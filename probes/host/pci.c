@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "probes/host/pci.h"
 #include "probes/host/sysfs.h"
@@ -175,6 +177,17 @@ static void read_ids(struct ix_pci *p, const char *root, struct ix_pci_dev *d)
 	}
 	if (attr(path, sizeof(path), root, d->bdf, "driver"))
 		ix_sysfs_link_name(path, d->driver, sizeof(d->driver));
+	/* No vendor file, but NVIDIA's driver lists it among its GPUs. */
+	if (!d->vendor) {
+		char rel[96];
+
+		snprintf(rel, sizeof(rel), "/proc/driver/nvidia/gpus/%s", d->bdf);
+		if (ix_sysfs_path(path, sizeof(path), root, rel) && access(path, F_OK) == 0) {
+			d->vendor = 0x10de;
+			if (!d->driver[0])
+				snprintf(d->driver, sizeof(d->driver), "nvidia");
+		}
+	}
 }
 
 static int read_speed(struct ix_pci *p, const char *root, const char *bdf, const char *name,
@@ -296,7 +309,10 @@ static enum ix_pci_type endpoint_type(const struct ix_pci_dev *d)
 		return IX_PCI_GPU;
 	if (base == 0x02 && sub == 0x00)
 		return IX_PCI_NIC;
-	if (base == 0x02 && sub == 0x07)
+	/* InfiniBand: the network controller's subclass, the older serial
+	 * bus one (QLogic), or "other network" with an RDMA device (mlx4). */
+	if ((base == 0x02 && sub == 0x07) || (base == 0x0c && sub == 0x06) ||
+	    (base == 0x02 && sub == 0x80 && d->nrdma))
 		return IX_PCI_IB;
 	if (d->class == 0x010802)
 		return IX_PCI_NVME;
@@ -350,26 +366,53 @@ static void classify_bridges(struct ix_pci *p)
 	}
 }
 
+int ix_pci_link_partner(const struct ix_pci *p, size_t i)
+{
+	const struct ix_pci_dev *d = &p->v[i];
+
+	if (d->type != IX_PCI_ROOT_PORT && d->type != IX_PCI_SWITCH_DOWN)
+		return d->parent;
+	for (size_t k = 0; k < p->n; k++)
+		if (p->v[k].parent == (int)i && p->v[k].link.present)
+			return (int)k;
+	return -1;
+}
+
+void ix_pci_judge_link(struct ix_pci_link *l, const struct ix_pci_link *partner, bool device_is_gpu)
+{
+	l->expected_gen = l->expected_width = 0;
+	l->expected_bps = 0;
+	l->downtrained = l->idle_slow = false;
+	if (!l->present)
+		return;
+	l->expected_gen = l->max_gen ? l->max_gen : l->gen;
+	l->expected_width = l->max_width ? l->max_width : l->width;
+	if (partner && partner->max_gen && partner->max_gen < l->expected_gen)
+		l->expected_gen = partner->max_gen;
+	if (partner && partner->max_width && partner->max_width < l->expected_width)
+		l->expected_width = partner->max_width;
+	for (size_t k = 0; k < sizeof(speeds) / sizeof(speeds[0]); k++)
+		if (speeds[k].gen == l->expected_gen)
+			l->expected_bps = ix_pcie_bps(speeds[k].gts, l->expected_width);
+	l->downtrained = l->gen < l->expected_gen || l->width < l->expected_width;
+	if (l->downtrained && device_is_gpu && l->width >= l->expected_width) {
+		l->downtrained = false;
+		l->idle_slow = true;
+	}
+}
+
 /* What both ends of each link support, and whether it trained below. */
 static void expected_links(struct ix_pci *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		struct ix_pci_link *l = &p->v[i].link;
-		const struct ix_pci_link *up =
-			p->v[i].parent >= 0 ? &p->v[p->v[i].parent].link : NULL;
+		struct ix_pci_dev *d = &p->v[i];
+		int other = ix_pci_link_partner(p, i);
+		bool port = d->type == IX_PCI_ROOT_PORT || d->type == IX_PCI_SWITCH_DOWN;
+		/* The link's downstream end: the device, below a port. */
+		const struct ix_pci_dev *dev = port && other >= 0 ? &p->v[other] : d;
 
-		if (!l->present)
-			continue;
-		l->expected_gen = l->max_gen ? l->max_gen : l->gen;
-		l->expected_width = l->max_width ? l->max_width : l->width;
-		if (up && up->max_gen && up->max_gen < l->expected_gen)
-			l->expected_gen = up->max_gen;
-		if (up && up->max_width && up->max_width < l->expected_width)
-			l->expected_width = up->max_width;
-		for (size_t k = 0; k < sizeof(speeds) / sizeof(speeds[0]); k++)
-			if (speeds[k].gen == l->expected_gen)
-				l->expected_bps = ix_pcie_bps(speeds[k].gts, l->expected_width);
-		l->downtrained = l->gen < l->expected_gen || l->width < l->expected_width;
+		ix_pci_judge_link(&d->link, other >= 0 ? &p->v[other].link : NULL,
+				  dev->type == IX_PCI_GPU);
 	}
 }
 
@@ -422,6 +465,14 @@ static int place(struct ix_pci *p, struct ix_pci_dev *d, const char *rel, char *
 	return 0;
 }
 
+/* A directory itself, not a link to one. */
+static bool plain_dir(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_BDF_LEN],
 		   struct ix_err *err)
 {
@@ -436,6 +487,7 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_B
 	while ((e = readdir(dir))) {
 		char path[PATH_MAX], rel[PATH_MAX];
 		struct ix_pci_dev *d;
+		int rc;
 
 		if (e->d_name[0] == '.')
 			continue;
@@ -449,7 +501,16 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_B
 		if (snprintf(path, sizeof(path), "%s/%.255s", dir_path, e->d_name) >=
 		    (int)sizeof(path))
 			continue;
-		if (ix_sysfs_device_path(root, path, rel, sizeof(rel)) < 0) {
+		rc = ix_sysfs_device_path(root, path, rel, sizeof(rel));
+		if (rc < 0 && errno == EXDEV && plain_dir(path)) {
+			/* A copy of the tree that flattened the links: the
+			 * function is there, its place in the tree is not. */
+			ix_pci_note(p,
+				    "%s: a directory, not a link into /sys/devices: its place in "
+				    "the PCI tree is unknown",
+				    e->d_name);
+			rel[0] = '\0';
+		} else if (rc < 0) {
 			ix_pci_note(p, "%s: %s, skipped", e->d_name,
 				    errno == ELOOP   ? "a symlink loop"
 				    : errno == EXDEV ? "it leads outside /sys/devices"
@@ -471,9 +532,10 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_B
 		}
 		d = &p->v[p->n];
 		memset(d, 0, sizeof(*d));
+		(*parents)[p->n][0] = '\0';
 		snprintf(d->bdf, sizeof(d->bdf), "%.16s", e->d_name);
 		ix_pci_parse_bdf(d->bdf, &d->addr);
-		if (place(p, d, rel, (*parents)[p->n]) < 0) {
+		if (rel[0] && place(p, d, rel, (*parents)[p->n]) < 0) {
 			ix_pci_note(p, "%s: not under a PCI host bridge (%s), skipped", d->bdf,
 				    rel);
 			continue;

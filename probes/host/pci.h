@@ -33,7 +33,10 @@ struct ix_pci_link {
 	int width, max_width;              /* lanes; 0 when unknown */
 	int expected_gen, expected_width;  /* the lower of both ends' capabilities */
 	double bps, max_bps, expected_bps; /* per direction, after line encoding */
-	bool downtrained;                  /* below what both ends support */
+	/* Below what both ends support (the lower of the port's and the
+	 * device's capability); a link at a GPU that is only slower, not
+	 * narrower, is idle_slow instead: GPUs slow their link when idle. */
+	bool downtrained, idle_slow;
 };
 
 #define IX_PCI_NAMES 8 /* netdevs or RDMA devices kept per function */
@@ -102,5 +105,20 @@ int ix_pcie_gen(double gts);
  * FLIT mode (242 of 256 bytes) for Gen6. */
 double ix_pcie_bps(double gts, int width);
 const char *ix_pci_type_name(enum ix_pci_type t);
+
+/* The one rule for a link's health, for l as read (present, gen, width and
+ * their maxima): expected_* are the lower of l's and its partner's
+ * capability (l's own where the partner is NULL or did not say), and l is
+ * downtrained when it runs below them in speed or width; where the link's
+ * device end is a GPU and only its speed is low, idle_slow instead. A root
+ * or switch downstream port's partner is the function below it, anything
+ * else's the function above it; ix_pci_read judges every link so. */
+void ix_pci_judge_link(struct ix_pci_link *l, const struct ix_pci_link *partner,
+		       bool device_is_gpu);
+/* The function at the other end of function i's link: a root or switch
+ * downstream port's link goes to the function below it (the first that
+ * shows a link: the functions of one device share it), anything else's to
+ * the function above it. -1 when that function is not listed. */
+int ix_pci_link_partner(const struct ix_pci *p, size_t i);
 
 #endif

@@ -13,8 +13,8 @@
 
 const char *ix_path_name(enum ix_path p)
 {
-	static const char *const names[] = { "X", "PIX", "PXB", "PHB", "NODE", "SYS" };
-	return p <= IX_PATH_SYS ? names[p] : "?";
+	static const char *const names[] = { "X", "PIX", "PXB", "PHB", "NODE", "SYS", "?" };
+	return p <= IX_PATH_UNKNOWN ? names[p] : "?";
 }
 
 const char *ix_finding_name(enum ix_finding_kind k)
@@ -27,6 +27,37 @@ const char *ix_finding_name(enum ix_finding_kind k)
 static int numa_cmp(const void *a, const void *b)
 {
 	return ((const struct ix_numa_node *)a)->node - ((const struct ix_numa_node *)b)->node;
+}
+
+/* NUMA nodes that hold a GPU's memory: "Node: 250" in the numa_status
+ * NVIDIA's driver keeps for each GPU whose memory is online. */
+static void gpu_memory_nodes(const char *root, struct ix_topo *t)
+{
+	for (size_t i = 0; i < t->pci.n; i++) {
+		char rel[96], path[PATH_MAX], line[128];
+		FILE *f;
+		long node = -1;
+
+		if (t->pci.v[i].type != IX_PCI_GPU)
+			continue;
+		snprintf(rel, sizeof(rel), "/proc/driver/nvidia/gpus/%s/numa_status",
+			 t->pci.v[i].bdf);
+		if (!ix_sysfs_path(path, sizeof(path), root, rel) || !(f = fopen(path, "re")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (strncmp(line, "Node:", 5) == 0) {
+				char *end;
+
+				node = strtol(line + 5, &end, 10);
+				if (end == line + 5)
+					node = -1;
+			}
+		fclose(f);
+		for (size_t k = 0; k < t->nnuma && node >= 0; k++)
+			if (t->numa[k].node == node && !t->numa[k].cpus[0])
+				snprintf(t->numa[k].gpu, sizeof(t->numa[k].gpu), "%s",
+					 t->pci.v[i].bdf);
+	}
 }
 
 static void read_numa(const char *root, struct ix_topo *t)
@@ -277,9 +308,13 @@ enum ix_path ix_topo_path(const struct ix_topo *t, int a, int b)
 	if (lca < 0) {
 		int na = ix_topo_numa(t, a), nb = ix_topo_numa(t, b);
 
+		bool far = na >= 0 && nb >= 0 && na != nb;
+
+		if (!p->v[a].host_bridge[0] || !p->v[b].host_bridge[0])
+			return far ? IX_PATH_SYS : IX_PATH_UNKNOWN;
 		if (strcmp(p->v[a].host_bridge, p->v[b].host_bridge) == 0)
 			return IX_PATH_PHB;
-		return na >= 0 && nb >= 0 && na != nb ? IX_PATH_SYS : IX_PATH_NODE;
+		return far ? IX_PATH_SYS : IX_PATH_NODE;
 	}
 	/* Distinct switches crossed on both sides up to the common bridge, and
 	 * whether a host bridge is (that of a VMD domain, whose root ports
@@ -352,6 +387,7 @@ int ix_topo_scan(const char *root, struct ix_topo *t, struct ix_err *err)
 	if (ix_links_read(root, &t->links, &lerr) < 0)
 		ix_pci_note(&t->pci, "network links not read: %s", lerr.msg);
 	read_numa(root, t);
+	gpu_memory_nodes(root, t);
 	read_ifaces(root, t);
 	read_ports(root, t);
 	read_cxl(root, t);

@@ -20,6 +20,10 @@ struct ix_numa_node {
 	char cpus[128]; /* cpulist; "" for a CPU-less node */
 	bool memory_known;
 	uint64_t memory_bytes;
+	/* The GPU whose memory it is, as NVIDIA's driver says
+	 * (/proc/driver/nvidia/gpus/BDF/numa_status); "" for a socket's
+	 * memory or a CXL expander. */
+	char gpu[IX_PCI_BDF_LEN];
 };
 
 #define IX_TOPO_GIDS 16
@@ -58,6 +62,9 @@ enum ix_path {
 	IX_PATH_PHB,  /* through a host bridge */
 	IX_PATH_NODE, /* between host bridges of one NUMA node */
 	IX_PATH_SYS,  /* between NUMA nodes */
+	/* "?": a function whose place in the PCI tree is unknown (a copy of
+	 * sysfs without its links), on a NUMA node not known to differ. */
+	IX_PATH_UNKNOWN,
 };
 
 enum ix_finding_kind {

@@ -46,22 +46,22 @@ static void check_links(struct ix_topo *t)
 		const struct ix_pci_dev *d = &t->pci.v[i];
 		const struct ix_pci_link *l = &d->link;
 		char w[128];
-		bool width_low = l->width < l->expected_width;
+
+		bool port = d->type == IX_PCI_ROOT_PORT || d->type == IX_PCI_SWITCH_DOWN;
 
 		/* A link is reported by its downstream end: root and switch
-		 * downstream ports show the same link as the device below. */
-		if (!l->present || !l->downtrained || d->type == IX_PCI_ROOT_PORT ||
-		    d->type == IX_PCI_SWITCH_DOWN)
+		 * downstream ports show the same link as the device below,
+		 * and speak for it only where that device is not listed. */
+		if (!l->present || (port && ix_pci_link_partner(&t->pci, i) >= 0))
 			continue;
 		what(d, w, sizeof(w));
-		if (d->type == IX_PCI_GPU && !width_low) {
-			/* GPUs lower their link speed when idle. */
+		if (l->idle_slow)
 			ix_pci_note(&t->pci,
 				    "%s (%s) runs at Gen%d x%d, below Gen%d: GPUs slow their link "
 				    "when idle, so this is not flagged; check it under load",
 				    d->bdf, w, l->gen, l->width, l->expected_gen);
+		if (!l->downtrained)
 			continue;
-		}
 		add(t, IX_FIND_DOWNTRAINED, false, d->bdf,
 		    "%s (%s) trained at Gen%d x%d but both ends support Gen%d x%d: %.0f of %.0f "
 		    "Gbit/s per direction.",

@@ -76,10 +76,12 @@ static json_t *numa_json(const struct ix_topo *t)
 		const struct ix_numa_node *n = &t->numa[i];
 
 		json_array_append_new(
-			a, json_pack("{s:i,s:s,s:b,s:o}", "node", n->node, "cpus", n->cpus,
-				     "cpuless", n->cpus[0] == '\0', "memory_bytes",
-				     n->memory_known ? json_integer((json_int_t)n->memory_bytes)
-						     : json_null()));
+			a,
+			json_pack("{s:i,s:s,s:b,s:o,s:o}", "node", n->node, "cpus", n->cpus,
+				  "cpuless", n->cpus[0] == '\0', "memory_bytes",
+				  n->memory_known ? json_integer((json_int_t)n->memory_bytes)
+						  : json_null(),
+				  "gpu_memory_of", n->gpu[0] ? json_string(n->gpu) : json_null()));
 	}
 	return a;
 }

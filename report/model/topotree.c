@@ -157,8 +157,9 @@ static int bridges(struct ix_tree *tr, size_t *cap, const struct ix_topo *t, int
 		if (!(n = add(tr, cap, IX_TREE_BRIDGE, parent, depth)))
 			return -1;
 		me = (int)tr->n - 1;
-		snprintf(n->name, sizeof(n->name), "%s", hb[0] ? hb : "host bridge");
-		snprintf(n->what, sizeof(n->what), "host bridge");
+		snprintf(n->name, sizeof(n->name), "%s", hb[0] ? hb : "?");
+		snprintf(n->what, sizeof(n->what), "%s",
+			 hb[0] ? "host bridge" : "place in the PCI tree unknown");
 		for (size_t k = i; k < t->pci.n; k++)
 			if (t->pci.v[k].parent < 0 && strcmp(t->pci.v[k].host_bridge, hb) == 0 &&
 			    ix_tree_shown(t, k) && subtree(tr, cap, t, k, me, depth + 1) < 0)

@@ -78,7 +78,8 @@ static void matrix_text(FILE *f, const struct ix_topo *t)
 	}
 	fprintf(f,
 		"\nPaths (X self, PIX one PCIe switch, PXB several switches, PHB host bridge,\n"
-		"NODE between host bridges of a NUMA node, SYS between NUMA nodes):\n%8s",
+		"NODE between host bridges of a NUMA node, SYS between NUMA nodes,\n"
+		"? where a function's place in the PCI tree is unknown):\n%8s",
 		"");
 	for (size_t b = 0; b < t->npath; b++)
 		fprintf(f, " %5s%-2zu", b < t->ngpus ? "GPU" : "NIC",
@@ -139,10 +140,17 @@ void ix_text_topo(FILE *f, const struct ix_topo *t)
 	tree_all(f, t);
 	matrix_text(f, t);
 	fprintf(f, "\nNUMA nodes:\n");
-	for (size_t i = 0; i < t->nnuma; i++)
+	for (size_t i = 0; i < t->nnuma; i++) {
+		char what[64];
+
+		if (t->numa[i].gpu[0])
+			snprintf(what, sizeof(what), "none (memory of GPU %s)", t->numa[i].gpu);
 		fprintf(f, "  node %-3d cpus %-20s %s\n", t->numa[i].node,
-			t->numa[i].cpus[0] ? t->numa[i].cpus : "none (memory only)",
+			t->numa[i].cpus[0]  ? t->numa[i].cpus
+			: t->numa[i].gpu[0] ? what
+					    : "none (memory only)",
 			t->numa[i].memory_known ? "" : "memory unknown");
+	}
 	for (size_t i = 0; i < t->ncxl; i++)
 		fprintf(f, "  CXL %s on %s, NUMA node %d\n", t->cxl[i].name,
 			t->cxl[i].pci >= 0 ? t->pci.v[t->cxl[i].pci].bdf : "?",

@@ -221,11 +221,19 @@ chrome --dump-dom "$J/tree.html" >"$J/tree.dom"
 mesh_in_browser "the tree's SVG is in the rendered DOM" grep -q '<svg class="topotree"' "$J/tree.dom"
 tree_run large >"$J/run-large.json"
 report "$J/run-large.json" "$J/tree-large.html"
-mesh_check "the large host's tree (447 nodes) is folded to 160 rows or fewer, its problems kept" bash -c "
+mesh_check "the large host's tree (447 nodes) is folded to 160 rows or fewer; healthy, nothing tagged" bash -c "
 	n=\$(grep -o '\"muted\">[0-9]* of 447 nodes shown (folded: storage and other leaves first)' '$J/tree-large.html' |
 		sed 's/^.muted.>//; s/ .*//') &&
-	[ -n \"\$n\" ] && [ \"\$n\" -le 160 ] &&
-	grep -q 'downtrained: Gen2 x1 of Gen3 x1' '$J/tree-large.html'"
+	[ -n \"\$n\" ] && [ \"\$n\" -le 160 ] && ! grep -q 'downtrained: ' '$J/tree-large.html'"
+# dgx-degraded: three links below both of their ends, each tagged on its
+# port's row and its device's; GPU 19:00.0 idles at Gen1 and is not.
+tree_run dgx-degraded >"$J/run-degraded.json"
+report "$J/run-degraded.json" "$J/tree-degraded.html"
+mesh_check "dgx-degraded's tree tags the 6 rows of its 3 downtrained links in red, and no other" bash -c "
+	f='$J/tree-degraded.html' tag='<text class=\"tag\" [^>]*fill=\"#e03131\" font-weight=\"bold\">downtrained: '
+	[ \$(grep -c \"\$tag\" \"\$f\") = 6 ] && [ \$(grep -c \"\${tag}Gen5 x8 of Gen5 x16<\" \"\$f\") = 2 ] &&
+	[ \$(grep -c \"\${tag}Gen4 x16 of Gen5 x16<\" \"\$f\") = 2 ] &&
+	[ \$(grep -c \"\${tag}Gen4 x2 of Gen4 x4<\" \"\$f\") = 2 ] && ! grep -q 'Gen1 x16 of' \"\$f\""
 [ -z "${IX_KEEP_HTML:-}" ] || cp "$J/tree.png" "$J/tree-large.html" "$IX_KEEP_HTML/" 2>/dev/null
 
 # --- The fabric: hosts under their LLDP switches, one uplink slow. ----------

@@ -110,8 +110,8 @@ SYS  SYS  SYS  SYS  PIX  PIX  NODE NODE SYS  SYS  SYS  SYS  SYS  SYS  PIX  X    
 SYS  SYS  SYS  SYS  NODE NODE PIX  PIX  SYS  SYS  SYS  SYS  SYS  SYS  NODE NODE X    PIX
 SYS  SYS  SYS  SYS  NODE NODE PIX  PIX  SYS  SYS  SYS  SYS  SYS  SYS  NODE NODE PIX  X'
 check "dgx-h100: two NUMA nodes with their CPUs and memory" \
-	je "$D" 't.numa' '[{"node":0,"cpus":"0-55,112-167","cpuless":false,"memory_bytes":1081675350016},'\
-'{"node":1,"cpus":"56-111,168-223","cpuless":false,"memory_bytes":1082331758592}]'
+	je "$D" 't.numa' '[{"node":0,"cpus":"0-55,112-167","cpuless":false,"memory_bytes":1081675350016,"gpu_memory_of":null},'\
+'{"node":1,"cpus":"56-111,168-223","cpuless":false,"memory_bytes":1082331758592,"gpu_memory_of":null}]'
 check "dgx-h100: GPU0 hangs below downstream port 17:00.0 of switch 16:00.0 on host bridge pci0000:15, NUMA 0, driver nvidia" \
 	jt "$D" 'dev("0000:18:00.0") | .type == "gpu" and .vendor == "0x10de" and .device == "0x2330" and .class == "0x030200"
 	  and .parent == "0000:17:00.0" and .switch == "0000:16:00.0" and .host_bridge == "pci0000:15" and .numa_node == 0
@@ -387,6 +387,59 @@ for _ in 1 2 3 4 5; do
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 3p)
 echo "# topo discovery on the large layout ($n PCI functions): median ${median} ms of 5 runs (${times[*]})"
+
+# --- dgx-degraded: three links below both of their ends, an idle GPU. --------
+topo dgx-degraded
+G=$J/dgx-degraded.json
+text dgx-degraded
+check "dgx-degraded: --check exits 4, the text report too" test "$RC" = 4
+check "dgx-degraded: three findings, on the GPU at x8, the switch at Gen4 and the NVMe drive at x2" \
+	je "$G" 'finds' '[["pcie_downtrained","warn","0000:18:00.0"],["pcie_downtrained","warn","0000:1c:00.0"],["pcie_downtrained","warn","0000:38:00.0"]]'
+check "dgx-degraded: the switch's upstream port expects its root port's Gen5 x16, the drive its Gen4 x4" \
+	jt "$G" '(dev("0000:38:00.0").link | .gen == 4 and .expected_gen == 5 and .expected_width == 16)
+	  and (dev("0000:1c:00.0").link | .width == 2 and .expected_gen == 4 and .expected_width == 4)'
+check "dgx-degraded: the GPU idling at Gen1 x16 is a note, not a finding" \
+	jt "$G" 'dev("0000:19:00.0").link.downtrained == false and any(t.notes[]; test("^0000:19:00.0 .*idle"))'
+
+# --- gpu-numa: what hwloc's real dumps hold, in one tree. ------------------------
+topo gpu-numa
+N=$J/gpu-numa.json
+check "gpu-numa: --check exits 0 (nothing flagged)" test "$RC" = 0
+check "gpu-numa: the QLogic (0c0600) and ConnectX-3 (028000 with mlx4_0) HCAs are ib" \
+	jt "$N" '[dev("0000:41:00.0", "0000:c1:00.0").type] == ["ib", "ib"]'
+check "gpu-numa: nodes 250-252 hold the memory of the GPUs numa_status names; 0 and 1 have the CPUs" \
+	je "$N" '[t.numa[] | [.node, .cpuless, .gpu_memory_of]]' \
+	'[[0,false,null],[1,false,null],[250,true,"0000:01:00.0"],[251,true,"0000:81:00.0"],[252,true,"0035:05:00.0"]]'
+check "gpu-numa: the flattened GPU is NVIDIA's, its paths unknown ('?'), never PHB" \
+	jt "$N" 'dev("0035:05:00.0").type == "gpu" and dev("0035:05:00.0").vendor == "0x10de"
+	  and path("0000:01:00.0"; "0035:05:00.0") == "?" and path("0000:01:00.0"; "0000:81:00.0") == "SYS"'
+check "gpu-numa: domain 10000's function is below its own host bridge" \
+	jt "$N" 'dev("10000:00:04.0").host_bridge == "pci10000:00"'
+
+# --- One rule in every view. ----------------------------------------------------
+# linkhealth.py judges each tree's links from its files; the JSON's flags,
+# the findings (a link named by its device end), the text tree's tags and
+# the rows 'top --topo --once' marks must all name the same functions.
+# health DIR NAME: the four views of the tree under DIR against the oracle.
+health() {
+	local d=$1 n=$2 want dev
+	want=$(python3 "$top_srcdir/tests/topo/linkhealth.py" "$d" | cut -d' ' -f1 | tr '\n' ' ')
+	dev=$(python3 "$top_srcdir/tests/topo/linkhealth.py" "$d" | awk '$2 == "device" { print $1 }' | tr '\n' ' ')
+	"$IXPERF" topo --sysfs "$d" --json >"$J/h-$n.json" 2>/dev/null
+	"$IXPERF" topo --sysfs "$d" >"$J/h-$n.txt" 2>/dev/null
+	"$IXPERF" top --topo --once --sysfs "$d" >"$J/h-$n.top" 2>/dev/null
+	check "$n: the links flagged downtrained in the JSON are the oracle's ([${want% }])" \
+		test "$(jq -r '[.results[0].pci[] | select(.link.downtrained) | .bdf] | sort | join(" ")' "$J/h-$n.json")" = "${want% }"
+	check "$n: the downtrained findings name the oracle's device ends ([${dev% }])" \
+		test "$(jq -r '[.results[0].findings[] | select(.kind == "pcie_downtrained") | .device] | sort | join(" ")' "$J/h-$n.json")" = "${dev% }"
+	check "$n: the text tree tags the same rows DOWNTRAINED" \
+		test "$(awk '/DOWNTRAINED/ { print $1 }' "$J/h-$n.txt" | sort | tr '\n' ' ')" = "$want"
+	check "$n: top --topo --once marks the same rows downtrained" \
+		test "$(awk '/PROBLEM: downtrained/ { print $1 }' "$J/h-$n.top" | sort | tr '\n' ' ')" = "$want"
+}
+for l in dgx-h100 amd-mi300x downtrained slow-nic ib-init-aer cxl vmd large dgx-degraded gpu-numa; do
+	health "$J/$l" "$l"
+done
 
 # --- A tree that is not there. ------------------------------------------------
 mkdir -p "$J/empty"

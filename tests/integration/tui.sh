@@ -15,6 +15,10 @@ T() { tmux -S "$SOCK" "$@"; }
 
 # screen [-e]: the pane as text (with -e, its colours as escapes).
 screen() { T capture-pane -p "$@" -t ix; }
+# no_tags: no row of the pane names a problem.
+no_tags() { ! screen | grep -qE 'DOWNTRAINED|AER|PORT DOWN'; }
+# rows_tagged ERE N: exactly N rows of the pane match ERE.
+rows_tagged() { [ "$(screen | grep -cE "$1")" = "$2" ]; }
 # wait_screen PATTERN [SECONDS]: until the pane matches the extended regexp.
 wait_screen() {
 	local i
@@ -350,15 +354,14 @@ wait "$BUMP" 2>/dev/null
 # must stay usable at 80x24, a downtrained link must stand out, and a NIC
 # whose counters grow must load its link and the links above it.
 TX=$J/topo
-for layout in large downtrained dgx-h100 amd-mi300x; do
+for layout in large downtrained dgx-h100 amd-mi300x dgx-degraded; do
 	python3 "$top_srcdir/tests/topo/mkfixture.py" "$layout" "$TX/$layout" >/dev/null ||
 		ix_skip "tests/topo/mkfixture.py cannot build the $layout tree"
 done
 start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/large" -i 0.3
 check "top --topo folds the large host (466 functions) to 80x24" \
 	wait_screen '^ixperf top --topo .* 466 PCI functions, ([0-9]|1[0-9]|2[01]) rows' 5
-check "a downtrained link stays in sight: its row, or a fold says it is below" \
-	wait_screen '[-─](\[[+-]\]| )[0-9a-f:.]+ .* DOWNTRAINED( below)?( |$)' 3
+check "the large host, healthy, has no row tagged" no_tags
 check "top --topo fits 80 columns" fits 80
 T send-keys -t ix e
 check "e unfolds every node (the screen scrolls)" \
@@ -460,6 +463,15 @@ check "Enter unfolds the folded row under the cursor (more than $ROWS0 rows)" \
 ROWS1=$(rows_now)
 T send-keys -t ix Enter
 check "Enter folds it again (fewer than $ROWS1 rows)" rows_become -lt "$ROWS1"
+T send-keys -t ix q
+wait_exit 5
+# dgx-degraded: GPU 18:00.0 at x8, switch 38:00.0 at Gen4, NVMe 1c:00.0 at
+# x2 (each below both of its ends), GPU 19:00.0 idle at Gen1 (not flagged).
+start 80 24 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/dgx-degraded" -i 0.3
+check "dgx-degraded at 80x24: GPU 18:00.0's link is tagged, or a folded node above it says one below is" \
+	wait_screen '0000:1(8:00\.0 .*DOWNTRAINED$|[67]:00\.0 .*DOWNTRAINED below$)' 5
+check "dgx-degraded at 80x24: the switch below its Gen5 root port is tagged on both rows" \
+	rows_tagged '0000:3(7:01|8:00)\.0 .*Gen4 x16 +DOWNTRAINED( |$)' 2
 T send-keys -t ix q
 wait_exit 5
 start 140 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --topo --sysfs "$TX/downtrained" -i 0.3

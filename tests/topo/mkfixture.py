@@ -46,6 +46,27 @@ downtrained A small one-socket host: a ConnectX-7 (Gen5 x16 capable, IPoIB
             finding: the expected link is the lower of both ends).  As on
             a host, the root port shows the same trained link as the
             device below it.
+dgx-degraded dgx-h100 with four links trained below what both of their
+            ends support, one of each kind the health rule tells apart:
+            GPU 0000:18:00.0 at Gen5 x8 below a Gen5 x16 switch port (a
+            narrow GPU: downtrained), switch 1's upstream port 0000:38:00.0
+            at Gen4 x16 below its Gen5 x16 root port (a switch port below
+            its partner), NVMe 0000:1c:00.0 at Gen4 x2 of Gen4 x4 (its Gen5
+            port is faster by design: only the width counts) and GPU
+            0000:19:00.0 at Gen1 x16 (a GPU slows its link when idle: noted,
+            not flagged).  Three findings; each downtrained link is tagged
+            on both of its rows, the port's and the device's.
+gpu-numa    What hwloc's dumps of real machines hold (tests/data/hwloc): two
+            sockets and two GH200-style GPUs whose memory NVIDIA's driver
+            puts online as the CPU-less NUMA nodes 250 and 251 (its
+            /proc/driver/nvidia/gpus/BDF/numa_status names the node); a
+            QLogic InfiniBand HCA of the older class 0x0c0600 (ib_qib,
+            qib0) and a ConnectX-3 in InfiniBand mode of class 0x028000
+            (mlx4_core, mlx4_0); PCI domain 10000 (32-bit domain numbers)
+            holding an NVMe drive; and one more GPU 0035:05:00.0 as a
+            flattened copy of sysfs keeps it: a plain directory in
+            /sys/bus/pci/devices with a class file only (no vendor, no link
+            into /sys/devices; its place in the tree is unknown).  Healthy.
 ib-init-aer Two sockets with one GPU: an IB port in "2: INIT" with
             "5: LinkUp" (no subnet manager), AER correctable errors on that
             NIC, AER non-fatal errors on the GPU, a RoCE port whose netdev
@@ -675,6 +696,41 @@ def amd_mi300x(fx):
             gpu += 1
 
 
+def dgx_degraded(fx):
+    dgx_h100(fx)
+    fx.devices["0000:18:00.0"].train(5, 8)
+    fx.devices["0000:19:00.0"].train(1, 16)
+    fx.devices["0000:38:00.0"].train(4, 16)
+    fx.devices["0000:1c:00.0"].train(4, 2)
+
+
+def gpu_numa(fx):
+    fx.numa({0: ("0-71", 527958016), 1: ("72-143", 528482304),
+             250: ("", 100663296), 251: ("", 100663296), 252: ("", 16777216)})
+    gpus = []
+    for sock, hb_bus in ((0, 0x00), (1, 0x80)):
+        hb = fx.hostbridge("pci0000:%02x" % hb_bus, sock)
+        rp = root_port(fx, hb, (1, 0))
+        gpus.append(fx.pci(rp, bdf(hb_bus + 1), NV, "0x2342", CLS_3D, "nvidia",
+                           link=(5, 16), aer=zero_aer()))
+    rp = root_port(fx, fx.hostbridge("pci0000:40", 0), (3, 0), link=(3, 8))
+    qib = fx.pci(rp, bdf(0x41), "0x1077", "0x7322", "0x0c0600", "ib_qib", link=(2, 8))
+    fx.rdma(qib, "qib0", [ib_port(ib_guid(0x41), rate="40 Gb/sec (4X QDR)")], ib_guid(0x41),
+            hca="InfiniPath_QLE7340")
+    rp = root_port(fx, fx.hostbridge("pci0000:c0", 1), (3, 0), link=(3, 8))
+    mlx4 = fx.pci(rp, bdf(0xc1), MLX, "0x1003", "0x028000", "mlx4_core", link=(3, 8))
+    fx.rdma(mlx4, "mlx4_0", [ib_port(ib_guid(0xc1), rate="56 Gb/sec (4X FDR)")], ib_guid(0xc1),
+            hca="MT4099")
+    hb = fx.hostbridge("pci10000:00", 0)
+    fx.pci(hb, bdf(0, 4, 0, dom=0x10000), "0x1af4", "0x1001", "0x010000", "virtio-pci")
+    fx.finish_pci()
+    flat = "0035:05:00.0"
+    fx.write("bus/pci/devices/%s/class" % flat, "0x030200")
+    for node, b in ((250, gpus[0].bdf), (251, gpus[1].bdf), (252, flat)):
+        fx.write("../proc/driver/nvidia/gpus/%s/numa_status" % b,
+                 "Node:      %d\nStatus:    online\n" % node)
+
+
 def downtrained(fx):
     fx.numa({0: ("0-31", 263921664)})
     hb = fx.hostbridge("pci0000:00", 0)
@@ -883,7 +939,9 @@ def broken(fx):
 LAYOUTS = {
     "dgx-h100": lambda fx: (dgx_h100(fx), fx.finish_pci()),
     "amd-mi300x": lambda fx: (amd_mi300x(fx), fx.finish_pci()),
+    "dgx-degraded": lambda fx: (dgx_degraded(fx), fx.finish_pci()),
     "downtrained": lambda fx: (downtrained(fx), fx.finish_pci()),
+    "gpu-numa": gpu_numa,
     "ib-init-aer": lambda fx: (ib_init_aer(fx), fx.finish_pci()),
     "cxl": cxl,
     "large": lambda fx: (dgx_h100(fx, with_extras=True), fx.finish_pci()),

@@ -9,6 +9,7 @@
 
 #include <criterion/criterion.h>
 
+#include "probes/ctl/invwire.h"
 #include "probes/host/nodeinv.h"
 #include "probes/host/sysfs.h"
 #include "tests/unit/common.h"
@@ -96,6 +97,44 @@ Test(nodeinv, reads_the_node_below_its_root)
 	cr_expect_str_eq(inv->findings[0].device, inv->nics[0].bdf);
 	cr_expect_eq(inv->ngpus, 0);
 	cr_expect_not(inv->truncated);
+	free(inv);
+	clean();
+}
+
+/* dgx-degraded: GPU 0000:18:00.0 at x8 below both ends is downtrained in
+ * the inventory as in its finding, GPU 0000:19:00.0 idling at Gen1 is
+ * not, no NIC is; the reply's JSON carries the same flags. */
+Test(nodeinv, the_same_downtrained_links_as_the_findings)
+{
+	struct ix_node_inv *inv = calloc(1, sizeof(*inv));
+	char root[128];
+	json_t *j;
+	size_t found = 0;
+
+	ix_test_mkfixture("dgx-degraded", dir, sizeof(dir), "/tmp/ixperf-nodeinv.XXXXXX");
+	snprintf(root, sizeof(root), "%s/t", dir);
+	ix_node_inv_read(root, inv);
+	cr_assert_eq(inv->ngpus, 8);
+	for (uint32_t i = 0; i < inv->ngpus; i++)
+		cr_expect_eq(inv->gpus[i].pcie.downtrained,
+			     strcmp(inv->gpus[i].bdf, "0000:18:00.0") == 0, "%s", inv->gpus[i].bdf);
+	for (uint32_t i = 0; i < inv->nnics; i++)
+		cr_expect_not(inv->nics[i].pcie.downtrained, "%s", inv->nics[i].bdf);
+	cr_assert_eq(inv->nfindings, 3);
+	for (uint32_t i = 0; i < inv->nfindings; i++) {
+		cr_expect_str_eq(inv->findings[i].kind, "pcie_downtrained");
+		found += strcmp(inv->findings[i].device, "0000:18:00.0") == 0;
+	}
+	cr_expect_eq(found, 1);
+	j = ix_inv_reply(inv);
+	cr_assert_not_null(j);
+	cr_expect(json_is_true(json_object_get(
+		json_object_get(json_array_get(json_object_get(j, "gpus"), 0), "pcie"),
+		"downtrained")));
+	cr_expect(json_is_false(json_object_get(
+		json_object_get(json_array_get(json_object_get(j, "gpus"), 1), "pcie"),
+		"downtrained")));
+	json_decref(j);
 	free(inv);
 	clean();
 }

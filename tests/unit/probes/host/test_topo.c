@@ -596,3 +596,35 @@ Test(topo, reports_print_whole_addresses_and_used_gids)
 	ix_topo_free(&t);
 	cleanup();
 }
+
+/* What real machines' dumps taught (the gpu-numa layout of mkfixture.py):
+ * InfiniBand HCAs of class 0x0c06 and of "other network" with an RDMA
+ * device, GPU memory as NUMA nodes, a function whose place is unknown. */
+Test(topo, hcas_gpu_memory_nodes_and_an_unknown_place)
+{
+	struct ix_topo t;
+	int flat, qib, mlx4;
+
+	ix_test_topo_fixture("gpu-numa", &t);
+	qib = find(&t, "0000:41:00.0");
+	mlx4 = find(&t, "0000:c1:00.0");
+	flat = find(&t, "0035:05:00.0");
+	cr_assert_eq(t.pci.v[qib].type, IX_PCI_IB);
+	cr_assert_eq(t.pci.v[mlx4].type, IX_PCI_IB);
+	/* No vendor file, but NVIDIA's driver lists it. */
+	cr_assert_eq(t.pci.v[flat].type, IX_PCI_GPU);
+	cr_assert_eq(t.pci.v[flat].vendor, 0x10de);
+	cr_assert_str_eq(t.pci.v[flat].host_bridge, "");
+	cr_assert_eq(ix_topo_path(&t, find(&t, "0000:01:00.0"), flat), IX_PATH_UNKNOWN);
+	cr_assert_str_eq(ix_path_name(IX_PATH_UNKNOWN), "?");
+	cr_assert_eq(ix_topo_path(&t, find(&t, "0000:01:00.0"), find(&t, "0000:81:00.0")),
+		     IX_PATH_SYS);
+	/* Nodes 0 and 1 are the sockets', 250-252 the GPUs' memory. */
+	static const char *const owner[] = { "", "", "0000:01:00.0", "0000:81:00.0",
+					     "0035:05:00.0" };
+	cr_assert_eq(t.nnuma, 5);
+	for (size_t i = 0; i < t.nnuma; i++)
+		cr_assert_str_eq(t.numa[i].gpu, owner[i], "node %d", t.numa[i].node);
+	cr_assert_geq(t.pci.nnotes, 1);
+	ix_topo_free(&t);
+}
