@@ -37,10 +37,13 @@ ip -n "$A" addr add 198.18.0.1/24 dev eth0
 ip -n "$B" addr add 198.18.0.2/24 dev eth0
 tc -n "$A" qdisc add dev eth0 root tbf rate 200mbit burst 64kb latency 20ms || ix_skip "no tbf"
 inb() { ip netns exec "$B" "$@"; }
+# A process started in the background runs ip netns exec itself, which
+# execs it: $! is then its own PID, which the cleanup kills (a function in
+# the background is a subshell, whose child would outlive it).
 
 # Each listener's port is read from its "metrics listening on port N" line
 # (stderr) with ix_wait_port.
-inb "$IXPERF" top --listen 127.0.0.1:0 </dev/null >"$J/top.out" 2>"$J/top.err" &
+ip netns exec "$B" "$IXPERF" top --listen 127.0.0.1:0 </dev/null >"$J/top.out" 2>"$J/top.err" &
 TOP=$!
 IX_PIDS+=("$TOP")
 TPORT=$(ix_wait_port "$J/top.err" "$TOP") || { cat "$J/top.err"; not_ok "top --listen did not start"; ix_done; }
@@ -58,7 +61,7 @@ scrape_configs:
   - job_name: agent
     static_configs: [{ targets: ['127.0.0.1:$APORT'] }]
 EOF
-inb prometheus --config.file="$J/prometheus.yml" --storage.tsdb.path="$J/tsdb" \
+ip netns exec "$B" prometheus --config.file="$J/prometheus.yml" --storage.tsdb.path="$J/tsdb" \
 	--web.listen-address=127.0.0.1:9090 --log.level=warn >"$J/prom.log" 2>&1 &
 PROM=$!
 IX_PIDS+=("$PROM")
