@@ -342,6 +342,15 @@ static void spread_sentence(const struct ix_ecmp_switch *sw, uint32_t nflows, ch
 			 nflows);
 }
 
+/* Four rates as text, for one sentence. */
+static void rate_texts(char t[4][32], double a, double b, double c, double d)
+{
+	const double v[4] = { a, b, c, d };
+
+	for (int i = 0; i < 4; i++)
+		ix_rate_text(v[i], t[i], sizeof(t[i]));
+}
+
 /* The slowest uplink of switch s, when its flows ran below
  * IX_ECMP_SLOW_RATIO x those of the others: alone where they ran alone
  * (each path's own speed, whatever the number of flows sharing it), else
@@ -353,7 +362,7 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 	bool alone = r->alone_done;
 	double worst = 1;
 	int w = -1;
-	char a[32], b[32], c[32], d[32];
+	char t[4][32];
 
 	for (uint32_t u = 0; u < sw->nup; u++) {
 		uint32_t n_on, n_off;
@@ -377,15 +386,12 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 	range_on(r, s, up->name, true, alone, &on_lo, &on_hi);
 	range_on(r, s, up->name, false, alone, &off_lo, &off_hi);
 	if (on_hi >= off_lo) {
-		ix_rate_text(on_lo, a, sizeof(a));
-		ix_rate_text(on_hi, b, sizeof(b));
-		ix_rate_text(off_lo, c, sizeof(c));
-		ix_rate_text(off_hi, d, sizeof(d));
+		rate_texts(t, on_lo, on_hi, off_lo, off_hi);
 		size_t o = strlen(sw->verdict);
 		snprintf(sw->verdict + o, sizeof(sw->verdict) - o,
 			 "; no uplink blamed: the flows' figures %s overlap (%s: %s to %s; the "
 			 "others: %s to %s), too scattered to tell a slow path",
-			 alone ? "alone" : "at once", up->name, a, b, c, d);
+			 alone ? "alone" : "at once", up->name, t[0], t[1], t[2], t[3]);
 		return;
 	}
 	double on = median_on(r, s, up->name, true, alone, &n_on);
@@ -395,10 +401,7 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 
 	up->blamed = true;
 	sw->state = IX_ECMP_SLOW;
-	ix_rate_text(on, a, sizeof(a));
-	ix_rate_text(off, b, sizeof(b));
-	ix_rate_text(ton, c, sizeof(c));
-	ix_rate_text(toff, d, sizeof(d));
+	rate_texts(t, on, off, ton, toff);
 	size_t o = strlen(sw->verdict);
 	snprintf(sw->verdict + o, sizeof(sw->verdict) - o,
 		 "; blame: uplink %s of %.64s (and the spine behind it): its flows ran at %.2f x "
@@ -407,7 +410,7 @@ static void blame(struct ix_ecmp_result *r, uint32_t s)
 	snprintf(sw->evidence, sizeof(sw->evidence),
 		 "%s: its %u flow(s) %s ran at a median of %s, %.2f x the %s of the %u flow(s) on "
 		 "the other uplinks; at once, %s per flow against %s",
-		 up->name, n_on, alone ? "alone" : "at once", a, worst, b, n_off, c, d);
+		 up->name, n_on, alone ? "alone" : "at once", t[0], worst, t[1], n_off, t[2], t[3]);
 }
 
 /* The flows at once did not take the uplinks they took alone: the mapping

@@ -120,6 +120,17 @@ static const struct {
 	{ "ixperf_rails_node_rails", "gauge", "Rails a host was measured on." },
 };
 
+/* ',name="value"' (or '{' first); nothing for an empty or absent value. */
+static void label(FILE *f, bool *first, const char *name, const char *value)
+{
+	if (!value || !value[0])
+		return;
+	fprintf(f, "%c%s=\"", *first ? '{' : ',', name);
+	ix_prom_write_escaped(f, value, false);
+	fputc('"', f);
+	*first = false;
+}
+
 void ix_expo_put(struct ix_expo *x, enum ix_expo_fam fam, double v, const char *const *kv)
 {
 	char *line = NULL, val[40];
@@ -130,20 +141,9 @@ void ix_expo_put(struct ix_expo *x, enum ix_expo_fam fam, double v, const char *
 	if (!f)
 		return;
 	fputs(fams[fam].name, f);
-	for (size_t i = 0; kv && kv[i]; i += 2) {
-		if (!kv[i + 1] || !kv[i + 1][0])
-			continue;
-		fprintf(f, "%c%s=\"", first ? '{' : ',', kv[i]);
-		ix_prom_write_escaped(f, kv[i + 1], false);
-		fputc('"', f);
-		first = false;
-	}
-	if (x->rail) {
-		fprintf(f, "%crail=\"", first ? '{' : ',');
-		ix_prom_write_escaped(f, x->rail, false);
-		fputc('"', f);
-		first = false;
-	}
+	for (size_t i = 0; kv && kv[i]; i += 2)
+		label(f, &first, kv[i], kv[i + 1]);
+	label(f, &first, "rail", x->rail);
 	if (!first)
 		fputc('}', f);
 	if (fclose(f) == 0 && line && !json_object_get(x->seen, line)) {
