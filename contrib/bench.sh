@@ -6,38 +6,45 @@
 #
 # Measures, with runs of the two tools alternated (ixperf, peer, ixperf, ...)
 # and the median of each kept:
-#   1. TCP goodput, 1 and 4 streams: ixperf bw vs iperf3, iperf 2 and nuttcp
-#      (same duration, same congestion control; goal: ratio >= 1); and one
-#      stream with zero-copy sends, ixperf -Z (MSG_ZEROCOPY) vs iperf3 -Z
+#   1. TCP goodput at 1, 2, 4, 8 and 16 streams (-P), over loopback and over
+#      a veth pair between two network namespaces: ixperf bw vs iperf3,
+#      iperf 2 and nuttcp (same duration, same congestion control; goal:
+#      at or above the best peer at every stream count); and one stream
+#      with zero-copy sends, ixperf -Z (MSG_ZEROCOPY) vs iperf3 -Z
 #      (sendfile).
 #   2. CPU seconds per GB moved on every row, measured the same way for every
 #      tool from outside: client utime+stime (GNU time) plus server
 #      utime+stime (from /proc/PID/stat before and after the run), over the
-#      receiver's bytes (goal: ratio <= 1).
-#   3. UDP goodput, loss and CPU s/GB with 1472-byte datagrams: ixperf bw
-#      --path udp (paced at BENCH_UDP_RATE) vs iperf3 -u -b 0 (goal: 3 x its
-#      goodput, loss no higher), iperf 2 -u -b 100G and nuttcp -u at the same
-#      rate.
+#      receiver's bytes (goal: the lowest of all tools).
+#   3. UDP goodput, loss and CPU s/GB with 1472-byte datagrams at the same
+#      stream counts and places: ixperf bw --path udp (paced at
+#      BENCH_UDP_RATE in all) vs iperf3 -u -b 0, iperf 2 -u -b 100G and
+#      nuttcp -u at ixperf's rate (goal: goodput at or above the best
+#      peer's, loss no higher than the lowest peer's or 0.1%).
 #   4. Accuracy: the same tools through a link of known rate (network
 #      namespaces joined by a bridge whose ports tbf shapes to BENCH_TBF_MBIT,
 #      as tests/integration/netns.sh): goodput over the shaped rate, TCP with
 #      and without zero-copy sends, and UDP offered at 90% of it (goal:
 #      ixperf within 5%; iperf3 beside it). Root only; skipped otherwise.
 #   5. Ping-pong latency, 64-byte messages, TCP and UDP: ixperf lat vs sockperf
-#      ping-pong, one-way (RTT/2) p50 and p99 in usec (goal: ratio <= 1).
-#      Both block in receive by default; ixperf --busy-poll is shown for
-#      information only.
+#      ping-pong, one-way (RTT/2) p50 and p99 in usec, both pinned alike
+#      and both left to the scheduler, with each tool's run-to-run spread
+#      (goal: ratio <= 1). Both block in receive by default; ixperf
+#      --busy-poll is shown for information only.
 #
 # This is a benchmark, not a test: a MISS still exits 0. The exit status is
 # non-zero only when a tool cannot be run or its output cannot be read.
 #
 # Environment:
 #   BENCH_RUNS   runs per tool and measurement (default 5)
-#   BENCH_TIME   seconds per run (default 5)
+#   BENCH_TIME   seconds per run (default 4)
+#   BENCH_STREAMS  the stream counts of the TCP and UDP sweeps (default "1 2 4 8 16")
+#   BENCH_ONLY   the parts to run, of "tcp udp tbf lat" (default all)
+#   BENCH_VETH_MTU  the veth pair's MTU (default 1500)
 #   BENCH_PORT   first of the 12 consecutive ports used (default 15301)
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
-#   BENCH_UDP_RATE  ixperf's UDP rate (default 10G)
+#   BENCH_UDP_RATE  ixperf's UDP rate, all streams together (default 10G)
 #   BENCH_TBF_MBIT  the shaped link's rate for the accuracy rows (default 500)
 set -euo pipefail
 
@@ -52,7 +59,9 @@ IXPERF=$1
 IXPERF=$(cd "$(dirname "$IXPERF")" && pwd)/$(basename "$IXPERF")
 
 RUNS=${BENCH_RUNS:-5}
-T=${BENCH_TIME:-5}
+T=${BENCH_TIME:-4}
+STREAMS=${BENCH_STREAMS:-1 2 4 8 16}
+ONLY=${BENCH_ONLY:-tcp udp tbf lat}
 PORT=${BENCH_PORT:-15301}
 HOST=127.0.0.1
 LAT_SIZE=64
@@ -60,6 +69,14 @@ LAT_WARMUP=0.5 # ixperf lat warm-up; sockperf discards its own first 400 ms
 
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_RUNS must be a positive integer" >&2; exit 2; }
 [[ $T =~ ^[1-9][0-9]*$ ]] || { echo "bench: BENCH_TIME must be a whole number of seconds" >&2; exit 2; }
+[[ $STREAMS =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
+	{ echo "bench: BENCH_STREAMS must be stream counts separated by spaces (e.g. \"1 4 16\")" >&2; exit 2; }
+for part in $ONLY; do
+	[[ " tcp udp tbf lat " == *" $part "* ]] ||
+		{ echo "bench: BENCH_ONLY: '$part' is not one of tcp, udp, tbf, lat" >&2; exit 2; }
+done
+# section NAME: whether that part runs (BENCH_ONLY).
+section() { [[ " $ONLY " == *" $1 "* ]]; }
 if ! [[ $PORT =~ ^[0-9]+$ ]] || ((PORT < 1 || PORT > 65530)); then
 	echo "bench: BENCH_PORT must be a port number" >&2
 	exit 2
@@ -101,7 +118,7 @@ cleanup() {
 	for pid in "${SERVER_PIDS[@]}"; do
 		stop_pid "$pid"
 	done
-	declare -F tbf_down >/dev/null && tbf_down
+	declare -F netns_down >/dev/null && netns_down
 	if [ "$rc" -eq 0 ]; then
 		rm -rf "$WORK"
 	else
@@ -224,21 +241,90 @@ echo "  nuttcp:     $(nuttcp -V 2>&1 | head -n 1)"
 echo "  sockperf:   $(sockperf --version 2>&1 | head -n 1)"
 echo "  kernel:     $(uname -sr), $(getconf _NPROCESSORS_ONLN) CPUs"
 echo "  congestion: $CC"
-echo "  runs:       $RUNS per tool and measurement, $T s each (BENCH_RUNS, BENCH_TIME)"
+echo "  runs:       $RUNS per tool and measurement, $T s each (BENCH_RUNS, BENCH_TIME), in turn"
+echo "  streams:    $STREAMS (BENCH_STREAMS); parts: $ONLY (BENCH_ONLY)"
 echo
 
-# ---- 1 & 2: TCP bandwidth and CPU cost ------------------------------------------
+# ---- where the streams run ------------------------------------------------------
 
-# bw_ixperf P RUN: one ixperf bw run with P streams; records goodput (and, for
-# P=1, CPU s/GB).
-# With a third argument "zc", sends with -Z (MSG_ZEROCOPY) and records the row
-# as "Z1".
+# Loopback, and a veth pair between two network namespaces made here (root
+# only; MTU BENCH_VETH_MTU), so that a figure is also one of a real
+# device's path (GSO, GRO, a softirq per side) and not only loopback's.
+VETH_MTU=${BENCH_VETH_MTU:-1500}
+NETNS=() # namespaces made here, for netns_down
+veth_setup() {
+	local a=ixbench-va-$$ b=ixbench-vb-$$ pair
+	[ "$(id -u)" = 0 ] && command -v ip >/dev/null || return 1
+	ip netns add "$a" 2>/dev/null || return 1
+	NETNS+=("$a")
+	ip netns add "$b" || return 1
+	NETNS+=("$b")
+	ip link add ixva0 netns "$a" mtu "$VETH_MTU" type veth peer name ixvb0 netns "$b" mtu "$VETH_MTU" ||
+		return 1
+	ip -n "$a" addr add 198.19.0.1/24 dev ixva0 && ip -n "$b" addr add 198.19.0.2/24 dev ixvb0 || return 1
+	for pair in "$a:ixva0" "$b:ixvb0" "$a:lo" "$b:lo"; do
+		ip -n "${pair%%:*}" link set dev "${pair#*:}" up || return 1
+	done
+	VETH_A=$a VETH_B=$b
+}
+# netns_down: remove every namespace made so far (the veth pair's, tbf's).
+netns_down() {
+	local ns
+	for ns in "${NETNS[@]}"; do
+		ip netns del "$ns" 2>/dev/null || true
+	done
+	NETNS=()
+}
+
+# at WHERE: run what follows over loopback ("lo") or the veth pair
+# ("veth"): CLIENT and SRV prefix the client's and the servers' commands,
+# DST is the servers' address, SERVER_NS the namespace server_up looks in.
+at() {
+	WHERE=$1
+	if [ "$1" = veth ]; then
+		CLIENT=(ip netns exec "$VETH_A") SRV=(ip netns exec "$VETH_B") DST=198.19.0.2 SERVER_NS=$VETH_B
+	else
+		CLIENT=() SRV=() DST=$HOST SERVER_NS=
+	fi
+}
+where_name() {
+	case $WHERE in
+	veth) echo "a veth pair between two namespaces (MTU $VETH_MTU)" ;;
+	*) echo "loopback ($HOST)" ;;
+	esac
+}
+
+# rotated RUN WORD...: the words, rotated by RUN: each tool takes every
+# place in the order in turn, so no tool always runs first or after the same one.
+rotated() {
+	local k=$(($1 % ($# - 1))) w=("${@:2}")
+	echo "${w[@]:k}" "${w[@]:0:k}"
+}
+
+# sweep KIND: every stream count of STREAMS, RUNS runs of the four tools in
+# turn (KIND_ixperf P RUN, KIND_iperf3 P RUN, ...).
+sweep() {
+	local p i tool
+	for p in $STREAMS; do
+		echo "-- $p stream(s)"
+		for ((i = 1; i <= RUNS; i++)); do
+			for tool in $(rotated "$i" ixperf iperf3 iperf2 nuttcp); do
+				"$1_$tool" "$p" "$i"
+			done
+		done
+	done
+}
+
+# ---- 1 & 2: TCP bandwidth and CPU cost, 1 to 16 streams ---------------------------
+
+# bw_ixperf P RUN [zc]: one ixperf bw run with P streams; records goodput and
+# CPU s/GB under WHERE-PP (with zc, -Z (MSG_ZEROCOPY), under WHERE-PZP).
 bw_ixperf() {
-	local p=$1 i=$2 zc=() key=$1 name before after bytes bps
-	[ "${3:-}" = zc ] && { zc=(-Z); key=Z$1; }
-	name="ixbw-P$key-$i"
+	local p=$1 i=$2 zc=() key=P$1 name before after bytes bps
+	[ "${3:-}" = zc ] && { zc=(-Z); key=PZ$1; }
+	name="ixbw-$WHERE-$key-$i"
 	before=$(proc_cpu_s "$ix_bw_pid")
-	run_client "$name" "$IXPERF" bw -t "$T" -w 0 -P "$p" -C "$CC" "${zc[@]}" -J -p "$P_IX_BW" "$HOST"
+	run_client "$name" "${CLIENT[@]}" "$IXPERF" bw -t "$T" -w 0 -P "$p" -C "$CC" "${zc[@]}" -J -p "$P_IX_BW" "$DST"
 	after=$(proc_cpu_s "$ix_bw_pid")
 	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
 		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
@@ -251,14 +337,13 @@ bw_ixperf() {
 			"$WORK/$name.out"
 }
 
-# bw_iperf3 P RUN: the same with iperf3.
-# With a third argument "zc", iperf3 -Z (sendfile), recorded as "Z1".
+# bw_iperf3 P RUN [zc]: the same with iperf3 (-Z: sendfile).
 bw_iperf3() {
-	local p=$1 i=$2 zc=() key=$1 name before after bytes bps
-	[ "${3:-}" = zc ] && { zc=(-Z); key=Z$1; }
-	name="iperf3-P$key-$i"
+	local p=$1 i=$2 zc=() key=P$1 name before after bytes bps
+	[ "${3:-}" = zc ] && { zc=(-Z); key=PZ$1; }
+	name="iperf3-$WHERE-$key-$i"
 	before=$(proc_cpu_s "$iperf_pid")
-	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -t "$T" -P "$p" -C "$CC" "${zc[@]}" -J
+	run_client "$name" "${CLIENT[@]}" iperf3 -c "$DST" -p "$P_IPERF" -t "$T" -P "$p" -C "$CC" "${zc[@]}" -J
 	after=$(proc_cpu_s "$iperf_pid")
 	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
 		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
@@ -267,17 +352,17 @@ bw_iperf3() {
 	bw_record iperf3 "$key" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
-# bw_iperf2 P RUN: iperf 2 with P streams (its CSV: a line a stream,
-# bytes and bit/s in fields 8 and 9).
+# bw_iperf2 P RUN: iperf 2 with P streams (its CSV: a line a stream, and a
+# sum line of stream -1 when P > 1; bytes and bit/s in fields 8 and 9).
 bw_iperf2() {
-	local p=$1 i=$2 name="iperf2-P$1-$2" before after bytes bps
+	local p=$1 i=$2 name="iperf2-$WHERE-P$1-$2" before after bytes bps
 	before=$(proc_cpu_s "$iperf2_pid")
-	run_client "$name" iperf -c "$HOST" -p "$P_IPERF2" -t "$T" -P "$p" -Z "$CC" -f b -y C
+	run_client "$name" "${CLIENT[@]}" iperf -c "$DST" -p "$P_IPERF2" -t "$T" -P "$p" -Z "$CC" -f b -y C
 	after=$(proc_cpu_s "$iperf2_pid")
 	read -r bytes bps < <(awk -F, 'NF >= 9 && $6 > 0 { b += $8; r += $9; n++ }
 		END { if (n) printf "%.0f %.0f\n", b, r }' "$WORK/$name.out")
 	[ -n "${bps:-}" ] || die "$name: no figures in iperf's output ($WORK/$name.out)"
-	bw_record iperf2 "$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
+	bw_record iperf2 "P$p" "$i" "$bps" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
 # nuttcp_field FILE KEY: a key=value of nuttcp -fparse output.
@@ -287,153 +372,206 @@ nuttcp_field() {
 
 # bw_nuttcp P RUN: nuttcp with P streams (-fparse: megabytes are MiB).
 bw_nuttcp() {
-	local p=$1 i=$2 name="nuttcp-P$1-$2" before after mib rate
+	local p=$1 i=$2 name="nuttcp-$WHERE-P$1-$2" before after mib rate
 	before=$(proc_cpu_s "$nuttcp_pid")
-	run_client "$name" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -N "$p" -fparse "$HOST"
+	run_client "$name" "${CLIENT[@]}" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -N "$p" -fparse "$DST"
 	after=$(proc_cpu_s "$nuttcp_pid")
 	mib=$(nuttcp_field "$WORK/$name.out" megabytes)
 	rate=$(nuttcp_field "$WORK/$name.out" rate_Mbps)
 	[ -n "$mib" ] && [ -n "$rate" ] || die "$name: no figures in nuttcp's output ($WORK/$name.out)"
-	bw_record nuttcp "$p" "$i" "$(calc 'r*1e6' r="$rate")" "$(calc 'm*1048576' m="$mib")" \
+	bw_record nuttcp "P$p" "$i" "$(calc 'r*1e6' r="$rate")" "$(calc 'm*1048576' m="$mib")" \
 		"$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")"
 }
 
-# bw_record TOOL P RUN BPS BYTES CLIENT_CPU SERVER_CPU: keep the samples, print a line.
+# bw_record TOOL KEY RUN BPS BYTES CLIENT_CPU SERVER_CPU: keep the samples
+# (bw-TOOL-WHERE-KEY, cpu-TOOL-WHERE-KEY), print a line.
 bw_record() {
-	local tool=$1 p=$2 i=$3 bps=$4 bytes=$5 cli=$6 srv=$7 per_gb
-	sample "bw-$tool-P$p" "$(calc 'b/1e9' b="$bps")"
+	local tool=$1 key=$WHERE-$2 i=$3 bps=$4 bytes=$5 cli=$6 srv=$7 per_gb
+	sample "bw-$tool-$key" "$(calc 'b/1e9' b="$bps")"
 	per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
-	sample "cpu-$tool-P$p" "$per_gb"
+	sample "cpu-$tool-$key" "$per_gb"
 	printf '  run %d/%d  %-7s %7.2f Gbit/s, cpu client %.2f s + server %.2f s = %.3f s/GB\n' \
 		"$i" "$RUNS" "$tool" "$(calc 'b/1e9' b="$bps")" "$cli" "$srv" "$per_gb"
 }
 
-echo "== TCP bandwidth ($CC), ixperf bw vs iperf3, iperf 2 and nuttcp"
-server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
-ix_bw_pid=$SERVER_PID
-server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
-iperf_pid=$SERVER_PID
-server_up iperf2 tcp "$P_IPERF2" iperf -s -B "$HOST" -p "$P_IPERF2"
-iperf2_pid=$SERVER_PID
-server_up nuttcp tcp "$P_NUT" nuttcp -S --nofork -P "$P_NUT" -p "$P_NUT_DATA"
-nuttcp_pid=$SERVER_PID
-for p in 1 4; do
-	echo "-- $p stream(s)"
-	for ((i = 1; i <= RUNS; i++)); do
-		bw_ixperf "$p" "$i"
-		bw_iperf3 "$p" "$i"
-		bw_iperf2 "$p" "$i"
-		bw_nuttcp "$p" "$i"
-	done
-done
-# Zero-copy sends: ixperf -Z (MSG_ZEROCOPY) against iperf3 -Z (sendfile).
-# Loopback delivers by copy, so neither saves the copy here; the row shows
-# what the option costs or gains on this path, and ixperf says what the
-# kernel copied.
-echo "-- 1 stream, zero-copy sends (ixperf -Z, iperf3 -Z)"
-for ((i = 1; i <= RUNS; i++)); do
-	bw_ixperf 1 "$i" zc
-	bw_iperf3 1 "$i" zc
-done
-server_down "$ix_bw_pid"
-server_down "$iperf_pid"
-server_down "$iperf2_pid"
-echo
+# tcp_servers: the four TCP servers at WHERE.
+tcp_servers() {
+	server_up ix_bw tcp "$P_IX_BW" "${SRV[@]}" "$IXPERF" server -B "$DST" -p "$P_IX_BW" -q
+	ix_bw_pid=$SERVER_PID
+	server_up iperf tcp "$P_IPERF" "${SRV[@]}" iperf3 -s -B "$DST" -p "$P_IPERF"
+	iperf_pid=$SERVER_PID
+	server_up iperf2 tcp "$P_IPERF2" "${SRV[@]}" iperf -s -B "$DST" -p "$P_IPERF2"
+	iperf2_pid=$SERVER_PID
+	server_up nuttcp tcp "$P_NUT" "${SRV[@]}" nuttcp -S --nofork -P "$P_NUT" -p "$P_NUT_DATA"
+	nuttcp_pid=$SERVER_PID
+}
 
-# ---- UDP bandwidth ----------------------------------------------------------------
+# tcp_sweep WHERE: every stream count of STREAMS, the four tools in turn.
+tcp_sweep() {
+	local i
+	at "$1"
+	echo "== TCP bandwidth over $(where_name), $CC: ixperf bw vs iperf3, iperf 2 and nuttcp"
+	tcp_servers
+	sweep bw
+	# Zero-copy sends: ixperf -Z (MSG_ZEROCOPY) against iperf3 -Z
+	# (sendfile). Loopback delivers by copy, so neither saves the copy
+	# here; the row shows what the option costs or gains on this path,
+	# and ixperf says what the kernel copied.
+	if [ "$WHERE" = lo ]; then
+		echo "-- 1 stream, zero-copy sends (ixperf -Z, iperf3 -Z)"
+		for ((i = 1; i <= RUNS; i++)); do
+			bw_ixperf 1 "$i" zc
+			bw_iperf3 1 "$i" zc
+		done
+	fi
+	server_down "$ix_bw_pid"
+	server_down "$iperf_pid"
+	server_down "$iperf2_pid"
+	server_down "$nuttcp_pid"
+	echo
+}
 
-# udp_ixperf RUN: one ixperf bw --path udp run at UDP_RATE with 1472-byte
-# datagrams; records goodput, loss and CPU s/GB (client + server).
+# ---- UDP bandwidth, 1 to 16 streams ------------------------------------------------
+
+# udp_ixperf P RUN: one ixperf bw --path udp run, P streams sharing UDP_RATE
+# (-b is per stream), 1472-byte datagrams; records goodput, loss and CPU
+# s/GB (client + server).
 udp_ixperf() {
-	local i=$1 name="ixudp-$1" before after bps loss bytes
+	local p=$1 i=$2 name="ixudp-$WHERE-P$1-$2" before after bps loss bytes
 	before=$(proc_cpu_s "$ix_bw_pid")
-	run_client "$name" "$IXPERF" bw --path udp -s 1472 -b "$UDP_RATE" -t "$T" -w 0 -J -p "$P_IX_BW" "$HOST"
+	run_client "$name" "${CLIENT[@]}" "$IXPERF" bw --path udp -P "$p" -s 1472 \
+		-b "$(awk -v r="$UDP_BPS" -v p="$p" 'BEGIN { printf "%.0f", r / p }')" -t "$T" -w 0 -J -p "$P_IX_BW" "$DST"
 	after=$(proc_cpu_s "$ix_bw_pid")
 	jq -e '.complete and .results[0].complete' "$WORK/$name.out" >/dev/null ||
 		die "$name: ixperf reports an incomplete test: $(jq -c '.error // .results[0].error' "$WORK/$name.out")"
 	bps=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bits_per_second')
 	loss=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.loss_percent')
 	bytes=$(jq_num "$WORK/$name.out" '.results[0].summary.forward.bytes')
-	udp_record ixperf "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" \
+	udp_record ixperf "$p" "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" \
+		"$(calc 'a-b' a="$after" b="$before")" \
 		"$(jq -r '.results[0].streams[0] | "\(.sender.io.kind)/\(.receiver.io.kind)"' "$WORK/$name.out")"
 }
 
-# udp_iperf3 RUN: iperf3 -u at full speed (-b 0), 1472-byte datagrams.
+# udp_iperf3 P RUN: iperf3 -u at full speed (-b 0), 1472-byte datagrams.
 udp_iperf3() {
-	local i=$1 name="iperf3-udp-$1" before after bps loss bytes
+	local p=$1 i=$2 name="iperf3-udp-$WHERE-P$1-$2" before after bps loss bytes
 	before=$(proc_cpu_s "$iperf_pid")
-	run_client "$name" iperf3 -c "$HOST" -p "$P_IPERF" -u -b 0 -l 1472 -t "$T" -J
+	run_client "$name" "${CLIENT[@]}" iperf3 -c "$DST" -p "$P_IPERF" -u -b 0 -l 1472 -P "$p" -t "$T" -J
 	after=$(proc_cpu_s "$iperf_pid")
 	jq -e '.error == null' "$WORK/$name.out" >/dev/null ||
 		die "$name: iperf3 reports: $(jq -r '.error' "$WORK/$name.out")"
 	bps=$(jq_num "$WORK/$name.out" '.end.sum.bits_per_second * (100 - .end.sum.lost_percent) / 100')
 	loss=$(jq_num "$WORK/$name.out" '.end.sum.lost_percent')
 	bytes=$(jq_num "$WORK/$name.out" '.end.sum.bytes * (100 - .end.sum.lost_percent) / 100')
-	udp_record iperf3 "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
+	udp_record iperf3 "$p" "$i" "$bps" "$loss" "$bytes" "$(cat "$WORK/$name.cpu")" \
+		"$(calc 'a-b' a="$after" b="$before")" single
 }
 
-# udp_record TOOL RUN BPS LOSS BYTES CLIENT_CPU SERVER_CPU IO: keep the samples, print a line.
+# udp_record TOOL P RUN BPS LOSS BYTES CLIENT_CPU SERVER_CPU IO: keep the
+# samples (udp-bw-TOOL-WHERE-PP, udp-loss-..., udp-cpu-...), print a line.
 udp_record() {
-	local tool=$1 i=$2 bps=$3 loss=$4 bytes=$5 cli=$6 srv=$7 io=$8 per_gb
+	local tool=$1 key=$WHERE-P$2 i=$3 bps=$4 loss=$5 bytes=$6 cli=$7 srv=$8 io=$9 per_gb
 	per_gb=$(calc '(c+s)/(n/1e9)' c="$cli" s="$srv" n="$bytes")
-	sample "udp-bw-$tool" "$(calc 'b/1e9' b="$bps")"
-	sample "udp-loss-$tool" "$loss"
-	sample "udp-cpu-$tool" "$per_gb"
+	sample "udp-bw-$tool-$key" "$(calc 'b/1e9' b="$bps")"
+	sample "udp-loss-$tool-$key" "$loss"
+	sample "udp-cpu-$tool-$key" "$per_gb"
 	printf '  run %d/%d  %-7s %7.2f Gbit/s received, loss %6.3f%%, cpu %.3f s/GB (%s)\n' "$i" "$RUNS" \
 		"$tool" "$(calc 'b/1e9' b="$bps")" "$loss" "$per_gb" "$io"
 }
 
-# udp_iperf2 RUN: iperf 2 -u as fast as it sends; its server's CSV line
-# gives what arrived: bytes (8), bit/s (9), lost (11), total (12).
+# udp_iperf2 P RUN: iperf 2 -u as fast as it sends; its server writes a CSV
+# line a stream: bytes (8), bit/s (9), lost (11), total (12), summed over
+# the lines this run added.
 udp_iperf2() {
-	local i=$1 name="iperf2-udp-$1" before after line bytes lost total
+	local p=$1 i=$2 name="iperf2-udp-$WHERE-P$1-$2" before after sums bytes bps lost total had
+	had=$(wc -l <"$WORK/iperf2u.log")
 	before=$(proc_cpu_s "$iperf2u_pid")
-	run_client "$name" iperf -c "$HOST" -p "$P_IPERF2_UDP" -u -b 100G -l 1472 -t "$T" -f b -y C
-	sleep 0.5 # the server's report of this run
+	run_client "$name" "${CLIENT[@]}" iperf -c "$DST" -p "$P_IPERF2_UDP" -u -b 100G -l 1472 -P "$p" -t "$T" -f b -y C
+	# the server's reports of this run, a line a stream (2 s at most)
+	for _ in $(seq 1 40); do
+		[ "$(tail -n +$((had + 1)) "$WORK/iperf2u.log" | awk -F, 'NF >= 13' | wc -l)" -ge "$p" ] && break
+		sleep 0.05
+	done
 	after=$(proc_cpu_s "$iperf2u_pid")
-	line=$(awk -F, 'NF >= 13' "$WORK/iperf2u.log" | tail -n 1)
-	[ -n "$line" ] || die "$name: no server report in $WORK/iperf2u.log"
-	IFS=, read -r _ _ _ _ _ _ _ bytes bps _ lost total _ <<<"$line"
-	udp_record iperf2 "$i" "$bps" "$(calc '100*l/n' l="$lost" n="$total")" \
+	sums=$(tail -n +$((had + 1)) "$WORK/iperf2u.log" |
+		awk -F, 'NF >= 13 { b += $8; r += $9; l += $11; n += $12; k++ }
+			END { if (k) printf "%.0f %.0f %.0f %.0f\n", b, r, l, n }')
+	[ -n "$sums" ] || die "$name: no server report in $WORK/iperf2u.log"
+	read -r bytes bps lost total <<<"$sums"
+	udp_record iperf2 "$p" "$i" "$bps" "$(calc '100*l/n' l="$lost" n="$total")" \
 		"$bytes" "$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
 }
 
-# udp_nuttcp RUN: nuttcp -u at UDP_RATE (it needs a rate too).
+# udp_nuttcp P RUN: nuttcp -u, P streams, at UDP_RATE (it needs a rate too).
 udp_nuttcp() {
-	local i=$1 name="nuttcp-udp-$1" before after mib loss
+	local p=$1 i=$2 name="nuttcp-udp-$WHERE-P$1-$2" before after mib loss
 	before=$(proc_cpu_s "$nuttcp_pid")
-	run_client "$name" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -u -R "$UDP_RATE" -l 1472 -fparse "$HOST"
+	run_client "$name" "${CLIENT[@]}" nuttcp -P "$P_NUT" -p "$P_NUT_DATA" -T "$T" -u -N "$p" -R "$UDP_RATE" \
+		-l 1472 -fparse "$DST"
 	after=$(proc_cpu_s "$nuttcp_pid")
 	mib=$(nuttcp_field "$WORK/$name.out" megabytes)
 	loss=$(nuttcp_field "$WORK/$name.out" data_loss)
 	[ -n "$mib" ] && [ -n "$loss" ] || die "$name: no figures in nuttcp's output ($WORK/$name.out)"
-	udp_record nuttcp "$i" "$(calc 'm*1048576*8/t' m="$mib" t="$T")" "$loss" "$(calc 'm*1048576' m="$mib")" \
+	udp_record nuttcp "$p" "$i" "$(calc 'm*1048576*8/t' m="$mib" t="$T")" "$loss" "$(calc 'm*1048576' m="$mib")" \
 		"$(cat "$WORK/$name.cpu")" "$(calc 'a-b' a="$after" b="$before")" single
 }
 
-echo "== UDP bandwidth, 1472-byte datagrams: ixperf bw --path udp vs iperf3 -u -b 0, iperf 2, nuttcp"
-server_up ix_bw tcp "$P_IX_BW" "$IXPERF" server -B "$HOST" -p "$P_IX_BW" -q
-ix_bw_pid=$SERVER_PID
-server_up iperf tcp "$P_IPERF" iperf3 -s -B "$HOST" -p "$P_IPERF"
-iperf_pid=$SERVER_PID
-server_up iperf2u udp "$P_IPERF2_UDP" iperf -s -u -B "$HOST" -p "$P_IPERF2_UDP" -y C
-iperf2u_pid=$SERVER_PID
-# iperf3 sends as fast as one datagram a call allows; ixperf is paced (UDP
-# has no flow control), at BENCH_UDP_RATE: what it receives at that rate,
+# UDP has no flow control: iperf3 and iperf 2 send as fast as one datagram
+# a call allows; ixperf is paced at BENCH_UDP_RATE in all (split over the
+# streams), nuttcp at the same rate: what ixperf receives at that rate,
 # and what it loses, is what it can do.
 UDP_RATE=${BENCH_UDP_RATE:-10G}
-echo "   ixperf rate: $UDP_RATE"
-for ((i = 1; i <= RUNS; i++)); do
-	udp_ixperf "$i"
-	udp_iperf3 "$i"
-	udp_iperf2 "$i"
-	udp_nuttcp "$i"
-done
-server_down "$ix_bw_pid"
-server_down "$iperf_pid"
-server_down "$iperf2u_pid"
-server_down "$nuttcp_pid"
-echo
+# rate_bps RATE: bit/s of a rate as ixperf and iperf read it (10G, 2.5g,
+# 800M: decimal prefixes).
+rate_bps() {
+	awk -v r="$1" 'BEGIN {
+		if (!match(r, /^[0-9]+(\.[0-9]+)?[kKmMgGtT]?$/)) exit 1
+		m = 1; u = substr(r, length(r))
+		if (u ~ /[kK]/) m = 1e3; else if (u ~ /[mM]/) m = 1e6
+		else if (u ~ /[gG]/) m = 1e9; else if (u ~ /[tT]/) m = 1e12
+		printf "%.0f\n", r * m }'
+}
+UDP_BPS=$(rate_bps "$UDP_RATE") || die "BENCH_UDP_RATE: '$UDP_RATE' is not a rate (e.g. 10G)"
+
+# udp_sweep WHERE: every stream count of STREAMS, the four tools in turn.
+udp_sweep() {
+	at "$1"
+	echo "== UDP bandwidth over $(where_name), 1472-byte datagrams: ixperf bw --path udp" \
+		"($UDP_RATE in all) vs iperf3 -u -b 0, iperf 2 -u -b 100G, nuttcp -u -R $UDP_RATE"
+	server_up ix_bw tcp "$P_IX_BW" "${SRV[@]}" "$IXPERF" server -B "$DST" -p "$P_IX_BW" -q
+	ix_bw_pid=$SERVER_PID
+	server_up iperf tcp "$P_IPERF" "${SRV[@]}" iperf3 -s -B "$DST" -p "$P_IPERF"
+	iperf_pid=$SERVER_PID
+	server_up iperf2u udp "$P_IPERF2_UDP" "${SRV[@]}" iperf -s -u -B "$DST" -p "$P_IPERF2_UDP" -y C
+	iperf2u_pid=$SERVER_PID
+	server_up nuttcp tcp "$P_NUT" "${SRV[@]}" nuttcp -S --nofork -P "$P_NUT" -p "$P_NUT_DATA"
+	nuttcp_pid=$SERVER_PID
+	sweep udp
+	server_down "$ix_bw_pid"
+	server_down "$iperf_pid"
+	server_down "$iperf2u_pid"
+	server_down "$nuttcp_pid"
+	echo
+}
+
+WHERES=lo
+if section tcp || section udp; then
+	if veth_setup; then
+		WHERES="lo veth"
+	else
+		netns_down
+		echo "== the veth rows are skipped: they need root, iproute2 and veth"
+		echo
+	fi
+fi
+if section tcp; then
+	for w in $WHERES; do tcp_sweep "$w"; done
+fi
+if section udp; then
+	for w in $WHERES; do udp_sweep "$w"; done
+fi
+netns_down
+at lo
 
 # ---- accuracy through a tbf-shaped link -------------------------------------------
 
@@ -444,13 +582,12 @@ echo
 # for ixperf and iperf3 side by side. Needs root, iproute2 and tbf;
 # otherwise said and skipped.
 TBF_MBIT=${BENCH_TBF_MBIT:-500}
-TBF_NS=()
 tbf_setup() {
 	local a=ixbench-a-$$ b=ixbench-b-$$ m=ixbench-m-$$ pair dev
 	[ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v tc >/dev/null || return 1
 	ip netns add "$a" 2>/dev/null || return 1
-	TBF_NS+=("$a")
-	ip netns add "$b" && TBF_NS+=("$b") && ip netns add "$m" && TBF_NS+=("$m") || return 1
+	NETNS+=("$a")
+	ip netns add "$b" && NETNS+=("$b") && ip netns add "$m" && NETNS+=("$m") || return 1
 	ip link add ixa0 netns "$a" type veth peer name ixma netns "$m" 2>/dev/null || return 1
 	ip link add ixb0 netns "$b" type veth peer name ixmb netns "$m" || return 1
 	ip -n "$m" link add ixbr0 type bridge 2>/dev/null || return 1
@@ -465,13 +602,6 @@ tbf_setup() {
 			return 1
 	done
 	TBF_A=$a TBF_B=$b
-}
-tbf_down() {
-	local ns
-	for ns in "${TBF_NS[@]}"; do
-		ip netns del "$ns" 2>/dev/null || true
-	done
-	TBF_NS=()
 }
 
 # tbf_ixperf KEY TRUTH RUN ARGS...: one ixperf bw run from A to B; records
@@ -505,8 +635,10 @@ tbf_iperf3() {
 }
 
 TBF_OK=0
-echo "== Accuracy through a link shaped to $TBF_MBIT Mbit/s (tbf, network namespaces)"
-if tbf_setup; then
+section tbf && echo "== Accuracy through a link shaped to $TBF_MBIT Mbit/s (tbf, network namespaces)"
+if ! section tbf; then
+	:
+elif tbf_setup; then
 	TBF_OK=1
 	SERVER_NS=$TBF_B server_up tbf_ix tcp "$P_IX_BW" ip netns exec "$TBF_B" "$IXPERF" server -B 198.18.0.2 -p "$P_IX_BW" -q
 	tbf_ix_pid=$SERVER_PID
@@ -526,15 +658,15 @@ if tbf_setup; then
 else
 	echo "   skipped: needs root, iproute2, veth, bridges and tbf"
 fi
-tbf_down
-echo
+netns_down
+section tbf && echo
 
 # ---- 3: latency -----------------------------------------------------------------
 
 # lat_ixperf PATH RUN [--busy-poll]: one ixperf lat run; records p50/p99 in usec.
 lat_ixperf() {
 	local path=$1 i=$2 mode=${3:-} key name p50 p99
-	key="ixperf${mode:+-bp}-$path"
+	key="ixperf${mode:+-bp}-$PM-$path"
 	name="lat-$key-$i"
 	# shellcheck disable=SC2086 # $mode is empty or one option
 	run_client "$name" "${PIN_CLIENT[@]}" "$IXPERF" lat --path "$path" -s "$LAT_SIZE" -t "$T" -w "$LAT_WARMUP" \
@@ -557,7 +689,7 @@ sockperf_pct() {
 # latency (RTT/2) in usec, e.g. "---> percentile 99.000 =   44.490", coloured
 # with ANSI escapes on some lines; the escapes are stripped first.
 lat_sockperf() {
-	local path=$1 i=$2 port=$P_SP_UDP opt=() name="lat-sockperf-$1-$2" txt p50 p99 obs
+	local path=$1 i=$2 port=$P_SP_UDP opt=() name="lat-sockperf-$PM-$1-$2" txt p50 p99 obs
 	[ "$path" = tcp ] && { port=$P_SP_TCP; opt=(--tcp); }
 	run_client "$name" "${PIN_CLIENT[@]}" sockperf ping-pong -i "$HOST" -p "$port" "${opt[@]}" -m "$LAT_SIZE" -t "$T"
 	txt=$(cat "$WORK/$name.out" "$WORK/$name.err" | sed 's/\x1b\[[0-9;]*m//g')
@@ -567,7 +699,7 @@ lat_sockperf() {
 		die "$name: no percentiles in sockperf's output ($WORK/$name.out)"
 	fi
 	obs=$(sed -n 's/.*Total \([0-9]*\) observations.*/\1/p' <<<"$txt" | head -n 1)
-	lat_record "sockperf-$path" "$i" "$p50" "$p99" "${obs:-?} samples"
+	lat_record "sockperf-$PM-$path" "$i" "$p50" "$p99" "${obs:-?} samples"
 }
 
 # lat_record KEY RUN P50 P99 NOTE: keep the samples, print a line.
@@ -578,39 +710,55 @@ lat_record() {
 }
 
 # Where the scheduler puts the two ends decides loopback latency more than
-# either tool does (same core: ~6 us; across cores: ~20 us). Both tools are
-# pinned alike: clients on one CPU, servers on another (BENCH_PIN=none
-# leaves placement to the scheduler).
+# either tool does (same core: ~6 us; across cores: ~20 us). Both tools run
+# pinned alike (clients on one CPU, servers on another: BENCH_PIN, default
+# 0,1), then both left to the scheduler; BENCH_PIN=none runs the second only.
 PIN=${BENCH_PIN:-0,1}
-PIN_CLIENT=()
-PIN_SERVER=()
-if [ "$PIN" != none ] && command -v taskset >/dev/null; then
-	PIN_CLIENT=(taskset -c "${PIN%,*}")
-	PIN_SERVER=(taskset -c "${PIN#*,}")
+PMODES="pinned free"
+{ [ "$PIN" = none ] || ! command -v taskset >/dev/null; } && PMODES=free
+
+# lat_pass MODE: the ping-pong runs with both tools pinned ("pinned") or not
+# ("free"); ixperf --busy-poll beside them when pinned.
+lat_pass() {
+	local path i
+	PM=$1 PIN_CLIENT=() PIN_SERVER=()
+	if [ "$PM" = pinned ]; then
+		PIN_CLIENT=(taskset -c "${PIN%,*}")
+		PIN_SERVER=(taskset -c "${PIN#*,}")
+	fi
+	echo "== Latency, $LAT_SIZE-byte ping-pong, one-way (RTT/2), ixperf lat vs sockperf, $PM"
+	echo "   pinning: ${PIN_CLIENT[*]:-none} (clients), ${PIN_SERVER[*]:-none} (servers)"
+	server_up ix_lat tcp "$P_IX_LAT" "${PIN_SERVER[@]}" "$IXPERF" server -B "$HOST" -p "$P_IX_LAT" -q
+	ix_lat_pid=$SERVER_PID
+	server_up sp_tcp tcp "$P_SP_TCP" "${PIN_SERVER[@]}" sockperf server --tcp -i "$HOST" -p "$P_SP_TCP"
+	sp_tcp_pid=$SERVER_PID
+	server_up sp_udp udp "$P_SP_UDP" "${PIN_SERVER[@]}" sockperf server -i "$HOST" -p "$P_SP_UDP"
+	sp_udp_pid=$SERVER_PID
+	for path in tcp udp; do
+		echo "-- $path"
+		for ((i = 1; i <= RUNS; i++)); do
+			if ((i % 2)); then
+				lat_ixperf "$path" "$i"
+				lat_sockperf "$path" "$i"
+			else
+				lat_sockperf "$path" "$i"
+				lat_ixperf "$path" "$i"
+			fi
+		done
+		[ "$PM" = pinned ] || continue
+		echo "-- $path, ixperf --busy-poll (information only)"
+		for ((i = 1; i <= RUNS; i++)); do
+			lat_ixperf "$path" "$i" --busy-poll
+		done
+	done
+	server_down "$ix_lat_pid"
+	server_down "$sp_tcp_pid"
+	server_down "$sp_udp_pid"
+	echo
+}
+if section lat; then
+	for m in $PMODES; do lat_pass "$m"; done
 fi
-echo "== Latency, $LAT_SIZE-byte ping-pong, one-way (RTT/2), ixperf lat vs sockperf"
-echo "   pinning: ${PIN_CLIENT[*]:-none} (clients), ${PIN_SERVER[*]:-none} (servers)"
-server_up ix_lat tcp "$P_IX_LAT" "${PIN_SERVER[@]}" "$IXPERF" server -B "$HOST" -p "$P_IX_LAT" -q
-ix_lat_pid=$SERVER_PID
-server_up sp_tcp tcp "$P_SP_TCP" "${PIN_SERVER[@]}" sockperf server --tcp -i "$HOST" -p "$P_SP_TCP"
-sp_tcp_pid=$SERVER_PID
-server_up sp_udp udp "$P_SP_UDP" "${PIN_SERVER[@]}" sockperf server -i "$HOST" -p "$P_SP_UDP"
-sp_udp_pid=$SERVER_PID
-for path in tcp udp; do
-	echo "-- $path"
-	for ((i = 1; i <= RUNS; i++)); do
-		lat_ixperf "$path" "$i"
-		lat_sockperf "$path" "$i"
-	done
-	echo "-- $path, ixperf --busy-poll (information only)"
-	for ((i = 1; i <= RUNS; i++)); do
-		lat_ixperf "$path" "$i" --busy-poll
-	done
-done
-server_down "$ix_lat_pid"
-server_down "$sp_tcp_pid"
-server_down "$sp_udp_pid"
-echo
 
 # ---- summary ------------------------------------------------------------------
 
@@ -637,23 +785,65 @@ row() {
 	printf '%-34s %12.3f %12s %8s %6s  %s\n' "$metric" "$ix" "$peer" "$ratio" "$goal" "$verdict"
 }
 
-echo "== Summary: medians of $RUNS runs of $T s, congestion control $CC"
-printf '%-34s %12s %12s %8s %6s  %s\n' metric ixperf peer ratio goal result
-for p in 1 4; do
-	for peer in iperf3 iperf2 nuttcp; do
-		row "TCP bw P$p, Gbit/s ($peer)" "$(median_of bw-ixperf-P$p)" "$(median_of "bw-$peer-P$p")" ">=1"
-		row "TCP CPU s/GB P$p ($peer)" "$(median_of cpu-ixperf-P$p)" "$(median_of "cpu-$peer-P$p")" "<=1"
+# sweep_table KIND WHERE: a line per stream count: each tool's median
+# goodput in Gbit/s and CPU s/GB (UDP: and loss), then ixperf over the best
+# peer's goodput (goal >= 1) and over the lowest peer CPU s/GB (goal <= 1);
+# for UDP ixperf's loss may not be above the lowest peer's, or 0.1%.
+sweep_table() {
+	local kind=$1 pre="" w=13 p t cell verdict bw cpu loss best bestt low lowt lossmin why
+	[ "$kind" = udp ] && pre=udp- w=22
+	at "$2"
+	echo "-- ${kind^^} over $(where_name); each tool: Gbit/s, CPU s/GB${pre:+, loss %}"
+	printf '%3s' P
+	for t in ixperf iperf3 iperf2 nuttcp; do printf '  %-*s' "$w" "$t"; done
+	printf '  %-22s %-22s %s\n' "bw / best peer" "CPU / lowest peer" result
+	for p in $STREAMS; do
+		printf '%3s' "$p"
+		best=0 bestt="" low="" lowt="" lossmin=""
+		for t in ixperf iperf3 iperf2 nuttcp; do
+			bw=$(median_of "${pre}bw-$t-$WHERE-P$p")
+			cpu=$(median_of "${pre}cpu-$t-$WHERE-P$p")
+			cell=$(printf '%6.2f %6.3f' "$bw" "$cpu")
+			if [ -n "$pre" ]; then
+				loss=$(median_of "udp-loss-$t-$WHERE-P$p")
+				cell="$cell $(printf '%7.3f%%' "$loss")"
+			fi
+			printf '  %-*s' "$w" "$cell"
+			[ "$t" = ixperf ] && continue
+			awk -v a="$bw" -v b="$best" 'BEGIN { exit !(a > b) }' && best=$bw bestt=$t
+			if [ -z "$low" ] || awk -v a="$cpu" -v b="$low" 'BEGIN { exit !(a < b) }'; then
+				low=$cpu lowt=$t
+			fi
+			if [ -n "$pre" ] && { [ -z "$lossmin" ] || awk -v a="$loss" -v b="$lossmin" 'BEGIN { exit !(a < b) }'; }; then
+				lossmin=$loss
+			fi
+		done
+		bw=$(printf '%.3f' "$(calc 'a/b' a="$(median_of "${pre}bw-ixperf-$WHERE-P$p")" b="$best")")
+		cpu=$(printf '%.3f' "$(calc 'a/b' a="$(median_of "${pre}cpu-ixperf-$WHERE-P$p")" b="$low")")
+		why=""
+		awk -v r="$bw" 'BEGIN { exit !(r < 1) }' && why="bw"
+		awk -v r="$cpu" 'BEGIN { exit !(r > 1) }' && why="${why:+$why, }CPU"
+		if [ -n "$pre" ]; then
+			loss=$(median_of "udp-loss-ixperf-$WHERE-P$p")
+			awk -v a="$loss" -v m="$lossmin" 'BEGIN { exit !(a > m && a > 0.1) }' && why="${why:+$why, }loss"
+		fi
+		verdict=PASS
+		[ -n "$why" ] && verdict="MISS ($why)"
+		printf '  %-22s %-22s %s\n' "$bw ($bestt)" "$cpu ($lowt)" "$verdict"
 	done
+}
+
+echo "== Summary: medians of $RUNS runs of $T s, congestion control $CC"
+for kind in tcp udp; do
+	section "$kind" || continue
+	for w in $WHERES; do sweep_table "$kind" "$w"; done
 done
-row "TCP bw P1 -Z, Gbit/s (iperf3 -Z)" "$(median_of bw-ixperf-PZ1)" "$(median_of bw-iperf3-PZ1)" ">=1"
-row "TCP CPU s/GB P1 -Z (iperf3 -Z)" "$(median_of cpu-ixperf-PZ1)" "$(median_of cpu-iperf3-PZ1)" "<=1"
-for peer in iperf3 iperf2 nuttcp; do
-	goal=">=1"
-	[ "$peer" = iperf3 ] && goal=">=3"
-	row "UDP bw 1472 B, Gbit/s ($peer)" "$(median_of udp-bw-ixperf)" "$(median_of "udp-bw-$peer")" "$goal"
-	row "UDP loss %, 1472 B ($peer)" "$(median_of udp-loss-ixperf)" "$(median_of "udp-loss-$peer")" "<=1"
-	row "UDP CPU s/GB, 1472 B ($peer)" "$(median_of udp-cpu-ixperf)" "$(median_of "udp-cpu-$peer")" "<=1"
-done
+echo
+printf '%-34s %12s %12s %8s %6s  %s\n' metric ixperf peer ratio goal result
+if section tcp; then
+	row "TCP bw P1 -Z, Gbit/s (iperf3 -Z)" "$(median_of bw-ixperf-lo-PZ1)" "$(median_of bw-iperf3-lo-PZ1)" ">=1"
+	row "TCP CPU s/GB P1 -Z (iperf3 -Z)" "$(median_of cpu-ixperf-lo-PZ1)" "$(median_of cpu-iperf3-lo-PZ1)" "<=1"
+fi
 # acc_row METRIC KEY: goodput over the shaped rate, ixperf and iperf3; PASS
 # when ixperf lands within 5% of the shaped rate (what netns.sh asserts).
 acc_row() {
@@ -668,13 +858,26 @@ if [ "$TBF_OK" = 1 ]; then
 	acc_row "TCP -Z via tbf, goodput/shaped" tcp-Z
 	acc_row "UDP 90% via tbf, goodput/offered" udp90
 fi
-for path in tcp udp; do
-	P=${path^^}
-	row "$P lat p50, us (sockperf)" "$(median_of "p50-ixperf-$path")" "$(median_of "p50-sockperf-$path")" "<=1"
-	row "$P lat p99, us (sockperf)" "$(median_of "p99-ixperf-$path")" "$(median_of "p99-sockperf-$path")" "<=1"
-done
-for path in tcp udp; do
-	P=${path^^}
-	row "$P lat p50, us, --busy-poll" "$(median_of "p50-ixperf-bp-$path")" "-" "-"
-	row "$P lat p99, us, --busy-poll" "$(median_of "p99-ixperf-bp-$path")" "-" "-"
-done
+# spread KEY: the lowest and highest run of a measurement.
+spread() {
+	sort -g "$WORK/samples/$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'
+}
+if section lat; then
+	for m in $PMODES; do
+		for path in tcp udp; do
+			P=${path^^}
+			for q in p50 p99; do
+				row "$P lat $q, us, $m (sockperf)" "$(median_of "$q-ixperf-$m-$path")" \
+					"$(median_of "$q-sockperf-$m-$path")" "<=1"
+				printf '%-34s %12s %12s   (the runs, lowest-highest)\n' "" \
+					"$(spread "$q-ixperf-$m-$path")" "$(spread "$q-sockperf-$m-$path")"
+			done
+		done
+	done
+	for path in tcp udp; do
+		[[ " $PMODES " == *" pinned "* ]] || break
+		P=${path^^}
+		row "$P lat p50, us, --busy-poll" "$(median_of "p50-ixperf-bp-pinned-$path")" "-" "-"
+		row "$P lat p99, us, --busy-poll" "$(median_of "p99-ixperf-bp-pinned-$path")" "-" "-"
+	done
+fi

@@ -60,6 +60,18 @@ show_logs() {
 	done
 }
 
+# failed_logs [TREE LABEL]: the logs of the tests that failed under
+# _build/TREE, again, last: a long run's output is read from its end.
+failed_logs() {
+	local tree=${1:-} label=${2:-} trs
+	{ find "_build/${tree:+$tree/}tests" -name '*.trs' \
+		-exec grep -lE '^:test-result: (FAIL|XPASS|ERROR)' {} + 2>/dev/null || true; } |
+		sort | while read -r trs; do
+			echo "===== ${label}failed: ${trs%.trs}.log ====="
+			tail -n 150 "${trs%.trs}.log"
+		done
+}
+
 # slowest [TREE]: the shell tests of _build/TREE by the seconds their
 # closing line gives (tests/lib.sh), the slowest first: where the hour goes.
 slowest() {
@@ -79,16 +91,19 @@ run_tests() {
 	[ "$rc" = 0 ] && { make -C _build check || rc=$?; }
 	show_logs
 	slowest
+	failed_logs
 	[ "$rc" = 0 ] || { echo "setup: make check failed"; exit "$rc"; }
 	echo "===== AddressSanitizer + UndefinedBehaviorSanitizer pass (${SECONDS} s into the run) ====="
 	make -C _build check-sanitize || rc=$?
 	show_logs san-build "sanitizers: "
+	failed_logs san-build "sanitizers: "
 	[ "$rc" = 0 ] || { echo "setup: make check-sanitize failed"; exit "$rc"; }
 	# The standing checks of reliability, each bounded: threads under
 	# ThreadSanitizer, the parsers under libFuzzer, an agent under a soak.
 	echo "===== ThreadSanitizer pass (${SECONDS} s into the run) ====="
 	make -C _build check-tsan || rc=$?
 	show_logs tsan-build "tsan: "
+	failed_logs tsan-build "tsan: "
 	[ "$rc" = 0 ] || { echo "setup: make check-tsan failed"; exit "$rc"; }
 	echo "===== fuzzing (${FUZZ_SECONDS:-12} s per parser; ${SECONDS} s into the run) ====="
 	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-12}" || rc=$?

@@ -134,7 +134,7 @@ check "the check is an ERROR saying why" \
 if [ -n "$(mpi_unavailable)" ]; then
 	skip_check "mpirun runs an SPMD plan" "$(mpi_unavailable)"
 else
-	MPI=(timeout 120 mpirun --allow-run-as-root --oversubscribe -np 4)
+	MPI=(timeout -k 10 120 mpirun --allow-run-as-root --oversubscribe -np 4)
 	start=$(date +%s)
 	"${MPI[@]}" "$IXPERF" run -d "$J/mpi" "$J/plan.ini" >"$J/mpi.out" 2>&1
 	rc=$?
@@ -196,13 +196,13 @@ elif ! slurm_up $((20000 + RANDOM % 20000)); then
 else
 	ok "a single-node Slurm starts (slurmctld, slurmd, munged)"
 	start=$(date +%s)
-	timeout 120 srun -n 4 -O --mpi=pmix "$IXPERF" run -d "$J/srun" "$J/plan.ini" \
+	timeout -k 10 120 srun -n 4 -O --mpi=pmix "$IXPERF" run -d "$J/srun" "$J/plan.ini" \
 		>"$J/srun.out" 2>&1
 	rc=$?
 	echo "# srun: exit $rc after $(($(date +%s) - start)) s"
 	check_launched "srun --mpi=pmix" "$J/srun" "$J/srun.out" "$rc" pmix
 	# Without PMIx: Slurm's environment and the user's token.
-	IXPERF_TOKEN=$(head -c 32 /dev/urandom | base64) timeout 120 srun -n 4 -O --mpi=none \
+	IXPERF_TOKEN=$(head -c 32 /dev/urandom | base64) timeout -k 10 120 srun -n 4 -O --mpi=none \
 		"$IXPERF" run -d "$J/srun-env" "$J/plan.ini" >"$J/srun-env.out" 2>&1
 	check_launched "srun --mpi=none" "$J/srun-env" "$J/srun-env.out" "$?" slurm-env
 fi
