@@ -635,31 +635,31 @@ tbf_iperf3() {
 }
 
 TBF_OK=0
-section tbf && echo "== Accuracy through a link shaped to $TBF_MBIT Mbit/s (tbf, network namespaces)"
-if ! section tbf; then
-	:
-elif tbf_setup; then
-	TBF_OK=1
-	SERVER_NS=$TBF_B server_up tbf_ix tcp "$P_IX_BW" ip netns exec "$TBF_B" "$IXPERF" server -B 198.18.0.2 -p "$P_IX_BW" -q
-	tbf_ix_pid=$SERVER_PID
-	SERVER_NS=$TBF_B server_up tbf_iperf tcp "$P_IPERF" ip netns exec "$TBF_B" iperf3 -s -B 198.18.0.2 -p "$P_IPERF"
-	tbf_iperf_pid=$SERVER_PID
-	offer=$((TBF_MBIT * 9 / 10))
-	for ((i = 1; i <= RUNS; i++)); do
-		tbf_ixperf tcp "$TBF_MBIT" "$i" -C "$CC"
-		tbf_iperf3 tcp "$TBF_MBIT" "$i" -C "$CC"
-		tbf_ixperf tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
-		tbf_iperf3 tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
-		tbf_ixperf udp90 "$offer" "$i" --path udp -s 1472 -b "${offer}M"
-		tbf_iperf3 udp90 "$offer" "$i" -u -l 1472 -b "${offer}M"
-	done
-	server_down "$tbf_ix_pid"
-	server_down "$tbf_iperf_pid"
-else
-	echo "   skipped: needs root, iproute2, veth, bridges and tbf"
+if section tbf; then
+	echo "== Accuracy through a link shaped to $TBF_MBIT Mbit/s (tbf, network namespaces)"
+	if tbf_setup; then
+		TBF_OK=1
+		SERVER_NS=$TBF_B server_up tbf_ix tcp "$P_IX_BW" ip netns exec "$TBF_B" "$IXPERF" server -B 198.18.0.2 -p "$P_IX_BW" -q
+		tbf_ix_pid=$SERVER_PID
+		SERVER_NS=$TBF_B server_up tbf_iperf tcp "$P_IPERF" ip netns exec "$TBF_B" iperf3 -s -B 198.18.0.2 -p "$P_IPERF"
+		tbf_iperf_pid=$SERVER_PID
+		offer=$((TBF_MBIT * 9 / 10))
+		for ((i = 1; i <= RUNS; i++)); do
+			tbf_ixperf tcp "$TBF_MBIT" "$i" -C "$CC"
+			tbf_iperf3 tcp "$TBF_MBIT" "$i" -C "$CC"
+			tbf_ixperf tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
+			tbf_iperf3 tcp-Z "$TBF_MBIT" "$i" -C "$CC" -Z
+			tbf_ixperf udp90 "$offer" "$i" --path udp -s 1472 -b "${offer}M"
+			tbf_iperf3 udp90 "$offer" "$i" -u -l 1472 -b "${offer}M"
+		done
+		server_down "$tbf_ix_pid"
+		server_down "$tbf_iperf_pid"
+	else
+		echo "   skipped: needs root, iproute2, veth, bridges and tbf"
+	fi
+	netns_down
+	echo
 fi
-netns_down
-section tbf && echo
 
 # ---- 3: latency -----------------------------------------------------------------
 
@@ -790,7 +790,7 @@ row() {
 # peer's goodput (goal >= 1) and over the lowest peer CPU s/GB (goal <= 1);
 # for UDP ixperf's loss may not be above the lowest peer's, or 0.1%.
 sweep_table() {
-	local kind=$1 pre="" w=13 p t cell verdict bw cpu loss best bestt low lowt lossmin why
+	local kind=$1 pre="" w=13 p t cell bw cpu loss ix_bw ix_cpu ix_loss best bestt low lowt lossmin why
 	[ "$kind" = udp ] && pre=udp- w=22
 	at "$2"
 	echo "-- ${kind^^} over $(where_name); each tool: Gbit/s, CPU s/GB${pre:+, loss %}"
@@ -803,33 +803,29 @@ sweep_table() {
 		for t in ixperf iperf3 iperf2 nuttcp; do
 			bw=$(median_of "${pre}bw-$t-$WHERE-P$p")
 			cpu=$(median_of "${pre}cpu-$t-$WHERE-P$p")
+			loss=0
 			cell=$(printf '%6.2f %6.3f' "$bw" "$cpu")
 			if [ -n "$pre" ]; then
 				loss=$(median_of "udp-loss-$t-$WHERE-P$p")
 				cell="$cell $(printf '%7.3f%%' "$loss")"
 			fi
 			printf '  %-*s' "$w" "$cell"
-			[ "$t" = ixperf ] && continue
+			if [ "$t" = ixperf ]; then
+				ix_bw=$bw ix_cpu=$cpu ix_loss=$loss
+				continue
+			fi
 			awk -v a="$bw" -v b="$best" 'BEGIN { exit !(a > b) }' && best=$bw bestt=$t
-			if [ -z "$low" ] || awk -v a="$cpu" -v b="$low" 'BEGIN { exit !(a < b) }'; then
-				low=$cpu lowt=$t
-			fi
-			if [ -n "$pre" ] && { [ -z "$lossmin" ] || awk -v a="$loss" -v b="$lossmin" 'BEGIN { exit !(a < b) }'; }; then
-				lossmin=$loss
-			fi
+			[ -z "$low" ] || awk -v a="$cpu" -v b="$low" 'BEGIN { exit !(a < b) }' && low=$cpu lowt=$t
+			[ -z "$lossmin" ] || awk -v a="$loss" -v b="$lossmin" 'BEGIN { exit !(a < b) }' && lossmin=$loss
 		done
-		bw=$(printf '%.3f' "$(calc 'a/b' a="$(median_of "${pre}bw-ixperf-$WHERE-P$p")" b="$best")")
-		cpu=$(printf '%.3f' "$(calc 'a/b' a="$(median_of "${pre}cpu-ixperf-$WHERE-P$p")" b="$low")")
-		why=""
-		awk -v r="$bw" 'BEGIN { exit !(r < 1) }' && why="bw"
-		awk -v r="$cpu" 'BEGIN { exit !(r > 1) }' && why="${why:+$why, }CPU"
-		if [ -n "$pre" ]; then
-			loss=$(median_of "udp-loss-ixperf-$WHERE-P$p")
-			awk -v a="$loss" -v m="$lossmin" 'BEGIN { exit !(a > m && a > 0.1) }' && why="${why:+$why, }loss"
-		fi
-		verdict=PASS
-		[ -n "$why" ] && verdict="MISS ($why)"
-		printf '  %-22s %-22s %s\n' "$bw ($bestt)" "$cpu ($lowt)" "$verdict"
+		bw=$(printf '%.3f' "$(calc 'a/b' a="$ix_bw" b="$best")")
+		cpu=$(printf '%.3f' "$(calc 'a/b' a="$ix_cpu" b="$low")")
+		why=$(awk -v b="$bw" -v c="$cpu" -v l="$ix_loss" -v m="$lossmin" 'BEGIN {
+			if (b < 1) w = "bw"
+			if (c > 1) w = w (w ? ", " : "") "CPU"
+			if (l > m && l > 0.1) w = w (w ? ", " : "") "loss"
+			print w }')
+		printf '  %-22s %-22s %s\n' "$bw ($bestt)" "$cpu ($lowt)" "$([ -n "$why" ] && echo "MISS ($why)" || echo PASS)"
 	done
 }
 
