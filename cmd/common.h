@@ -134,7 +134,7 @@ struct ix_client_opts {
  * meaningful are kept as text and parsed with their own range. */
 struct ix_rdma_cli {
 	const char *op;
-	uint64_t qps, tx_depth, rx_depth, cq_mod, rd_atom, mtu, ib_port;
+	uint64_t qps, tx_depth, rx_depth, cq_mod, rd_atom, mtu, ib_port, threads;
 	const char *inline_size, *gid_index, *gid_type, *tclass, *sl, *dev, *numa, *gpu;
 };
 
@@ -144,6 +144,10 @@ struct ix_rdma_cli {
 	  "rdma: write (default), read, send or write_imm", 0, 0 },                       \
 	{ 0, "qps", IX_OPT_UINT, offsetof(type, m.qps), "N",                            \
 	  "rdma: queue pairs (default 1)", 1, 256 },                                      \
+	{ 0, "threads", IX_OPT_UINT, offsetof(type, m.threads), "N",                    \
+	  "rdma bandwidth: polling threads at this end, QP q on thread q % N, each with " \
+	  "its own CQ (default: 1 below 4 QPs, else one per 2 QPs on at most half the "  \
+	  "CPUs)", 1, 16 },                                                               \
 	{ 0, "tx-depth", IX_OPT_UINT, offsetof(type, m.tx_depth), "N",                  \
 	  "rdma: send WRs in flight per QP (default 128; lat 1)", 1, 65536 },             \
 	{ 0, "rx-depth", IX_OPT_UINT, offsetof(type, m.rx_depth), "N",                  \

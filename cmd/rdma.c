@@ -82,6 +82,16 @@ static int params_from(const struct ix_client_opts *c, const struct ix_rdma_cli 
 			       o->op);
 	ix_rdma_params_init(p, (enum ix_rdma_kind)kind, (enum ix_rdma_op)op);
 	p->qps = (uint32_t)o->qps;
+	if (o->threads && kind == IX_RDMA_LAT)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--threads is for bandwidth: latency runs one QP from one thread");
+	if (o->threads > (o->qps ? o->qps : 1))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--threads %llu is more than the %llu QP%s (--qps): a thread "
+			       "polls QPs of its own",
+			       (unsigned long long)o->threads,
+			       (unsigned long long)(o->qps ? o->qps : 1), o->qps > 1 ? "s" : "");
+	p->threads = (uint32_t)o->threads;
 	p->tx_depth = (uint32_t)o->tx_depth;
 	p->rx_depth = (uint32_t)o->rx_depth;
 	p->cq_mod = (uint32_t)o->cq_mod;
@@ -305,6 +315,8 @@ const char *ix_rdma_cli_used(const struct ix_rdma_cli *o)
 		return "--op";
 	if (o->qps)
 		return "--qps";
+	if (o->threads)
+		return "--threads";
 	if (o->tx_depth)
 		return "--tx-depth";
 	if (o->rx_depth)

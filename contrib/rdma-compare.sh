@@ -22,6 +22,14 @@
 #               prints percentiles only when counting iterations)
 #   -r RUNS     runs of each tool, alternating (default 3)
 #   -l          PEER is this host: no ssh, the servers run here
+#   -q LIST     then write bandwidth at each QP count of LIST (1,2,4,8):
+#               ixperf --qps N (its threads by default) against perftest
+#               -q N (one thread), both by count: M / N messages per QP
+#               (perftest -n, ixperf --iters), M set by -m (default 4000)
+#   -m M        the messages of each -q run
+#   -Q          only the -q rows
+#   -T LIST     with -q, ixperf also with --threads T for each T of LIST
+#               (where T <= N): the threads opted into
 #
 # Environment: IXPERF (default ixperf), IXPERF_ARGS (extra ixperf options),
 # PERFTEST_ARGS (extra perftest options, the same on both sides).
@@ -33,12 +41,12 @@
 set -euo pipefail
 
 usage() {
-	sed -n "2,33p" "$0"
+	sed -n "2,42p" "$0"
 	exit 2
 }
 
-DEV= GIDX= SIZE= DUR=5 RUNS=3 ITERS=100000 LOCAL=
-while getopts "d:x:s:D:n:r:lh" o; do
+DEV='' GIDX='' SIZE='' DUR=5 RUNS=3 ITERS=100000 LOCAL='' QPS='' THREADS='' QMSGS=4000 BW_N='' ONLY_Q=''
+while getopts "d:x:s:D:n:r:lq:T:m:Qh" o; do
 	case $o in
 	d) DEV=$OPTARG ;;
 	x) GIDX=$OPTARG ;;
@@ -47,6 +55,10 @@ while getopts "d:x:s:D:n:r:lh" o; do
 	n) ITERS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	l) LOCAL=1 ;;
+	q) QPS=$OPTARG ;;
+	T) THREADS=$OPTARG ;;
+	m) QMSGS=$OPTARG ;;
+	Q) ONLY_Q=1 ;;
 	*) usage ;;
 	esac
 done
@@ -104,31 +116,36 @@ median() {
 		print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
 }
 
-# perftest TOOL SIZE: one run, prints two figures (Gbit/s and Mpps, or
-# t_typical and t_99 in us).
+# perftest TOOL SIZE [OPTION...]: one run, prints two figures (Gbit/s and
+# Mpps, or t_typical and t_99 in us).
 perftest() {
-	local tool=$1 size=$2 out run
+	local tool=$1 size=$2 out run more=("${@:3}")
 	# Bandwidth in Gbit/s by duration; latency by iterations, where
 	# perftest prints t_typical and the 99th percentile.
 	case $tool in
-	*_bw) run=(-D "$DUR" --report_gbits) ;;
+	*_bw) if [ -n "$BW_N" ]; then run=(-n "$BW_N" --report_gbits); else run=(-D "$DUR" --report_gbits); fi ;;
 	*_lat) run=(-n "$ITERS") ;;
 	esac
-	on_peer "$tool ${PT_OPTS[*]} -s $size ${run[*]} -F >/dev/null 2>&1 &"
+	on_peer "$tool ${PT_OPTS[*]} ${more[*]} -s $size ${run[*]} -F >/dev/null 2>&1 &"
 	sleep 1
-	out=$("$tool" "${PT_OPTS[@]}" -s "$size" "${run[@]}" -F "$PEER" 2>/dev/null) || return 1
+	out=$("$tool" "${PT_OPTS[@]}" "${more[@]}" -s "$size" "${run[@]}" -F "$PEER" 2>/dev/null) ||
+		return 1
 	case $tool in
 	*_bw) echo "$out" | awk -v s="$size" '$1 == s { print $4, $5 }' | tail -n 1 ;;
 	*_lat) echo "$out" | awk -v s="$size" '$1 == s { print $5, $8 }' | tail -n 1 ;;
 	esac
 }
 
-# ixrun OP KIND SIZE: the same test with ixperf, the same two figures.
+# ixrun OP KIND SIZE [OPTION...]: the same test with ixperf, the same two
+# figures (bandwidth: and the threads its end ran).
 ixrun() {
-	local op=$1 kind=$2 size=$3
+	local op=$1 kind=$2 size=$3 more=("${@:4}")
 	if [ "$kind" = bw ]; then
-		"$IX" bw --path rdma --op "$op" -s "$size" -t "$DUR" -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
-			jq -r '.results[0] | "\(.rdma.bits_per_second / 1e9) \(.rdma.message_rate / 1e6)"'
+		if [ -n "$BW_N" ]; then more+=(--iters "$BW_N"); else more+=(-t "$DUR"); fi
+		"$IX" bw --path rdma --op "$op" -s "$size" -p 5399 -J "${IX_EXTRA[@]}" \
+			"${more[@]}" "$PEER" |
+			jq -r '.results[0] | "\(.rdma.bits_per_second / 1e9) \(.rdma.message_rate / 1e6)" +
+				" \(.local.threads // 1)"'
 	else
 		"$IX" lat --path rdma --op "$op" -s "$size" -n "$ITERS" -w 0 -p 5399 -J "${IX_EXTRA[@]}" "$PEER" |
 			jq -r '.results[0] | "\(.stats.p50_ns / 1e3) \(.stats.p99_ns / 1e3) \(.clock)"'
@@ -137,7 +154,9 @@ ixrun() {
 
 fail=0
 printf "%-12s %-11s %14s %14s %8s\n" "test" "figure" "ixperf" "perftest" "ratio"
-for spec in write:bw read:bw send:bw write:lat read:lat send:lat; do
+specs=(write:bw read:bw send:bw write:lat read:lat send:lat)
+[ -z "$ONLY_Q" ] || specs=()
+for spec in "${specs[@]}"; do
 	op=${spec%%:*} kind=${spec##*:}
 	if [ -n "$SIZE" ]; then size=$SIZE; elif [ "$kind" = bw ]; then size=65536; else size=2; fi
 	: >"$WORK/ix"
@@ -155,5 +174,52 @@ for spec in write:bw read:bw send:bw write:lat read:lat send:lat; do
 	done
 	[ "$kind" = lat ] && awk '{ print $3 }' "$WORK/ix" >>"$WORK/clocks"
 done
-echo "ixperf's latency samples timed by: $(sort -u "$WORK/clocks" | paste -sd' ')"
+[ -n "$ONLY_Q" ] || echo "ixperf's latency samples timed by: $(sort -u "$WORK/clocks" | paste -sd' ')"
+
+# Write bandwidth by QP count: perftest polls every QP from one thread;
+# ixperf with its default threads (at most half the CPUs) and with the
+# threads asked by -T. By count, the same messages in all: perftest -q with
+# -D reports no bandwidth for more than one QP.
+ratio() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.3f", a / b; else print "-" }'
+}
+if [ -n "$QPS" ]; then
+	size=${SIZE:-65536}
+	IFS=, read -r -a qlist <<<"$QPS"
+	IFS=, read -r -a tlist <<<"${THREADS:-}"
+	echo
+	echo "write bandwidth by QP count, $QMSGS messages of $size bytes a run:"
+	printf "%-6s %-16s %11s %11s %8s %11s %11s %8s\n" "QPs" "ixperf" "Gbit/s" "perftest" \
+		"ratio" "Mpps" "perftest" "ratio"
+	for q in "${qlist[@]}"; do
+		BW_N=$((QMSGS / q))
+		variants=(auto)
+		for t in "${tlist[@]}"; do [ "$t" -le "$q" ] && variants+=("$t"); done
+		: >"$WORK/pt"
+		for v in "${variants[@]}"; do : >"$WORK/ix.$v"; done
+		for ((r = 0; r < RUNS; r++)); do
+			for v in "${variants[@]}"; do
+				more=(--qps "$q")
+				[ "$v" = auto ] || more+=(--threads "$v")
+				ixrun write bw "$size" "${more[@]}" >>"$WORK/ix.$v" || fail=1
+			done
+			perftest ib_write_bw "$size" -q "$q" >>"$WORK/pt" || fail=1
+		done
+		pg=$(awk '{ print $1 }' "$WORK/pt" | median)
+		pm=$(awk '{ print $2 }' "$WORK/pt" | median)
+		for v in "${variants[@]}"; do
+			g=$(awk '{ print $1 }' "$WORK/ix.$v" | median)
+			m=$(awk '{ print $2 }' "$WORK/ix.$v" | median)
+			th=$(awk '{ print $3 }' "$WORK/ix.$v" | sort -u | paste -sd/)
+			label="${th:-?} thread$([ "$th" = 1 ] || echo s)"
+			[ "$v" = auto ] && label="$label (auto)"
+			printf "%-6s %-16s %11s %11s %8s %11s %11s %8s\n" "$q" "$label" "$g" "$pg" \
+				"$(ratio "$g" "$pg")" "$m" "$pm" "$(ratio "$m" "$pm")"
+		done
+		# every run's Gbit/s, in the order they ran
+		echo "#   runs: perftest $(awk '{ printf " %.3f", $1 }' "$WORK/pt");$(for v in \
+			"${variants[@]}"; do printf " ixperf %s%s;" "$v" "$(awk '{ printf " %.3f", $1 }' \
+			"$WORK/ix.$v")"; done)"
+	done
+fi
 exit $fail

@@ -24,6 +24,7 @@
 #include "probes/rdma/access.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
+#include "probes/rdma/team.h"
 
 #define MAX_PORTS 64
 
@@ -170,6 +171,21 @@ static int place(struct hw_dev *h, const struct ix_rdma_params *p, struct ix_rdm
 	return 0;
 }
 
+/* The threads of a bandwidth run at this end, on the CPUs it was placed
+ * on: none beyond one at a passive end (write and read's responder). */
+static uint32_t team_size(const struct ix_rdma_params *p, bool requester)
+{
+	cpu_set_t cpus;
+	int n = 1;
+
+	if (p->kind == IX_RDMA_LAT || (!requester && !p->bidirectional &&
+				       (p->op == IX_RDMA_OP_WRITE || p->op == IX_RDMA_OP_READ)))
+		return 1;
+	if (pthread_getaffinity_np(pthread_self(), sizeof(cpus), &cpus) == 0)
+		n = CPU_COUNT(&cpus);
+	return ix_rdma_team_threads(p->threads, p->qps, n);
+}
+
 static bool write_lat(const struct ix_rdma_params *p)
 {
 	return p->kind == IX_RDMA_LAT && p->op == IX_RDMA_OP_WRITE;
@@ -269,8 +285,11 @@ static int hw_setup(void *ctx, const struct ix_rdma_params *p, bool requester,
 		gpu_auto(h);
 	snprintf(info->buffer, sizeof(info->buffer), "host memory%s%s%s",
 		 h->gpu_auto[0] ? " (" : "", h->gpu_auto, h->gpu_auto[0] ? ")" : "");
-	if (place(h, p, info, err) < 0 || (h->gpu >= 0 && gpu_buffer(h, p, info, &o, err) < 0) ||
-	    ix_verbs_open(&h->v, &o, &l, err) < 0)
+	if (place(h, p, info, err) < 0 || (h->gpu >= 0 && gpu_buffer(h, p, info, &o, err) < 0))
+		return -1;
+	info->threads = team_size(p, requester);
+	o.cqs = info->threads;
+	if (ix_verbs_open(&h->v, &o, &l, err) < 0)
 		return -1;
 	memset(self, 0, sizeof(*self));
 	self->infiniband = !l.ethernet;
@@ -352,6 +371,8 @@ static const struct ix_rdma_ops *hw_engine(void *ctx, bool requester, void **ect
 					 .opcode = (enum ix_rdma_opcode)h->p.op,
 					 .watch_writes = write_lat(&h->p) };
 	ix_tsc_init(&h->engine.tsc, IX_RDMA_SLOW_CLOCK_NS);
+	for (uint32_t k = 0; k < IX_RDMA_TEAM_MAX; k++)
+		h->engine.tsc_cq[k] = h->engine.tsc;
 	*ectx = &h->engine;
 	return &ix_rdma_hw_ops;
 }

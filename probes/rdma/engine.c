@@ -48,35 +48,6 @@ static int validate(const struct ix_rdma_run *r, bool lat, struct ix_err *err)
 	return 0;
 }
 
-/* ---- BW peak ------------------------------------------------------------ */
-
-struct marks {
-	struct ix_rdma_mark *v;
-	size_t n, cap;
-	bool lost; /* out of room: no peak */
-};
-
-static void mark_add(struct marks *m, uint64_t count, int64_t t)
-{
-	if (m->lost)
-		return;
-	if (m->n == m->cap) {
-		size_t ncap = m->cap ? m->cap * 2 : 1024;
-		struct ix_rdma_mark *nv;
-
-		if (ncap > IX_RDMA_PEAK_MAX_MARK)
-			ncap = IX_RDMA_PEAK_MAX_MARK;
-		nv = m->n < ncap ? realloc(m->v, ncap * sizeof(*nv)) : NULL;
-		if (!nv) {
-			m->lost = true;
-			return;
-		}
-		m->v = nv;
-		m->cap = ncap;
-	}
-	m->v[m->n++] = (struct ix_rdma_mark){ count, t };
-}
-
 /* ---- what bandwidth and latency share ------------------------------------ */
 
 struct rdma_qp {
@@ -236,8 +207,10 @@ struct bw_run {
 	int64_t ival_t;
 	uint64_t ival_tx, ival_rx;
 	unsigned polls_since;
+	bool warmed;  /* said to the team (run->sync) */
+	bool waiting; /* warm, waiting for the team's other threads: no stall */
 	bool peak;
-	struct marks posts, dones;
+	struct ix_rdma_marks posts, dones;
 };
 
 /* Top up every QP's window; measured WRs only once every QP's warm-up WRs
@@ -247,7 +220,15 @@ static int fill(struct bw_run *b)
 {
 	const struct ix_rdma_run *r = b->c.run;
 	bool stamped = false;
-	uint64_t limit = b->tx_all >= b->warm * r->qps ? b->c.quota : b->warm;
+	bool warm = b->tx_all >= b->warm * r->qps;
+	uint64_t limit;
+
+	if (warm && r->sync && !b->warmed) { /* this thread's part of the team's warm-up */
+		b->warmed = true;
+		atomic_fetch_sub(&r->sync->warming, 1);
+	}
+	b->waiting = warm && r->sync && atomic_load(&r->sync->warming) > 0;
+	limit = warm && !b->waiting ? b->c.quota : b->warm;
 
 	for (uint32_t q = 0; q < r->qps; q++) {
 		struct rdma_qp *p = &b->c.qp[q];
@@ -262,7 +243,7 @@ static int fill(struct bw_run *b)
 				if (b->tx_start == NO_TIME)
 					b->tx_start = t;
 				if (b->peak)
-					mark_add(&b->posts, b->tx_posted_meas, t);
+					ix_rdma_marks_add(&b->posts, b->tx_posted_meas, t);
 			}
 			if (core_post(&b->c, q, false) < 0)
 				return -1;
@@ -338,6 +319,9 @@ static int bw_check(struct bw_run *b)
 	int64_t t = core_clock(&b->c);
 
 	b->polls_since = 0;
+	if (r->sync && atomic_load(&r->sync->stop))
+		return ix_fail(b->c.err, IX_EXIT_FAIL,
+			       "stopped: another thread of the test failed");
 	if (!b->by_iters && !b->stopping) {
 		if (!b->sampling && t - b->t0 >= r->warmup_ns) {
 			b->sampling = true;
@@ -351,7 +335,7 @@ static int bw_check(struct bw_run *b)
 	}
 	if (r->interval_ns > 0 && t - b->ival_t >= r->interval_ns && push_interval(b, t) < 0)
 		return -1;
-	if (b->tx_all + b->rx_all != b->seen) {
+	if (b->tx_all + b->rx_all != b->seen || b->waiting) {
 		b->seen = b->tx_all + b->rx_all;
 		b->progress_t = t;
 	} else if (t - b->progress_t >= r->timeout_ns) {
@@ -385,7 +369,7 @@ static void bw_stamp(struct bw_run *b, uint64_t tx0, uint64_t rx0)
 	if (rx_more && b->rx_start == NO_TIME)
 		b->rx_start = t;
 	if (tx_more && b->peak)
-		mark_add(&b->dones, b->tx_meas, t);
+		ix_rdma_marks_add(&b->dones, b->tx_meas, t);
 	if (tx_more && b->tx_meas == target)
 		b->tx_end = t;
 	if (rx_more && b->rx_meas == target)
@@ -484,6 +468,8 @@ static void dir_figures(struct ix_rdma_dir_figures *d, uint64_t msgs, uint32_t s
 	d->bytes = msgs * size;
 	d->ns = start != NO_TIME && end > start ? end - start : 0;
 	if (d->ns > 0) {
+		d->t_start = start;
+		d->t_end = end;
 		d->bits_per_second = (double)d->bytes * 8e9 / (double)d->ns;
 		d->mpps = (double)msgs * 1e3 / (double)d->ns;
 	}
@@ -503,12 +489,19 @@ static void bw_finish(struct bw_run *b)
 		dir_figures(&o->tx, b->tx_meas, size, tx0, tx1 != NO_TIME ? tx1 : now);
 	if (b->rx)
 		dir_figures(&o->rx, b->rx_meas, size, rx0, rx1 != NO_TIME ? rx1 : now);
-	if (b->tx && b->peak && !b->posts.lost && !b->dones.lost) {
+	if (b->tx && b->peak && !b->posts.lost && !b->dones.lost && b->c.run->keep_marks) {
+		o->post_marks = b->posts.v;
+		o->done_marks = b->dones.v;
+		o->nposts = b->posts.n;
+		o->ndones = b->dones.n;
+		b->posts.v = b->dones.v = NULL;
+	} else if (b->tx && b->peak && !b->posts.lost && !b->dones.lost) {
 		double ns = ix_rdma_peak_msg_ns(b->posts.v, b->posts.n, b->dones.v, b->dones.n);
 
 		if (ns > 0)
 			o->tx.peak_bits_per_second = ix_f64((double)size * 8e9 / ns);
 	}
+	o->t0_ns = b->t0;
 	if (b->c.run->interval_ns > 0 && now > b->ival_t)
 		push_interval(b, now);
 	o->polls = b->c.polls;
@@ -547,6 +540,8 @@ int ix_rdma_engine_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct
 	b.peak = run->peak && b.by_iters;
 	b.tx_start = b.tx_end = b.rx_start = b.rx_end = b.win_start = b.win_end = NO_TIME;
 	b.t0 = b.progress_t = b.ival_t = core_clock(&b.c);
+	if (run->sync) /* the team's common start */
+		b.t0 = b.ival_t = run->sync->t0_ns;
 	b.deadline = INT64_MAX;
 	if (!b.by_iters && run->warmup_ns == 0) {
 		b.sampling = true;
@@ -573,6 +568,10 @@ void ix_rdma_bw_figures_free(struct ix_rdma_bw_figures *f)
 	free(f->qp_messages);
 	f->qp_messages = NULL;
 	f->nqps = 0;
+	free(f->post_marks);
+	free(f->done_marks);
+	f->post_marks = f->done_marks = NULL;
+	f->nposts = f->ndones = 0;
 }
 
 /* ---- latency ------------------------------------------------------------ */

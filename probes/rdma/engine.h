@@ -9,6 +9,7 @@
 #ifndef IX_RDMA_ENGINE_H
 #define IX_RDMA_ENGINE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,14 @@ struct ix_rdma_ops {
 	int64_t (*now_ns)(void *ctx);
 	/* What now_ns reads ("tsc", "clock_gettime"); NULL: a simulation. */
 	const char *(*clock_name)(void *ctx);
+	/* The completions of one completion queue of several: QP q completes
+	 * on CQ q % (the number of CQs), which the layer was opened with (a
+	 * team's threads, probes/rdma/team.h). NULL: one CQ, poll. */
+	int (*poll_cq)(void *ctx, uint32_t cq, struct ix_rdma_wc *wc, int max, struct ix_err *err);
+	/* The clock of the thread that polls CQ cq, where a clock keeps state
+	 * per reader (the TSC's anchor). NULL: now_ns may be read from any
+	 * thread. */
+	int64_t (*now_cq)(void *ctx, uint32_t cq);
 };
 
 /* Which end of the connection this engine runs. Bandwidth: the requester
@@ -102,6 +111,17 @@ struct ix_rdma_end {
 	void *ctx;
 };
 
+/* What the threads of one test share (probes/rdma/team.h); a run alone
+ * has none. Every thread's measured WRs wait until the warm-up WRs of
+ * every thread have completed (iterations mode), every thread's clock
+ * starts at t0_ns, and a thread that fails sets stop so that the others
+ * end at their next check instead of at the stall timeout. */
+struct ix_rdma_sync {
+	_Atomic uint32_t warming; /* threads still warming up */
+	_Atomic bool stop;
+	int64_t t0_ns;
+};
+
 struct ix_rdma_run {
 	enum ix_rdma_opcode opcode;
 	enum ix_rdma_side side;
@@ -114,13 +134,15 @@ struct ix_rdma_run {
 	bool inline_data;  /* post with IBV_SEND_INLINE */
 	uint64_t iters;    /* messages per QP (perftest -n); 0: run by duration */
 	int64_t duration_ns;
-	uint64_t warmup_iters;  /* iterations mode: messages per QP first, all completed */
-	int64_t warmup_ns;      /* duration mode: time before the measured window */
-	int64_t timeout_ns;     /* no completion at all for this long: the peer is gone */
-	int64_t interval_ns;    /* bandwidth: per-interval figures, 0 = none */
-	uint32_t check_every;   /* polls between clock readings, 0 = IX_RDMA_CHECK_EVERY */
-	bool peak;              /* bandwidth: compute the BW peak (iterations mode only) */
-	struct ix_rdma_end end; /* duration mode: agreeing on the end with the peer */
+	uint64_t warmup_iters;     /* iterations mode: messages per QP first, all completed */
+	int64_t warmup_ns;         /* duration mode: time before the measured window */
+	int64_t timeout_ns;        /* no completion at all for this long: the peer is gone */
+	int64_t interval_ns;       /* bandwidth: per-interval figures, 0 = none */
+	uint32_t check_every;      /* polls between clock readings, 0 = IX_RDMA_CHECK_EVERY */
+	bool peak;                 /* bandwidth: compute the BW peak (iterations mode only) */
+	struct ix_rdma_end end;    /* duration mode: agreeing on the end with the peer */
+	struct ix_rdma_sync *sync; /* one thread of a team; NULL: alone */
+	bool keep_marks;           /* hand the peak's time marks out (a team merges them) */
 };
 
 /* perftest's defaults (ib_write_bw): 64 KiB, tx depth 128, rx depth 512,
@@ -132,6 +154,13 @@ void ix_rdma_run_defaults(struct ix_rdma_run *run);
  * being wrong). */
 int64_t ix_rdma_stall_timeout_ns(void);
 void ix_rdma_set_stall_timeout_ns(int64_t ns);
+
+/* A time mark of the BW peak: a count of WRs (posted before a burst, or
+ * completed so far) at t_ns. */
+struct ix_rdma_mark {
+	uint64_t count;
+	int64_t t_ns;
+};
 
 /* Figures of one direction at this end. tx: the WRs this end posts (for
  * read, the data they fetch); rx: messages consumed by this end's receives.
@@ -162,6 +191,7 @@ struct ix_rdma_dir_figures {
 	uint64_t messages;
 	uint64_t bytes;
 	int64_t ns;             /* measured window */
+	int64_t t_start, t_end; /* its ends on ops->now_ns's clock (0: none) */
 	double bits_per_second; /* average: bytes over the window */
 	struct ix_opt_f64 peak_bits_per_second;
 	double mpps; /* message rate, millions per second */
@@ -191,6 +221,11 @@ struct ix_rdma_bw_figures {
 	 * every one the wire carried. */
 	uint32_t nqps;
 	uint64_t *qp_messages;
+	int64_t t0_ns; /* the run's start on ops->now_ns's clock; intervals count from it */
+	/* run->keep_marks: the BW peak's marks (below), the measured WRs
+	 * numbered in this run's own posting order; NULL when none or lost. */
+	struct ix_rdma_mark *post_marks, *done_marks;
+	size_t nposts, ndones;
 };
 
 /* Latency figures. samples: one value per measured round trip, in ns: half
@@ -232,11 +267,27 @@ const char *ix_rdma_opcode_name(enum ix_rdma_opcode op);
  * far, t_ns) with increasing counts. Returns the smallest
  * (t_done - t_post) / (count - index) over count > index, in ns per
  * message, or 0 when there is no such pair. */
-struct ix_rdma_mark {
-	uint64_t count;
-	int64_t t_ns;
-};
 double ix_rdma_peak_msg_ns(const struct ix_rdma_mark *posts, size_t nposts,
 			   const struct ix_rdma_mark *dones, size_t ndones);
+
+/* A growing list of marks: out of memory or past IX_RDMA_PEAK_MAX_MARK
+ * marks it is lost (no peak), never an error. */
+struct ix_rdma_marks {
+	struct ix_rdma_mark *v;
+	size_t n, cap;
+	bool lost;
+};
+void ix_rdma_marks_add(struct ix_rdma_marks *m, uint64_t count, int64_t t_ns);
+
+/* The marks of n threads' runs as one run's (each thread's posts and
+ * dones as the engine keeps them, its counts of its own WRs): each merged
+ * mark adds, at its time, what every other thread had posted (whole
+ * bursts: up to its next post mark, or all its WRs) or completed (its last
+ * done mark) by then, which numbers the WRs of all threads in posting
+ * order, as perftest's one thread counts them. Marks of equal time go in
+ * thread order. A lost list loses the merge. 0, or -1 out of memory (the
+ * outputs lost). */
+int ix_rdma_marks_merge(const struct ix_rdma_marks *posts, const struct ix_rdma_marks *dones,
+			size_t n, struct ix_rdma_marks *out_posts, struct ix_rdma_marks *out_dones);
 
 #endif

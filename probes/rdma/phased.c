@@ -123,7 +123,7 @@ static const char *sel_clock(void *ctx)
 }
 
 static const struct ix_rdma_ops sel_ops = { sel_post_send, sel_post_recv, sel_poll, sel_now,
-					    sel_clock };
+					    sel_clock,     NULL,          NULL };
 
 static void sleep_until_ns(int64_t t)
 {

@@ -43,11 +43,14 @@ static int post_recv(void *ctx, uint32_t qp, uint64_t wr_id, struct ix_err *err)
 	return ix_verbs_post_recv(hw->v, qp, 0, hw->size ? hw->size : 1, wr_id, err);
 }
 
-static int poll_cq(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err)
+/* One CQ's completions; the watched write of latency (one QP, one CQ)
+ * on CQ 0. */
+static int poll_cq(void *ctx, uint32_t cq, struct ix_rdma_wc *wc, int max, struct ix_err *err)
 {
 	struct ix_rdma_hw *hw = ctx;
 	struct ix_verbs_wc vw[IX_RDMA_POLL_BATCH];
-	int n = ix_verbs_poll(hw->v, vw, max < IX_RDMA_POLL_BATCH ? max : IX_RDMA_POLL_BATCH, err);
+	int n = ix_verbs_poll(hw->v, cq, vw, max < IX_RDMA_POLL_BATCH ? max : IX_RDMA_POLL_BATCH,
+			      err);
 
 	if (n < 0)
 		return -1;
@@ -58,7 +61,7 @@ static int poll_cq(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err
 					     .opcode = hw->opcode,
 					     .byte_len = vw[i].byte_len,
 					     .is_recv = vw[i].recv };
-	if (hw->watch_writes && n < max && hw->size) {
+	if (hw->watch_writes && cq == 0 && n < max && hw->size) {
 		uint8_t now = ix_verbs_buffer(hw->v)[2 * (uint64_t)hw->size - 1];
 
 		if (now != hw->last_seen) {
@@ -69,11 +72,36 @@ static int poll_cq(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err
 	return n;
 }
 
+/* Every CQ's, in turn from the one after the last that had some. */
+static int poll_all(void *ctx, struct ix_rdma_wc *wc, int max, struct ix_err *err)
+{
+	struct ix_rdma_hw *hw = ctx;
+	uint32_t ncq = ix_verbs_cqs(hw->v);
+
+	for (uint32_t i = 0; i < ncq; i++) {
+		uint32_t cq = (hw->next_cq + i) % ncq;
+		int n = poll_cq(ctx, cq, wc, max, err);
+
+		if (n != 0) {
+			hw->next_cq = cq + 1;
+			return n;
+		}
+	}
+	return 0;
+}
+
 static int64_t now_ns(void *ctx)
 {
 	struct ix_rdma_hw *hw = ctx;
 
 	return ix_tsc_now(&hw->tsc);
+}
+
+static int64_t now_cq(void *ctx, uint32_t cq)
+{
+	struct ix_rdma_hw *hw = ctx;
+
+	return ix_tsc_now(&hw->tsc_cq[cq % IX_RDMA_TEAM_MAX]);
 }
 
 static const char *clock_name(void *ctx)
@@ -83,7 +111,8 @@ static const char *clock_name(void *ctx)
 	return ix_tsc_name(&hw->tsc);
 }
 
-const struct ix_rdma_ops ix_rdma_hw_ops = { post_send, post_recv, poll_cq, now_ns, clock_name };
+const struct ix_rdma_ops ix_rdma_hw_ops = { post_send,  post_recv, poll_all, now_ns,
+					    clock_name, poll_cq,   now_cq };
 
 void ix_rdma_run_from_params(const struct ix_rdma_params *p, bool requester, bool latency,
 			     struct ix_rdma_run *run)

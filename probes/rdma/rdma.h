@@ -10,6 +10,7 @@
 #include "probes/core/tsc.h"
 #include "probes/rdma/engine.h"
 #include "probes/rdma/setup.h"
+#include "probes/rdma/team.h"
 #include "probes/rdma/verbs.h"
 
 /* The context of ix_rdma_hw_ops. */
@@ -23,6 +24,10 @@ struct ix_rdma_hw {
 	 * for the peer's writes, so its own stores are never taken for them. */
 	bool watch_writes;
 	uint8_t last_seen;
+	uint32_t next_cq; /* poll of every CQ: where the next one starts */
+	/* A team's threads (team.h): each its own copy of the calibrated
+	 * clock, whose anchor is per reader. */
+	struct ix_tsc tsc_cq[IX_RDMA_TEAM_MAX];
 	/* The engine's clock: the TSC where clock_gettime is slow (ix_tsc_init
 	 * with IX_RDMA_SLOW_CLOCK_NS), since the latency loop reads it twice
 	 * per round trip. */

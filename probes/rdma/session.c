@@ -18,6 +18,7 @@
 #include "probes/rdma/phased.h"
 #include "probes/rdma/rdma.h"
 #include "probes/rdma/session.h"
+#include "probes/rdma/team.h"
 
 #define SETUP_TIMEOUT_S 15.0 /* the peer's device setup */
 #define START_TIMEOUT_S 10.0
@@ -86,6 +87,7 @@ json_t *ix_rdma_port_info_json(const struct ix_rdma_port_info *i)
 	json_object_set_new(o, "numa_node",
 			    i->numa_node >= 0 ? json_integer(i->numa_node) : json_null());
 	json_object_set_new(o, "placement", json_string(i->placement));
+	json_object_set_new(o, "threads", json_integer(i->threads ? i->threads : 1));
 	json_object_set_new(o, "buffer", json_string(i->buffer));
 	json_object_set_new(o, "link", ix_link_json(&i->link));
 	return o;
@@ -114,6 +116,9 @@ void ix_rdma_port_info_parse(json_t *j, struct ix_rdma_port_info *i)
 	copy_str(i->gid.reason, sizeof(i->gid.reason), j, "gid_reason");
 	copy_str(i->netdev, sizeof(i->netdev), j, "netdev");
 	copy_str(i->placement, sizeof(i->placement), j, "placement");
+	if (json_is_integer(v = json_object_get(j, "threads")) && json_integer_value(v) > 0 &&
+	    json_integer_value(v) <= IX_RDMA_TEAM_MAX)
+		i->threads = (uint32_t)json_integer_value(v);
 	copy_str(i->buffer, sizeof(i->buffer), j, "buffer");
 	i->infiniband = json_is_string(v = json_object_get(j, "link_layer")) &&
 			strcmp(json_string_value(v), "InfiniBand") == 0;
@@ -315,9 +320,10 @@ static void counters_since(const struct ix_rdma_dev *dev, struct ix_ctr_set *c)
 	*c = moved;
 }
 
-static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params *p, bool requester,
-		      struct end_ctl *end, struct ix_rdma_bw_figures *bw,
-		      struct ix_rdma_lat_figures *lat, struct ix_err *err)
+static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params *p,
+		      const struct ix_rdma_port_info *info, bool requester, struct end_ctl *end,
+		      struct ix_rdma_bw_figures *bw, struct ix_rdma_lat_figures *lat,
+		      struct ix_err *err)
 {
 	struct ix_rdma_run run;
 	void *ectx = NULL;
@@ -330,7 +336,7 @@ static int run_engine(const struct ix_rdma_dev *dev, const struct ix_rdma_params
 		ix_rdma_lat_figures_free(lat);
 		return ix_rdma_engine_run_lat(ops, ectx, &run, lat, err);
 	}
-	return ix_rdma_engine_run_bw(ops, ectx, &run, bw, err);
+	return ix_rdma_team_run_bw(ops, ectx, &run, info->threads, bw, err);
 }
 
 /* Same parameters on both ends, field by field (in their wire form). */
@@ -523,7 +529,7 @@ static int client_run(struct ix_client *c, const struct ix_rdma_dev *dev, const 
 	end.fd = c->fd;
 	counters_now(dev, &r->ctr_local); /* before; what moved replaces it */
 	rc = pr ? run_phased(dev, pr, &self, &peer, r, err)
-		: run_engine(dev, &r->params, true, &end, &r->bw, &r->lat, err);
+		: run_engine(dev, &r->params, &r->local, true, &end, &r->bw, &r->lat, err);
 	counters_since(dev, &r->ctr_local);
 	if (rc == 0 && end.err.msg[0]) {
 		*err = end.err;
@@ -654,7 +660,7 @@ int ix_rdma_serve(int fd, json_t *req, const struct ix_rdma_serve_cfg *cfg, stru
 	if (rc < 0)
 		goto out;
 	counters_now(cfg->dev, &counters);
-	erc = run_engine(cfg->dev, &p, false, &end, &bw, &lat, &eerr);
+	erc = run_engine(cfg->dev, &p, &info, false, &end, &bw, &lat, &eerr);
 	if (erc == 0 && end.err.msg[0]) {
 		eerr = end.err;
 		erc = -1;

@@ -53,6 +53,7 @@ struct ix_rdma_port_info {
 	struct ix_rdma_gid gid;          /* the GID used and why */
 	int numa_node;                   /* the device's node, -1: unknown */
 	char placement[256];             /* where buffers and the polling thread went */
+	uint32_t threads;                /* polling threads (0: not said, as 1) */
 	char buffer[160];                /* "host memory", or the GPU's */
 	char netdev[IX_RDMA_IFNAME_MAX]; /* RoCE: the GID's netdev */
 	/* Its ceiling: the port's rate, the NIC's PCIe link and, with GPU

@@ -175,6 +175,9 @@ struct ix_rdma_params {
 	 * UDP port sport + i where the provider derives the port from the
 	 * label (0: no label set; 0xc001 to 0xffff otherwise). */
 	uint16_t sport;
+	/* Bandwidth: the threads this end polls its QPs from (team.h); 0:
+	 * automatic. */
+	uint32_t threads;
 };
 
 /* Device capabilities as ibv_query_device reports them (max_inline_data

@@ -15,6 +15,9 @@ static int check_qps(const struct ix_verbs_open_opts *o, struct ix_err *err)
 	if (o->qps < 1 || o->qps > IX_VERBS_MAX_QPS)
 		return ix_fail(err, IX_EXIT_USAGE, "between 1 and %d queue pairs",
 			       IX_VERBS_MAX_QPS);
+	if (o->cqs > o->qps)
+		return ix_fail(err, IX_EXIT_USAGE, "%u completion queues for %u queue pairs",
+			       o->cqs, o->qps);
 	return 0;
 }
 
@@ -25,7 +28,8 @@ static int check_qps(const struct ix_verbs_open_opts *o, struct ix_err *err)
 struct ix_verbs {
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
-	struct ibv_cq *cq;
+	struct ibv_cq *cq[IX_VERBS_MAX_QPS];
+	uint32_t ncqs;
 	struct ibv_qp *qp[IX_VERBS_MAX_QPS];
 	uint32_t psn[IX_VERBS_MAX_QPS]; /* each send queue's first PSN, as the peer was told */
 	uint32_t nqps;
@@ -253,6 +257,7 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 {
 	struct ix_verbs *v;
 	int cqe;
+	bool ok;
 
 	*out = NULL;
 	memset(l, 0, sizeof(*l));
@@ -267,15 +272,19 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 	v->buf_size = o->buf_size ? o->buf_size : 4096;
 	v->inline_max = o->inline_max;
 	v->device_mem = o->dmabuf;
-	cqe = (int)((o->tx_depth + o->rx_depth) * o->qps);
+	v->ncqs = o->cqs ? o->cqs : 1;
+	/* Each CQ holds every completion its QPs can have outstanding. */
+	cqe = (int)((o->tx_depth + o->rx_depth) * ((o->qps + v->ncqs - 1) / v->ncqs));
 	if (v->device_mem)
 		v->buf = (uint8_t *)(uintptr_t)o->dmabuf_addr;
 	else if (posix_memalign((void **)&v->buf, 4096, v->buf_size) != 0)
 		v->buf = NULL;
-	if (!v->buf || !(v->pd = ibv_alloc_pd(v->ctx)) || register_buffer(v, o) < 0 ||
-	    !(v->cq = ibv_create_cq(v->ctx, cqe > 0 ? cqe : 1, NULL, NULL, 0))) {
+	ok = v->buf && (v->pd = ibv_alloc_pd(v->ctx)) && register_buffer(v, o) == 0;
+	for (uint32_t k = 0; ok && k < v->ncqs; k++)
+		ok = (v->cq[k] = ibv_create_cq(v->ctx, cqe > 0 ? cqe : 1, NULL, NULL, 0)) != NULL;
+	if (!ok) {
 		ix_fail(err, errno == EPERM || errno == ENOMEM ? IX_EXIT_UNAVAILABLE : IX_EXIT_FAIL,
-			"%s/%u: cannot set up the buffer or the completion queue: %s%s", l->dev,
+			"%s/%u: cannot set up the buffer or the completion queues: %s%s", l->dev,
 			l->port, strerror(errno),
 			errno == ENOMEM ? " (the locked-memory limit: ulimit -l)" : "");
 		ix_verbs_close(v);
@@ -285,8 +294,8 @@ int ix_verbs_open(struct ix_verbs **out, const struct ix_verbs_open_opts *o,
 		memset(v->buf, 0, v->buf_size);
 	for (uint32_t i = 0; i < o->qps; i++) {
 		struct ibv_qp_init_attr ia = {
-			.send_cq = v->cq,
-			.recv_cq = v->cq,
+			.send_cq = v->cq[i % v->ncqs],
+			.recv_cq = v->cq[i % v->ncqs],
 			.qp_type = IBV_QPT_RC,
 			.cap = { .max_send_wr = o->tx_depth,
 				 .max_recv_wr = o->rx_depth ? o->rx_depth : 1,
@@ -423,20 +432,24 @@ int ix_verbs_post_recv(struct ix_verbs *v, uint32_t qp, uint64_t offset, uint32_
 	return 0;
 }
 
-int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *out, int max, struct ix_err *err)
+int ix_verbs_poll(struct ix_verbs *v, uint32_t cq, struct ix_verbs_wc *out, int max,
+		  struct ix_err *err)
 {
 	struct ibv_wc wc[32];
-	int n = ibv_poll_cq(v->cq, max < 32 ? max : 32, wc);
+	int n;
 
+	if (cq >= v->ncqs)
+		return ix_fail(err, IX_EXIT_FAIL, "completion queue %u of %u", cq, v->ncqs);
+	n = ibv_poll_cq(v->cq[cq], max < 32 ? max : 32, wc);
 	if (n < 0)
-		return ix_fail(err, IX_EXIT_FAIL, "polling the completion queue failed");
+		return ix_fail(err, IX_EXIT_FAIL, "polling completion queue %u failed", cq);
 	for (int i = 0; i < n; i++) {
 		out[i].wr_id = wc[i].wr_id;
 		out[i].status = (int)wc[i].status;
 		out[i].recv = (wc[i].opcode & IBV_WC_RECV) != 0;
 		out[i].byte_len = wc[i].byte_len;
 		out[i].qp = 0;
-		for (uint32_t q = 0; q < v->nqps; q++)
+		for (uint32_t q = cq; q < v->nqps; q += v->ncqs)
 			if (v->qp[q]->qp_num == wc[i].qp_num) {
 				out[i].qp = q;
 				break;
@@ -455,6 +468,11 @@ void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off)
 	v->roff = off;
 }
 
+uint32_t ix_verbs_cqs(const struct ix_verbs *v)
+{
+	return v->ncqs;
+}
+
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v)
 {
 	return v->device_mem ? NULL : v->buf;
@@ -467,8 +485,9 @@ void ix_verbs_close(struct ix_verbs *v)
 	for (uint32_t i = 0; i < IX_VERBS_MAX_QPS; i++)
 		if (v->qp[i])
 			ibv_destroy_qp(v->qp[i]);
-	if (v->cq)
-		ibv_destroy_cq(v->cq);
+	for (uint32_t k = 0; k < IX_VERBS_MAX_QPS; k++)
+		if (v->cq[k])
+			ibv_destroy_cq(v->cq[k]);
 	if (v->mr)
 		ibv_dereg_mr(v->mr);
 	if (v->pd)
@@ -550,9 +569,11 @@ int ix_verbs_post_recv(struct ix_verbs *v, uint32_t qp, uint64_t offset, uint32_
 	return unavailable(err);
 }
 
-int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *wc, int max, struct ix_err *err)
+int ix_verbs_poll(struct ix_verbs *v, uint32_t cq, struct ix_verbs_wc *wc, int max,
+		  struct ix_err *err)
 {
 	(void)v;
+	(void)cq;
 	(void)wc;
 	(void)max;
 	return unavailable(err);
@@ -562,6 +583,12 @@ void ix_verbs_remote_offset(struct ix_verbs *v, uint64_t off)
 {
 	(void)v;
 	(void)off;
+}
+
+uint32_t ix_verbs_cqs(const struct ix_verbs *v)
+{
+	(void)v;
+	return 1;
 }
 
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v)

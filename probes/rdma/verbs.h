@@ -31,9 +31,12 @@ enum ix_verbs_op {
 #define IX_VERBS_ACCESS_REMOTE_READ  4u /* the peer reads from it */
 
 struct ix_verbs_open_opts {
-	const char *dev;     /* NULL: the first device with an active port */
-	unsigned port;       /* 0: its first active port */
-	uint32_t qps;        /* RC queue pairs, 1..IX_VERBS_MAX_QPS */
+	const char *dev; /* NULL: the first device with an active port */
+	unsigned port;   /* 0: its first active port */
+	uint32_t qps;    /* RC queue pairs, 1..IX_VERBS_MAX_QPS */
+	/* Completion queues, 1..qps (0: 1): QP i completes on CQ i % cqs, so
+	 * that each polling thread has its own (probes/rdma/team.h). */
+	uint32_t cqs;
 	uint32_t tx_depth;   /* send queue depth per QP */
 	uint32_t rx_depth;   /* receive queue depth per QP (send/recv, write_imm) */
 	uint32_t inline_max; /* max inline data asked for */
@@ -141,8 +144,13 @@ struct ix_verbs_wc {
 	char status_name[48];
 };
 
-/* Up to max completions; returns how many, or -1. */
-int ix_verbs_poll(struct ix_verbs *v, struct ix_verbs_wc *wc, int max, struct ix_err *err);
+/* Up to max completions of CQ cq (the QPs i with i % cqs == cq); returns
+ * how many, or -1. Threads may poll different CQs and post to different
+ * QPs at once. */
+int ix_verbs_poll(struct ix_verbs *v, uint32_t cq, struct ix_verbs_wc *wc, int max,
+		  struct ix_err *err);
+/* The completion queues (opts.cqs as opened). */
+uint32_t ix_verbs_cqs(const struct ix_verbs *v);
 /* The registered buffer (for latency tests that watch its last byte);
  * NULL for GPU memory. */
 volatile uint8_t *ix_verbs_buffer(struct ix_verbs *v);

@@ -24,6 +24,9 @@ static void port_line(FILE *f, const char *who, const struct ix_rdma_port_info *
 			p->gid.reason[0] ? p->gid.reason : "");
 	if (p->placement[0])
 		fprintf(f, "         %s\n", p->placement);
+	if (p->threads > 1)
+		fprintf(f, "         %u polling threads, each with its own QPs and CQ\n",
+			p->threads);
 	if (p->buffer[0] && strcmp(p->buffer, "host memory") != 0)
 		fprintf(f, "         buffer in %s\n", p->buffer);
 }

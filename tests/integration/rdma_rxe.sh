@@ -79,6 +79,11 @@ j write-qps bw --path rdma --op write --qps 4 $T $H
 j send-bidir bw --path rdma --op send --bidir --iters 500 $H
 j write-bidir bw --path rdma --op write --bidir --qps 2 --iters 1000 $H
 j imm-bidir bw --path rdma --op write_imm --bidir --iters 500 $H
+# QPs over threads, each with its own CQ: by count, by time (the end agreed
+# once every thread is done) and both ways.
+j write-threads bw --path rdma --op write --qps 4 --threads 2 --iters 500 $H
+j send-threads bw --path rdma --op send --qps 4 --threads 2 $T $H
+j bidir-threads bw --path rdma --op send --bidir --qps 2 --threads 2 --iters 500 $H
 j sweep bw --path rdma --op write -a -s 64Ki --iters 200 $H
 j write-lat lat --path rdma --op write -n 2000 $H
 j read-lat lat --path rdma --op read -n 2000 $H
@@ -132,7 +137,7 @@ jt() { # NAME EXPR: EXPR holds on NAME.json
 }
 R='.results[0]'
 for n in write-bw read-bw send-bw imm-bw write-iters send-iters read-qps write-qps send-bidir \
-	write-bidir imm-bidir sweep write-lat read-lat send-lat write-lat-t send-lat-t lat-sweep \
+	write-bidir imm-bidir write-threads send-threads bidir-threads sweep write-lat read-lat send-lat write-lat-t send-lat-t lat-sweep \
 	options inline; do
 	ok_run "$n"
 done
@@ -149,6 +154,15 @@ jt write-qps "$R.params.qps == 4"
 jt send-bidir "$R.params.bidirectional and $R.responder.tx.messages > 0 and $R.requester.rx.messages > 0"
 jt write-bidir "$R.requester.tx.messages == 2000 and $R.responder.tx.messages == 2000"
 jt imm-bidir "$R.responder.tx.messages > 0 and $R.requester.rx.messages > 0"
+# Every QP's WRs on its thread, warm-up included, each QP as many; the
+# figures those of one run: all messages, one window, the peak over all.
+jt write-threads "$R.local.threads == 2 and $R.remote.threads == 1 and $R.requester.tx.messages == 2000"
+jt write-threads "($R.requester.qp_bytes | length) == 4 and ($R.requester.qp_bytes | unique | length) == 1 and $R.requester.qp_bytes[0] >= 500 * 65536"
+jt write-threads "$R.rdma.peak_bits_per_second >= $R.rdma.bits_per_second and $R.rdma.bits_per_second > 0"
+jt send-threads "$R.local.threads == 2 and $R.requester.tx.messages > 0 and $R.responder.rx.messages > 0"
+jt send-threads "$R.responder.rx.messages <= ($R.requester.qp_bytes | add) / 65536"
+jt bidir-threads "$R.local.threads == 2 and $R.requester.tx.messages == 1000 and $R.requester.rx.messages == 1000"
+jt bidir-threads "$R.responder.tx.messages == 1000 and $R.responder.rx.messages == 1000"
 jt sweep "(.results | length) == 16 and ([.results[].params.msg_size] == [range(1; 17) | pow(2; .)])"
 jt sweep "[.results[] | .requester.tx.messages == 200 and .rdma.bits_per_second > 0] | all"
 for n in write-lat send-lat; do
