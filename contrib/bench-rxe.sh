@@ -4,10 +4,10 @@
 # (tests/rdma/vm.sh), one rxe device used by both ends. Prints
 # contrib/rdma-compare.sh's table: write, read and send bandwidth and
 # latency, the medians of alternating runs of both tools and their ratio;
-# then write bandwidth at 1, 2, 4 and 8 QPs (BENCH_RXE_QPS) against
-# perftest -q (one thread), ixperf with its default threads and with
-# --threads 2. BENCH_RXE_ARGS: more options of rdma-compare.sh (-Q: only
-# those rows).
+# then write bandwidth at 1, 2, 4 and 8 QPs (BENCH_RXE_QPS), 8000 messages
+# a run, against perftest -q (one thread), ixperf with its default threads
+# and with --threads 2. BENCH_RXE_ARGS: more options of rdma-compare.sh
+# (-Q: only those rows).
 # Soft-RoCE under emulation is slow and noisy: read the ratios, not the
 # absolute figures, which say nothing of real hardware.
 #
@@ -31,7 +31,7 @@ cat >"$O/bench.sh" <<SCRIPT
 rdma link add rxe0 type rxe netdev eth0 || exit 3
 cd /run/tmp
 IXPERF=$IXPERF "$top_srcdir/contrib/rdma-compare.sh" -l -d rxe0 -x 1 -D 2 -n 10000 -r $RUNS \\
-	-q ${BENCH_RXE_QPS:-1,2,4,8} -T 2 ${BENCH_RXE_ARGS:-} 10.77.0.1
+	-q ${BENCH_RXE_QPS:-1,2,4,8} -T 2 -m 8000 ${BENCH_RXE_ARGS:-} 10.77.0.1
 rc=\$?
 # Without a TSC clocksource clock_gettime is a system call: ixperf then
 # times its samples with the TSC, as perftest always does.
