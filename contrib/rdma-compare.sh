@@ -18,6 +18,8 @@
 #   -x INDEX    RoCE GID index for perftest (ixperf chooses its own GID)
 #   -s BYTES    message size (default 65536 for bandwidth, 2 for latency)
 #   -D SECONDS  duration of each bandwidth run (default 5)
+#   -N MSGS     bandwidth by count instead: MSGS messages a run (perftest
+#               -n, ixperf --iters), where perftest's -D misreports
 #   -n ITERS    round trips of each latency run (default 100000; perftest
 #               prints percentiles only when counting iterations)
 #   -r RUNS     runs of each tool, alternating (default 3)
@@ -41,17 +43,18 @@
 set -euo pipefail
 
 usage() {
-	sed -n "2,42p" "$0"
+	sed -n "2,44p" "$0"
 	exit 2
 }
 
-DEV='' GIDX='' SIZE='' DUR=5 RUNS=3 ITERS=100000 LOCAL='' QPS='' THREADS='' QMSGS=4000 BW_N='' ONLY_Q=''
-while getopts "d:x:s:D:n:r:lq:T:m:Qh" o; do
+DEV='' GIDX='' SIZE='' DUR=5 RUNS=3 ITERS=100000 LOCAL='' QPS='' THREADS='' QMSGS=4000 BW_N='' ONLY_Q='' MSGS=''
+while getopts "d:x:s:D:N:n:r:lq:T:m:Qh" o; do
 	case $o in
 	d) DEV=$OPTARG ;;
 	x) GIDX=$OPTARG ;;
 	s) SIZE=$OPTARG ;;
 	D) DUR=$OPTARG ;;
+	N) MSGS=$OPTARG ;;
 	n) ITERS=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	l) LOCAL=1 ;;
@@ -161,6 +164,7 @@ for spec in "${specs[@]}"; do
 	if [ -n "$SIZE" ]; then size=$SIZE; elif [ "$kind" = bw ]; then size=65536; else size=2; fi
 	: >"$WORK/ix"
 	: >"$WORK/pt"
+	BW_N=$MSGS
 	for ((r = 0; r < RUNS; r++)); do
 		ixrun "$op" "$kind" "$size" >>"$WORK/ix" || fail=1
 		perftest "ib_${op}_${kind}" "$size" >>"$WORK/pt" || fail=1
