@@ -489,19 +489,17 @@ static void bw_finish(struct bw_run *b)
 		dir_figures(&o->tx, b->tx_meas, size, tx0, tx1 != NO_TIME ? tx1 : now);
 	if (b->rx)
 		dir_figures(&o->rx, b->rx_meas, size, rx0, rx1 != NO_TIME ? rx1 : now);
-	if (b->tx && b->peak && !b->posts.lost && !b->dones.lost && b->c.run->keep_marks) {
-		o->post_marks = b->posts.v;
-		o->done_marks = b->dones.v;
-		o->nposts = b->posts.n;
-		o->ndones = b->dones.n;
-		b->posts.v = b->dones.v = NULL;
+	if (b->tx && b->peak && b->c.run->keep_marks) { /* the team's to merge */
+		o->peak_posts = b->posts;
+		o->peak_dones = b->dones;
+		memset(&b->posts, 0, sizeof(b->posts));
+		memset(&b->dones, 0, sizeof(b->dones));
 	} else if (b->tx && b->peak && !b->posts.lost && !b->dones.lost) {
 		double ns = ix_rdma_peak_msg_ns(b->posts.v, b->posts.n, b->dones.v, b->dones.n);
 
 		if (ns > 0)
 			o->tx.peak_bits_per_second = ix_f64((double)size * 8e9 / ns);
 	}
-	o->t0_ns = b->t0;
 	if (b->c.run->interval_ns > 0 && now > b->ival_t)
 		push_interval(b, now);
 	o->polls = b->c.polls;
@@ -568,10 +566,10 @@ void ix_rdma_bw_figures_free(struct ix_rdma_bw_figures *f)
 	free(f->qp_messages);
 	f->qp_messages = NULL;
 	f->nqps = 0;
-	free(f->post_marks);
-	free(f->done_marks);
-	f->post_marks = f->done_marks = NULL;
-	f->nposts = f->ndones = 0;
+	free(f->peak_posts.v);
+	free(f->peak_dones.v);
+	memset(&f->peak_posts, 0, sizeof(f->peak_posts));
+	memset(&f->peak_dones, 0, sizeof(f->peak_dones));
 }
 
 /* ---- latency ------------------------------------------------------------ */

@@ -162,6 +162,14 @@ struct ix_rdma_mark {
 	int64_t t_ns;
 };
 
+/* A growing list of marks: out of memory or past IX_RDMA_PEAK_MAX_MARK
+ * marks it is lost (no peak), never an error. */
+struct ix_rdma_marks {
+	struct ix_rdma_mark *v;
+	size_t n, cap;
+	bool lost;
+};
+
 /* Figures of one direction at this end. tx: the WRs this end posts (for
  * read, the data they fetch); rx: messages consumed by this end's receives.
  *
@@ -221,11 +229,9 @@ struct ix_rdma_bw_figures {
 	 * every one the wire carried. */
 	uint32_t nqps;
 	uint64_t *qp_messages;
-	int64_t t0_ns; /* the run's start on ops->now_ns's clock; intervals count from it */
 	/* run->keep_marks: the BW peak's marks (below), the measured WRs
-	 * numbered in this run's own posting order; NULL when none or lost. */
-	struct ix_rdma_mark *post_marks, *done_marks;
-	size_t nposts, ndones;
+	 * numbered in this run's own posting order (iterations mode, tx). */
+	struct ix_rdma_marks peak_posts, peak_dones;
 };
 
 /* Latency figures. samples: one value per measured round trip, in ns: half
@@ -270,13 +276,6 @@ const char *ix_rdma_opcode_name(enum ix_rdma_opcode op);
 double ix_rdma_peak_msg_ns(const struct ix_rdma_mark *posts, size_t nposts,
 			   const struct ix_rdma_mark *dones, size_t ndones);
 
-/* A growing list of marks: out of memory or past IX_RDMA_PEAK_MAX_MARK
- * marks it is lost (no peak), never an error. */
-struct ix_rdma_marks {
-	struct ix_rdma_mark *v;
-	size_t n, cap;
-	bool lost;
-};
 void ix_rdma_marks_add(struct ix_rdma_marks *m, uint64_t count, int64_t t_ns);
 
 /* The marks of n threads' runs as one run's (each thread's posts and

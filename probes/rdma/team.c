@@ -18,7 +18,6 @@ struct member {
 	struct ix_rdma_run run;
 	struct ix_rdma_bw_figures fig;
 	struct ix_err err;
-	int rc;
 };
 
 struct team {
@@ -36,16 +35,14 @@ struct team {
 
 uint32_t ix_rdma_team_threads(uint32_t asked, uint32_t qps, int ncpus)
 {
-	uint32_t n;
+	uint32_t n = asked, half_cpus = ncpus > 1 ? (uint32_t)ncpus / 2 : 1;
 
 	if (qps == 0)
 		return 1;
-	if (asked > 0)
-		n = asked;
-	else if (qps < IX_RDMA_TEAM_AUTO_QPS)
-		n = 1;
-	else
-		n = ncpus / 2 < (int)(qps / 2) ? (uint32_t)(ncpus > 1 ? ncpus / 2 : 1) : qps / 2;
+	if (n == 0) /* automatic */
+		n = qps < IX_RDMA_TEAM_AUTO_QPS ? 1 : qps / 2;
+	if (asked == 0 && n > half_cpus)
+		n = half_cpus;
 	if (n > qps)
 		n = qps;
 	return n > IX_RDMA_TEAM_MAX ? IX_RDMA_TEAM_MAX : n;
@@ -121,8 +118,7 @@ static void *member_main(void *arg)
 	struct member *m = arg;
 	int none = -1;
 
-	m->rc = ix_rdma_engine_run_bw(&member_ops, m, &m->run, &m->fig, &m->err);
-	if (m->rc < 0) {
+	if (ix_rdma_engine_run_bw(&member_ops, m, &m->run, &m->fig, &m->err) < 0) {
 		atomic_compare_exchange_strong(&m->t->failed, &none, (int)m->k);
 		atomic_store(&m->t->sync.stop, true);
 	}
@@ -172,14 +168,14 @@ static int merge_intervals(struct ix_rdma_bw_figures *o, const struct member *m,
 	if (!(o->intervals = calloc(most, sizeof(*o->intervals))))
 		return -1;
 	o->nintervals = most;
+	for (size_t i = 0; i < most; i++)
+		o->intervals[i].start_ns = INT64_MAX; /* the earliest thread's, below */
 	for (uint32_t k = 0; k < n; k++)
 		for (size_t i = 0; i < m[k].fig.nintervals; i++) {
 			const struct ix_rdma_interval *a = &m[k].fig.intervals[i];
 			struct ix_rdma_interval *iv = &o->intervals[i];
-			bool first = iv->start_ns == 0 && iv->end_ns == 0;
 
-			iv->start_ns =
-				first || a->start_ns < iv->start_ns ? a->start_ns : iv->start_ns;
+			iv->start_ns = a->start_ns < iv->start_ns ? a->start_ns : iv->start_ns;
 			iv->end_ns = a->end_ns > iv->end_ns ? a->end_ns : iv->end_ns;
 			iv->warmup |= a->warmup;
 			iv->tx_messages += a->tx_messages;
@@ -198,14 +194,10 @@ static void merge_peak(struct ix_rdma_bw_figures *o, const struct member *m, uin
 	double ns = 0;
 
 	for (uint32_t k = 0; k < n; k++) {
-		if (!m[k].fig.post_marks || !m[k].fig.done_marks)
-			return; /* lost, or the thread measured nothing: no peak */
-		posts[k] = (struct ix_rdma_marks){ m[k].fig.post_marks, m[k].fig.nposts,
-						   m[k].fig.nposts, false };
-		dones[k] = (struct ix_rdma_marks){ m[k].fig.done_marks, m[k].fig.ndones,
-						   m[k].fig.ndones, false };
+		posts[k] = m[k].fig.peak_posts;
+		dones[k] = m[k].fig.peak_dones;
 	}
-	if (ix_rdma_marks_merge(posts, dones, n, &p, &d) == 0)
+	if (ix_rdma_marks_merge(posts, dones, n, &p, &d) == 0) /* a lost list: no peak */
 		ns = ix_rdma_peak_msg_ns(p.v, p.n, d.v, d.n);
 	if (ns > 0)
 		o->tx.peak_bits_per_second = ix_f64((double)size * 8e9 / ns);
@@ -218,7 +210,6 @@ static int merge(struct team *t, const struct ix_rdma_run *run, struct ix_rdma_b
 	bool tx = false;
 
 	o->complete = true;
-	o->t0_ns = t->sync.t0_ns;
 	for (uint32_t k = 0; k < t->n; k++) {
 		const struct ix_rdma_bw_figures *f = &t->m[k].fig;
 
@@ -243,8 +234,6 @@ static int merge(struct team *t, const struct ix_rdma_run *run, struct ix_rdma_b
 		merge_peak(o, t->m, t->n, run->size);
 	return merge_intervals(o, t->m, t->n);
 }
-
-static const struct ix_rdma_end no_end;
 
 int ix_rdma_team_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct ix_rdma_run *run,
 			uint32_t threads, struct ix_rdma_bw_figures *out, struct ix_err *err)
@@ -278,11 +267,8 @@ int ix_rdma_team_run_bw(const struct ix_rdma_ops *ops, void *ctx, const struct i
 		m->run.qps = (run->qps - k + threads - 1) / threads;
 		m->run.sync = &t->sync;
 		m->run.keep_marks = run->peak;
-		m->run.end =
-			run->end.done || run->end.peer_done
-				? (struct ix_rdma_end){ run->end.done ? m_done : NULL,
-							run->end.peer_done ? m_peer_done : NULL, m }
-				: no_end;
+		m->run.end = (struct ix_rdma_end){ run->end.done ? m_done : NULL,
+						   run->end.peer_done ? m_peer_done : NULL, m };
 	}
 	for (; started < threads; started++)
 		if (pthread_create(&th[started], NULL, member_main, &t->m[started]) != 0) {
