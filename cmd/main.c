@@ -28,6 +28,7 @@ static const struct ix_command commands[] = {
 	{ "wire", cmd_wire, &ix_wire_spec, 0 },
 	{ "fabric", cmd_fabric, &ix_fabric_spec, 0 },
 	{ "gpu", cmd_gpu, &ix_gpu_spec, 0 },
+	{ "coll", cmd_coll, &ix_coll_spec, 0 },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

@@ -357,6 +357,30 @@ int ix_launch_exchange(struct ix_launch *l, const struct ix_launch_ep *self, str
 	return l->be->exchange(l, self, token, all, timeout_s, err);
 }
 
+static int no_values(const struct ix_launch *l, struct ix_err *err)
+{
+	return ix_fail(err, IX_EXIT_UNAVAILABLE,
+		       "the %s launcher carries no values between tasks: launch with PMIx "
+		       "(srun --mpi=pmix, or mpirun)",
+		       l->be ? l->be->name : "(no)");
+}
+
+int ix_launch_put(struct ix_launch *l, const char *key, const void *data, size_t len,
+		  struct ix_err *err)
+{
+	return l->be && l->be->put ? l->be->put(l, key, data, len, err) : no_values(l, err);
+}
+
+int ix_launch_get(struct ix_launch *l, uint32_t rank, const char *key, uint8_t **data, size_t *len,
+		  double timeout_s, struct ix_err *err)
+{
+	*data = NULL;
+	*len = 0;
+	if (!l->be || !l->be->get)
+		return no_values(l, err);
+	return l->be->get(l, rank, key, data, len, timeout_s, err);
+}
+
 void ix_launch_finish(struct ix_launch *l)
 {
 	if (l->be)

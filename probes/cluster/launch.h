@@ -65,6 +65,15 @@ struct ix_launch_backend {
 			struct ix_token *token, struct ix_launch_ep *all, double timeout_s,
 			struct ix_err *err);
 	void (*finish)(struct ix_launch *l);
+	/* Values by key, for what a job shares besides its agents (ixperf
+	 * coll: rank 0's unique id, every rank's report). put publishes this
+	 * task's value under key and commits it; get reads task rank's,
+	 * waiting up to timeout_s for it to be published (*data malloc'd).
+	 * NULL where the launcher carries no values. */
+	int (*put)(struct ix_launch *l, const char *key, const void *data, size_t len,
+		   struct ix_err *err);
+	int (*get)(struct ix_launch *l, uint32_t rank, const char *key, uint8_t **data, size_t *len,
+		   double timeout_s, struct ix_err *err);
 	bool shares_token;   /* the exchange carries a token drawn by rank 0 */
 	bool publishes_self; /* the exchange carries each task's own address (self->addr) */
 };
@@ -85,6 +94,12 @@ int ix_launch_detect(struct ix_launch *l, struct ix_err *err);
 int ix_launch_exchange(struct ix_launch *l, const struct ix_launch_ep *self, struct ix_token *token,
 		       struct ix_launch_ep *all, double timeout_s, struct ix_err *err);
 void ix_launch_finish(struct ix_launch *l);
+/* The backend's put and get; IX_EXIT_UNAVAILABLE naming the launcher when
+ * it carries no values (slurm-env: srun --mpi=pmix does). */
+int ix_launch_put(struct ix_launch *l, const char *key, const void *data, size_t len,
+		  struct ix_err *err);
+int ix_launch_get(struct ix_launch *l, uint32_t rank, const char *key, uint8_t **data, size_t *len,
+		  double timeout_s, struct ix_err *err);
 
 /* Slurm's task layout: SLURM_STEP_TASKS_PER_NODE ("2(x3),1") gives the
  * number of tasks on each node of the step, in node order; tasks are

@@ -341,6 +341,81 @@ static int pmix_exchange(struct ix_launch *l, const struct ix_launch_ep *self,
 	return 0;
 }
 
+static int pmix_put(struct ix_launch *l, const char *key, const void *data, size_t len,
+		    struct ix_err *err)
+{
+	pmix_value_t v;
+	pmix_status_t st;
+
+	(void)l;
+	PMIX_VALUE_CONSTRUCT(&v);
+	v.type = PMIX_BYTE_OBJECT;
+	v.data.bo.bytes = (char *)data;
+	v.data.bo.size = len;
+	st = PMIx_Put(PMIX_GLOBAL, key, &v);
+	if (st != PMIX_SUCCESS)
+		return pmix_fail(err, "put", st);
+	st = PMIx_Commit();
+	return st == PMIX_SUCCESS ? 0 : pmix_fail(err, "commit", st);
+}
+
+/* A value another task may not have put yet: PMIx answers NOT-FOUND at
+ * once for a key its server has not seen, so ask again, the cache
+ * refreshed, until it comes or tmo seconds have passed. */
+static pmix_status_t get_waiting(uint32_t rank, const char *key, int tmo, pmix_value_t **val)
+{
+	struct timespec t0, now, pause = { 0, 20 * 1000 * 1000 };
+	bool refresh = true;
+	pmix_status_t st;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		pmix_info_t info[2];
+		pmix_proc_t p;
+		int step = 1;
+
+		PMIX_LOAD_PROCID(&p, priv.self.nspace, rank);
+		PMIX_INFO_LOAD(&info[0], PMIX_TIMEOUT, &step, PMIX_INT);
+		PMIX_INFO_LOAD(&info[1], PMIX_GET_REFRESH_CACHE, &refresh, PMIX_BOOL);
+		st = PMIx_Get(&p, key, info, 2, val);
+		PMIX_INFO_DESTRUCT(&info[0]);
+		PMIX_INFO_DESTRUCT(&info[1]);
+		if (st != PMIX_ERR_NOT_FOUND && st != PMIX_ERR_TIMEOUT)
+			return st;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) * 1e-9 >= tmo)
+			return st;
+		nanosleep(&pause, NULL);
+	}
+}
+
+static int pmix_get(struct ix_launch *l, uint32_t rank, const char *key, uint8_t **data,
+		    size_t *len, double timeout_s, struct ix_err *err)
+{
+	pmix_value_t *val = NULL;
+	int tmo = timeout_s < 1 ? 1 : (int)(timeout_s + 0.999);
+	pmix_status_t st;
+
+	(void)l;
+	st = get_waiting(rank, key, tmo, &val);
+	if (st != PMIX_SUCCESS || !val || val->type != PMIX_BYTE_OBJECT) {
+		if (val)
+			PMIX_VALUE_RELEASE(val);
+		return ix_fail(err, IX_EXIT_FAIL, "task %u published no %s within %d s (%s)", rank,
+			       key, tmo, st == PMIX_SUCCESS ? "not bytes" : PMIx_Error_string(st));
+	}
+	*len = val->data.bo.size;
+	*data = malloc(*len ? *len : 1);
+	if (!*data) {
+		PMIX_VALUE_RELEASE(val);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	if (*len)
+		memcpy(*data, val->data.bo.bytes, *len);
+	PMIX_VALUE_RELEASE(val);
+	return 0;
+}
+
 static void pmix_finish(struct ix_launch *l)
 {
 	(void)l;
@@ -385,6 +460,10 @@ const struct ix_launch_backend ix_launch_pmix = {
 	.port = pmix_port,
 	.exchange = pmix_exchange,
 	.finish = pmix_finish,
+#ifdef HAVE_PMIX
+	.put = pmix_put,
+	.get = pmix_get,
+#endif
 	.shares_token = true,
 	.publishes_self = true,
 };

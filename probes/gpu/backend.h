@@ -131,6 +131,12 @@ int ix_gpu_be_check_batch(int n, int reps, int warmup, struct ix_err *err);
 int ix_gpu_be_check_copy(const char *vendor, int ndev, const struct ix_gpu_copy *c,
 			 struct ix_err *err);
 
+/* 0 when a kernel on device d can reach b (not pageable host memory, not
+ * another device's memory without peer access from d), else
+ * IX_EXIT_UNAVAILABLE naming what (the copy's "source", ...). */
+int ix_gpu_be_kernel_reach(const struct ix_gpu_be_peers *peer, int d, const struct ix_gpu_buf *b,
+			   const char *what, struct ix_err *err);
+
 /* Whether c goes between two devices with no peer access from the
  * stream's device to one of them: the driver then stages it through the
  * host (the vendor's MemcpyPeerAsync). */
@@ -143,5 +149,17 @@ bool ix_gpu_be_ungated(const struct ix_gpu_be_peers *peer, const struct ix_gpu_c
 
 /* Whether n copies of warmup + reps repetitions fit behind a gate. */
 bool ix_gpu_be_gate_fits(int n, int reps, int warmup);
+
+/* --- Host transfers (upload, download) ---------------------------------- */
+
+/*
+ * The start of a synchronous transfer of n bytes between host memory and b
+ * at byte offset off: from src (upload) or into dst (download), the other
+ * NULL. [off, off + n) outside b is IX_EXIT_USAGE; host memory of either
+ * kind is copied here. 1: the backend copies device memory (b->dev + off,
+ * on device b->device); 0: done; -1: error.
+ */
+int ix_gpu_be_transfer_begin(const struct ix_gpu_buf *b, size_t off, const void *src, void *dst,
+			     size_t n, struct ix_err *err);
 
 #endif

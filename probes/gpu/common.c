@@ -198,6 +198,19 @@ int ix_gpu_be_check_copy(const char *vendor, int ndev, const struct ix_gpu_copy 
 	return 0;
 }
 
+int ix_gpu_be_kernel_reach(const struct ix_gpu_be_peers *peer, int d, const struct ix_gpu_buf *b,
+			   const char *what, struct ix_err *err)
+{
+	if (b->mem == IX_GPU_MEM_PAGEABLE)
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "a kernel cannot reach pageable host memory (%s)", what);
+	if (b->mem == IX_GPU_MEM_DEVICE && b->device != d && !peer->on[d][b->device])
+		return ix_fail(err, IX_EXIT_UNAVAILABLE,
+			       "device %d has no peer access enabled to device %d (%s)", d,
+			       b->device, what);
+	return 0;
+}
+
 bool ix_gpu_be_staged(const struct ix_gpu_be_peers *peer, const struct ix_gpu_copy *c)
 {
 	const struct ix_gpu_buf *s = c->src, *d = c->dst;
@@ -218,4 +231,22 @@ bool ix_gpu_be_ungated(const struct ix_gpu_be_peers *peer, const struct ix_gpu_c
 bool ix_gpu_be_gate_fits(int n, int reps, int warmup)
 {
 	return (long)n * (warmup + reps) <= IX_GPU_BE_GATE_MAX_OPS;
+}
+
+int ix_gpu_be_transfer_begin(const struct ix_gpu_buf *b, size_t off, const void *src, void *dst,
+			     size_t n, struct ix_err *err)
+{
+	if (off > b->size || n > b->size - off)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "%zu bytes at offset %zu overrun a GPU buffer of %zu bytes", n, off,
+			       b->size);
+	if (!n)
+		return 0;
+	if (b->mem == IX_GPU_MEM_DEVICE)
+		return 1;
+	if (src)
+		memcpy((uint8_t *)b->host + off, src, n);
+	else
+		memcpy(dst, (const uint8_t *)b->host + off, n);
+	return 0;
 }

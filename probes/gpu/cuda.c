@@ -29,6 +29,7 @@ typedef struct {
 enum { CUDA_SUCCESS = 0, CUDA_ERROR_STUB_LIBRARY = 34, CUDA_ERROR_DEVICE_UNAVAILABLE = 46 };
 enum { CUDA_ERROR_NO_DEVICE = 100, CUDA_ERROR_SYSTEM_DRIVER_MISMATCH = 803 };
 enum { CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704, CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705 };
+enum { CUDA_ERROR_NOT_READY = 600 };
 /* Device attributes: SMs, memory clock (kHz), bus width (bits), dmabuf. */
 enum { CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16, CU_DEVICE_ATTRIBUTE_DMA_BUF_SUPPORTED = 124 };
 enum { CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE = 36, CU_MEM_RANGE_HANDLE_TYPE_DMA_BUF_FD = 0x1 };
@@ -63,12 +64,14 @@ enum { CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1 };
 	X(cuMemHostGetDevicePointer_v2, NULL, (CUdeviceptr *, void *, unsigned))                  \
 	X(cuMemsetD8_v2, NULL, (CUdeviceptr, unsigned char, size_t))                              \
 	X(cuMemcpyHtoD_v2, NULL, (CUdeviceptr, const void *, size_t))                             \
+	X(cuMemcpyDtoH_v2, NULL, (void *, CUdeviceptr, size_t))                                   \
 	X(cuMemcpyAsync, NULL, (CUdeviceptr, CUdeviceptr, size_t, CUstream))                      \
 	X(cuMemcpyPeerAsync, NULL,                                                                \
 	  (CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream))                     \
 	X(cuStreamCreate, NULL, (CUstream *, unsigned))                                           \
 	X(cuStreamDestroy_v2, "cuStreamDestroy", (CUstream))                                      \
 	X(cuStreamSynchronize, NULL, (CUstream))                                                  \
+	X(cuStreamQuery, NULL, (CUstream))                                                        \
 	X(cuEventCreate, NULL, (CUevent *, unsigned))                                             \
 	X(cuEventDestroy_v2, "cuEventDestroy", (CUevent))                                         \
 	X(cuEventRecord, NULL, (CUevent, CUstream))                                               \
@@ -422,20 +425,6 @@ static int cuda_set_peer(struct ix_gpu *g, int from, int to, bool on, struct ix_
 	return 0;
 }
 
-/* Whether a kernel on device d can reach b. */
-static int kernel_reach(struct ix_gpu *g, int d, const struct ix_gpu_buf *b, const char *what,
-			struct ix_err *err)
-{
-	if (b->mem == IX_GPU_MEM_PAGEABLE)
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "a kernel cannot reach pageable host memory (%s)", what);
-	if (b->mem == IX_GPU_MEM_DEVICE && b->device != d && !g->peer.on[d][b->device])
-		return ix_fail(err, IX_EXIT_UNAVAILABLE,
-			       "device %d has no peer access enabled to device %d (%s)", d,
-			       b->device, what);
-	return 0;
-}
-
 /* 0: the copy can be gated, 1: it cannot (the driver may carry it out on
  * this thread, which would then wait on a held stream), -1: error. */
 static int check_copy(struct ix_gpu *g, const struct ix_gpu_copy *c, struct ix_err *err)
@@ -447,8 +436,8 @@ static int check_copy(struct ix_gpu *g, const struct ix_gpu_copy *c, struct ix_e
 	    (c->dst->mem == IX_GPU_MEM_DEVICE && use_device(g, c->dst->device, err) < 0))
 		return -1;
 	if (c->engine == IX_GPU_SM &&
-	    (kernel_reach(g, c->exec_device, c->src, "source", err) < 0 ||
-	     kernel_reach(g, c->exec_device, c->dst, "destination", err) < 0 ||
+	    (ix_gpu_be_kernel_reach(&g->peer, c->exec_device, c->src, "source", err) < 0 ||
+	     ix_gpu_be_kernel_reach(&g->peer, c->exec_device, c->dst, "destination", err) < 0 ||
 	     load_kernels(g, c->exec_device, err) < 0))
 		return -1;
 	return ix_gpu_be_ungated(&g->peer, c);
@@ -484,36 +473,82 @@ static int issue(struct ix_gpu *g, const struct ix_gpu_copy *c, CUstream q, stru
 	return 0;
 }
 
+/* Streams and events on device's primary context (the batches', gpu.h's). */
+static int cuda_stream_new(struct ix_gpu *g, int device, void **stream, struct ix_err *err)
+{
+	CUstream q = NULL;
+
+	if (use_device(g, device, err) < 0)
+		return -1;
+	CU_CALL(g, err, cuStreamCreate, (&q, CU_STREAM_NON_BLOCKING));
+	*stream = q;
+	return 0;
+}
+
+static void cuda_stream_free(struct ix_gpu *g, int device, void *stream)
+{
+	if (stream && use_device(g, device, NULL) == 0)
+		g->cu.cuStreamDestroy_v2(stream);
+}
+
+static int cuda_stream_done(struct ix_gpu *g, void *stream, struct ix_err *err)
+{
+	CUresult r = g->cu.cuStreamQuery(stream);
+
+	if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_READY)
+		return cu_fail(g, r, "cuStreamQuery", err);
+	return r == CUDA_SUCCESS;
+}
+
+static int cuda_event_new(struct ix_gpu *g, int device, void **event, struct ix_err *err)
+{
+	CUevent e = NULL;
+
+	if (use_device(g, device, err) < 0)
+		return -1;
+	CU_CALL(g, err, cuEventCreate, (&e, CU_EVENT_DEFAULT));
+	*event = e;
+	return 0;
+}
+
+static void cuda_event_free(struct ix_gpu *g, int device, void *event)
+{
+	if (event && use_device(g, device, NULL) == 0)
+		g->cu.cuEventDestroy_v2(event);
+}
+
+static int cuda_event_record(struct ix_gpu *g, void *event, void *stream, struct ix_err *err)
+{
+	CU_CALL(g, err, cuEventRecord, (event, stream));
+	return 0;
+}
+
 /* A batch's streams (on devices dev[i]), each with start and end events. */
 struct batch {
 	int n;
 	volatile uint32_t *gate; /* NULL: not gated */
 	int dev[IX_GPU_MAX_COPIES];
-	CUstream q[IX_GPU_MAX_COPIES];
-	CUevent ev[IX_GPU_MAX_COPIES][2];
+	void *q[IX_GPU_MAX_COPIES];     /* CUstream */
+	void *ev[IX_GPU_MAX_COPIES][2]; /* CUevent */
 };
 
 static int stream_new(struct ix_gpu *g, struct batch *b, int x, struct ix_err *err)
 {
-	int i = b->n;
+	int i = b->n++; /* batch_end releases what was made */
 
-	if (use_device(g, x, err) < 0)
+	b->dev[i] = x;
+	if (cuda_stream_new(g, x, &b->q[i], err) < 0 || cuda_event_new(g, x, &b->ev[i][0], err) < 0)
 		return -1;
-	b->dev[b->n++] = x;
-	CU_CALL(g, err, cuStreamCreate, (&b->q[i], CU_STREAM_NON_BLOCKING));
-	CU_CALL(g, err, cuEventCreate, (&b->ev[i][0], CU_EVENT_DEFAULT));
-	CU_CALL(g, err, cuEventCreate, (&b->ev[i][1], CU_EVENT_DEFAULT));
-	return 0;
+	return cuda_event_new(g, x, &b->ev[i][1], err);
 }
 
-/* Time between stream i's events, in ns, once the end event is reached. */
-static int elapsed(struct ix_gpu *g, struct batch *b, int i, double *ns, struct ix_err *err)
+/* Time from start to end, in ms, once end is reached (the driver times
+ * only events that completed). */
+static int cuda_event_ms(struct ix_gpu *g, void *start, void *end, float *ms, struct ix_err *err)
 {
-	float ms = 0;
-
-	CU_CALL(g, err, cuEventSynchronize, (b->ev[i][1]));
-	CU_CALL(g, err, cuEventElapsedTime_v2, (&ms, b->ev[i][0], b->ev[i][1]));
-	*ns = (double)ms * 1e6;
+	*ms = 0;
+	CU_CALL(g, err, cuEventSynchronize, (end));
+	CU_CALL(g, err, cuEventElapsedTime_v2, (ms, start, end));
 	return 0;
 }
 
@@ -523,14 +558,11 @@ static void batch_end(struct ix_gpu *g, struct batch *b)
 	if (b->gate)
 		__atomic_store_n(&b->gate[IX_GPU_GATE_RELEASE], 1u, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < b->n; i++) {
-		g->cu.cuCtxSetCurrent(g->ctx[b->dev[i]]);
-		if (b->q[i]) {
+		if (b->q[i] && use_device(g, b->dev[i], NULL) == 0)
 			g->cu.cuStreamSynchronize(b->q[i]);
-			g->cu.cuStreamDestroy_v2(b->q[i]);
-		}
-		for (int e = 0; e < 2; e++)
-			if (b->ev[i][e])
-				g->cu.cuEventDestroy_v2(b->ev[i][e]);
+		cuda_stream_free(g, b->dev[i], b->q[i]);
+		cuda_event_free(g, b->dev[i], b->ev[i][0]);
+		cuda_event_free(g, b->dev[i], b->ev[i][1]);
 	}
 }
 
@@ -561,9 +593,13 @@ static int batch_run(struct ix_gpu *g, struct ix_gpu_copy *c, struct batch *b, i
 		CU_CALL(g, err, cuEventRecord, (b->ev[i][1], b->q[i]));
 	if (b->gate)
 		__atomic_store_n(&b->gate[IX_GPU_GATE_RELEASE], 1u, __ATOMIC_SEQ_CST);
-	for (int i = 0; i < n; i++)
-		if (elapsed(g, b, i, &c[i].ns, err) < 0)
+	for (int i = 0; i < n; i++) {
+		float ms = 0;
+
+		if (cuda_event_ms(g, b->ev[i][0], b->ev[i][1], &ms, err) < 0)
 			return -1;
+		c[i].ns = (double)ms * 1e6;
+	}
 	if (b->gate && __atomic_load_n(&b->gate[IX_GPU_GATE_EXPIRED], __ATOMIC_SEQ_CST))
 		return ix_fail(err, IX_EXIT_FAIL,
 			       "the start gate expired before all copies queued");
@@ -595,6 +631,32 @@ static int cuda_copy_batch(struct ix_gpu *g, struct ix_gpu_copy *c, int n, int r
 	return rc;
 }
 
+/* Upload (from src) or download (into dst); common.c copies host memory. */
+static int transfer(struct ix_gpu *g, const struct ix_gpu_buf *b, size_t off, const void *src,
+		    void *dst, size_t n, struct ix_err *err)
+{
+	int rc = ix_gpu_be_transfer_begin(b, off, src, dst, n, err);
+	CUresult r;
+
+	if (rc <= 0 || use_device(g, b->device, err) < 0)
+		return rc <= 0 ? rc : -1;
+	r = src ? g->cu.cuMemcpyHtoD_v2(b->dev + off, src, n)
+		: g->cu.cuMemcpyDtoH_v2(dst, b->dev + off, n);
+	return r == CUDA_SUCCESS ? 0 : cu_fail(g, r, src ? "cuMemcpyHtoD" : "cuMemcpyDtoH", err);
+}
+
+static int cuda_upload(struct ix_gpu *g, const struct ix_gpu_buf *b, size_t off, const void *src,
+		       size_t n, struct ix_err *err)
+{
+	return transfer(g, b, off, src, NULL, n, err);
+}
+
+static int cuda_download(struct ix_gpu *g, void *dst, const struct ix_gpu_buf *b, size_t off,
+			 size_t n, struct ix_err *err)
+{
+	return transfer(g, b, off, NULL, dst, n, err);
+}
+
 /* Write the chain (ptx.c lays it out) into a pinned or device buffer. */
 static int chain_write(struct ix_gpu *g, const struct ix_gpu_buf *chain, size_t stride,
 		       struct ix_err *err)
@@ -604,13 +666,11 @@ static int chain_write(struct ix_gpu *g, const struct ix_gpu_buf *chain, size_t 
 
 	if (!img || ix_gpu_ptx_chain(img, chain->size, stride, chain->dev) < 0)
 		rc = ix_fail(err, IX_EXIT_FAIL, "out of memory laying out the chain");
-	else if (img != chain->host && use_device(g, chain->device, err) < 0)
-		rc = -1;
 	else if (img != chain->host)
-		rc = g->cu.cuMemcpyHtoD_v2(chain->dev, img, chain->size);
+		rc = cuda_upload(g, chain, 0, img, chain->size, err);
 	if (img != chain->host)
 		free(img);
-	return rc > 0 ? cu_fail(g, rc, "cuMemcpyHtoD", err) : rc;
+	return rc;
 }
 
 /* Launch the chase (hops) on stream 0 between its events (the second
@@ -638,25 +698,26 @@ static int cuda_chase(struct ix_gpu *g, int x, const struct ix_gpu_buf *chain, s
 {
 	struct batch b = { .n = 0 };
 	uint64_t warm = hops < 65536 ? hops : 65536; /* the ring wraps round */
-	double ns = 0;
+	float ms = 0;
 	int rc;
 
 	*ns_per_hop = 0;
 	if (stride < 8 || stride % 8 || chain->size < stride || !hops)
 		return ix_fail(err, IX_EXIT_USAGE, "a pointer chase of %zu-byte hops, %zu bytes",
 			       stride, chain->size);
-	if (check_device(g, x, err) < 0 || kernel_reach(g, x, chain, "the chain", err) < 0 ||
+	if (check_device(g, x, err) < 0 ||
+	    ix_gpu_be_kernel_reach(&g->peer, x, chain, "the chain", err) < 0 ||
 	    load_kernels(g, x, err) < 0 || !gate_page(g, err) ||
 	    chain_write(g, chain, stride, err) < 0)
 		return -1;
 	rc = stream_new(g, &b, x, err);
 	if (rc == 0 && chase_launch(g, &b, chain->dev, warm, err) == 0 &&
 	    chase_launch(g, &b, chain->dev, hops, err) == 0)
-		rc = elapsed(g, &b, 0, &ns, err);
+		rc = cuda_event_ms(g, b.ev[0][0], b.ev[0][1], &ms, err);
 	else
 		rc = -1;
 	batch_end(g, &b);
-	*ns_per_hop = rc == 0 ? ns / (double)hops : 0;
+	*ns_per_hop = rc == 0 ? (double)ms * 1e6 / (double)hops : 0;
 	return rc;
 }
 
@@ -723,4 +784,14 @@ const struct ix_gpu_backend ix_gpu_cuda = {
 	.ipc_import = cuda_ipc_import,
 	.ipc_close = cuda_ipc_close,
 	.dmabuf_fd = cuda_dmabuf_fd,
+	.use = use_device,
+	.stream_new = cuda_stream_new,
+	.stream_free = cuda_stream_free,
+	.stream_done = cuda_stream_done,
+	.event_new = cuda_event_new,
+	.event_free = cuda_event_free,
+	.event_record = cuda_event_record,
+	.event_ms = cuda_event_ms,
+	.upload = cuda_upload,
+	.download = cuda_download,
 };

@@ -140,6 +140,30 @@ struct ix_gpu_backend {
 	/* A dmabuf fd for [b->dev, b->dev + b->size) (GPUDirect RDMA through
 	 * ibv_reg_dmabuf_mr); IX_EXIT_UNAVAILABLE when the driver has none. */
 	int (*dmabuf_fd)(struct ix_gpu *g, const struct ix_gpu_buf *b, int *fd, struct ix_err *err);
+
+	/* --- Work another library queues (NCCL, RCCL: probes/coll) --------- */
+	/* Make device's context current on the calling thread (the vendor's
+	 * runtime, and a library over it, then use that device). */
+	int (*use)(struct ix_gpu *g, int device, struct ix_err *err);
+	/* A stream of device (CUstream / hipStream_t, as the library takes
+	 * it), non-blocking with respect to the default stream. */
+	int (*stream_new)(struct ix_gpu *g, int device, void **stream, struct ix_err *err);
+	void (*stream_free)(struct ix_gpu *g, int device, void *stream);
+	/* 1: all the stream's work is done; 0: some is still queued or
+	 * running; -1 with err: the stream failed. Never waits. */
+	int (*stream_done)(struct ix_gpu *g, void *stream, struct ix_err *err);
+	/* Events on device's streams: recorded where the stream has reached,
+	 * and the time between two that completed, in ms. */
+	int (*event_new)(struct ix_gpu *g, int device, void **event, struct ix_err *err);
+	void (*event_free)(struct ix_gpu *g, int device, void *event);
+	int (*event_record)(struct ix_gpu *g, void *event, void *stream, struct ix_err *err);
+	int (*event_ms)(struct ix_gpu *g, void *start, void *end, float *ms, struct ix_err *err);
+	/* Synchronous copies between host memory and a buffer of any kind, at
+	 * byte offset off of b ([off, off + n) must lie within b). */
+	int (*upload)(struct ix_gpu *g, const struct ix_gpu_buf *b, size_t off, const void *src,
+		      size_t n, struct ix_err *err);
+	int (*download)(struct ix_gpu *g, void *dst, const struct ix_gpu_buf *b, size_t off,
+			size_t n, struct ix_err *err);
 };
 
 extern const struct ix_gpu_backend ix_gpu_cuda;

@@ -32,7 +32,7 @@ typedef struct {
 typedef void (*hipHostFn_t)(void *arg);
 
 enum { hipSuccess = 0, hipErrorInvalidValue = 1, hipErrorInsufficientDriver = 35 };
-enum { hipErrorNoDevice = 100, hipErrorInvalidDevice = 101 };
+enum { hipErrorNoDevice = 100, hipErrorInvalidDevice = 101, hipErrorNotReady = 600 };
 enum { hipErrorPeerAccessAlreadyEnabled = 704, hipErrorPeerAccessNotEnabled = 705 };
 enum { hipMemcpyDefault = 4, hipStreamNonBlocking = 0x1, hipIpcMemLazyEnablePeerAccess = 0x1 };
 enum { hipHostMallocPortable = 0x1, hipHostMallocMapped = 0x2, hipMemRangeHandleTypeDmaBufFd = 1 };
@@ -61,11 +61,13 @@ enum { hipDeviceAttributeMultiprocessorCount = 63 };
 	X(hipHostFree, (void *))                                                     \
 	X(hipHostGetDevicePointer, (void **, void *, unsigned))                      \
 	X(hipMemset, (void *, int, size_t))                                          \
+	X(hipMemcpy, (void *, const void *, size_t, int))                            \
 	X(hipMemcpyAsync, (void *, const void *, size_t, int, hipStream_t))          \
 	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t)) \
 	X(hipStreamCreateWithFlags, (hipStream_t *, unsigned))                       \
 	X(hipStreamDestroy, (hipStream_t))                                           \
 	X(hipStreamSynchronize, (hipStream_t))                                       \
+	X(hipStreamQuery, (hipStream_t))                                             \
 	X(hipStreamWaitEvent, (hipStream_t, hipEvent_t, unsigned))                   \
 	X(hipEventCreate, (hipEvent_t *))                                            \
 	X(hipEventDestroy, (hipEvent_t))                                             \
@@ -395,26 +397,82 @@ static void gate_wait(void *arg)
 	} while ((t.tv_sec - t0.tv_sec) * 1000000000ll + (t.tv_nsec - t0.tv_nsec) < GATE_WAIT_NS);
 }
 
+/* Streams and events of device (the batches', gpu.h's). */
+static int hip_stream_new(struct ix_gpu *g, int device, void **stream, struct ix_err *err)
+{
+	hipStream_t q = NULL;
+
+	if (use_device(g, device, err) < 0)
+		return -1;
+	HIP_CALL(g, err, hipStreamCreateWithFlags, (&q, hipStreamNonBlocking));
+	*stream = q;
+	return 0;
+}
+
+static void hip_stream_free(struct ix_gpu *g, int device, void *stream)
+{
+	if (stream && use_device(g, device, NULL) == 0)
+		g->hip.hipStreamDestroy(stream);
+}
+
+static int hip_stream_done(struct ix_gpu *g, void *stream, struct ix_err *err)
+{
+	hipError_t r = g->hip.hipStreamQuery(stream);
+
+	if (r == hipErrorNotReady)
+		return 0;
+	return r == hipSuccess ? 1 : hip_fail(g, r, "hipStreamQuery", err);
+}
+
+static int hip_event_new(struct ix_gpu *g, int device, void **event, struct ix_err *err)
+{
+	hipEvent_t e = NULL;
+
+	if (use_device(g, device, err) < 0)
+		return -1;
+	HIP_CALL(g, err, hipEventCreate, (&e));
+	*event = e;
+	return 0;
+}
+
+static void hip_event_free(struct ix_gpu *g, int device, void *event)
+{
+	if (event && use_device(g, device, NULL) == 0)
+		g->hip.hipEventDestroy(event);
+}
+
+static int hip_event_record(struct ix_gpu *g, void *event, void *stream, struct ix_err *err)
+{
+	HIP_CALL(g, err, hipEventRecord, (event, stream));
+	return 0;
+}
+
+/* Time from start to end, in ms, once end is reached. */
+static int hip_event_ms(struct ix_gpu *g, void *start, void *end, float *ms, struct ix_err *err)
+{
+	*ms = 0;
+	HIP_CALL(g, err, hipEventSynchronize, (end));
+	HIP_CALL(g, err, hipEventElapsedTime, (ms, start, end));
+	return 0;
+}
+
 /* A batch's streams: copy streams first, then the gate's (one a device). */
 struct batch {
 	int n;
 	bool gated;
 	int dev[2 * IX_GPU_MAX_COPIES];
-	hipStream_t q[2 * IX_GPU_MAX_COPIES];
-	hipEvent_t ev[2 * IX_GPU_MAX_COPIES][2];
+	void *q[2 * IX_GPU_MAX_COPIES];     /* hipStream_t */
+	void *ev[2 * IX_GPU_MAX_COPIES][2]; /* hipEvent_t */
 };
 
 static int stream_new(struct ix_gpu *g, struct batch *b, int x, struct ix_err *err)
 {
-	int i = b->n;
+	int i = b->n++; /* batch_end releases what was made */
 
-	if (use_device(g, x, err) < 0)
+	b->dev[i] = x;
+	if (hip_stream_new(g, x, &b->q[i], err) < 0 || hip_event_new(g, x, &b->ev[i][0], err) < 0)
 		return -1;
-	b->dev[b->n++] = x;
-	HIP_CALL(g, err, hipStreamCreateWithFlags, (&b->q[i], hipStreamNonBlocking));
-	HIP_CALL(g, err, hipEventCreate, (&b->ev[i][0]));
-	HIP_CALL(g, err, hipEventCreate, (&b->ev[i][1]));
-	return 0;
+	return hip_event_new(g, x, &b->ev[i][1], err);
 }
 
 /* Hold copy stream i on its device's gate stream, made on first use. */
@@ -439,14 +497,11 @@ static void batch_end(struct ix_gpu *g, struct batch *b)
 {
 	__atomic_store_n(&g->gate, 1, __ATOMIC_RELEASE); /* no stream may wait on it */
 	for (int i = 0; i < b->n; i++) {
-		g->hip.hipSetDevice(b->dev[i]);
-		if (b->q[i]) {
+		if (b->q[i] && use_device(g, b->dev[i], NULL) == 0)
 			g->hip.hipStreamSynchronize(b->q[i]);
-			g->hip.hipStreamDestroy(b->q[i]);
-		}
-		for (int e = 0; e < 2; e++)
-			if (b->ev[i][e])
-				g->hip.hipEventDestroy(b->ev[i][e]);
+		hip_stream_free(g, b->dev[i], b->q[i]);
+		hip_event_free(g, b->dev[i], b->ev[i][0]);
+		hip_event_free(g, b->dev[i], b->ev[i][1]);
 	}
 }
 
@@ -474,8 +529,8 @@ static int batch_run(struct ix_gpu *g, struct ix_gpu_copy *c, struct batch *b, i
 	for (int i = 0; i < n; i++) {
 		float ms = 0;
 
-		HIP_CALL(g, err, hipEventSynchronize, (b->ev[i][1]));
-		HIP_CALL(g, err, hipEventElapsedTime, (&ms, b->ev[i][0], b->ev[i][1]));
+		if (hip_event_ms(g, b->ev[i][0], b->ev[i][1], &ms, err) < 0)
+			return -1;
 		c[i].ns = (double)ms * 1e6;
 	}
 	return 0;
@@ -566,6 +621,31 @@ static int hip_dmabuf_fd(struct ix_gpu *g, const struct ix_gpu_buf *b, int *fd, 
 	return 0;
 }
 
+/* Upload (from src) or download (into dst); common.c copies host memory. */
+static int transfer(struct ix_gpu *g, const struct ix_gpu_buf *b, size_t off, const void *src,
+		    void *dst, size_t n, struct ix_err *err)
+{
+	void *p = (void *)(uintptr_t)(b->dev + off);
+	int rc = ix_gpu_be_transfer_begin(b, off, src, dst, n, err);
+
+	if (rc <= 0 || use_device(g, b->device, err) < 0)
+		return rc <= 0 ? rc : -1;
+	HIP_CALL(g, err, hipMemcpy, (src ? p : dst, src ? src : p, n, hipMemcpyDefault));
+	return 0;
+}
+
+static int hip_upload(struct ix_gpu *g, const struct ix_gpu_buf *b, size_t off, const void *src,
+		      size_t n, struct ix_err *err)
+{
+	return transfer(g, b, off, src, NULL, n, err);
+}
+
+static int hip_download(struct ix_gpu *g, void *dst, const struct ix_gpu_buf *b, size_t off,
+			size_t n, struct ix_err *err)
+{
+	return transfer(g, b, off, NULL, dst, n, err);
+}
+
 const struct ix_gpu_backend ix_gpu_hip = {
 	.name = "rocm",
 	.open = hip_open,
@@ -582,4 +662,14 @@ const struct ix_gpu_backend ix_gpu_hip = {
 	.ipc_import = hip_ipc_import,
 	.ipc_close = hip_ipc_close,
 	.dmabuf_fd = hip_dmabuf_fd,
+	.use = use_device,
+	.stream_new = hip_stream_new,
+	.stream_free = hip_stream_free,
+	.stream_done = hip_stream_done,
+	.event_new = hip_event_new,
+	.event_free = hip_event_free,
+	.event_record = hip_event_record,
+	.event_ms = hip_event_ms,
+	.upload = hip_upload,
+	.download = hip_download,
 };

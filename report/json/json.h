@@ -16,6 +16,7 @@
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
 #include "probes/cluster/patrun.h"
+#include "probes/coll/coll.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -143,5 +144,9 @@ json_t *ix_json_rdma(const struct ix_rdma_result *r);
 
 /* The "gpu" result: backend, params, devices, peer_access, tests, notes. */
 json_t *ix_json_gpu(const struct ix_gpu_result *r);
+
+/* ---- coll.c ---- */
+/* The "coll" result: library, params, rows, ranks, pairs, verdict. */
+json_t *ix_json_coll(const struct ix_coll_result *r);
 
 #endif

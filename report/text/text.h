@@ -17,6 +17,7 @@
 #include "probes/cluster/rails.h"
 #include "probes/cluster/multi.h"
 #include "probes/cluster/patrun.h"
+#include "probes/coll/coll.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -182,6 +183,11 @@ void ix_text_rdma_end(FILE *f, const struct ix_rdma_result *r);
 /* The backend and the GPUs with their links, the peer-access matrix, then
  * every test: its matrix, or why it was skipped or failed. */
 void ix_text_gpu(FILE *f, const struct ix_gpu_result *r);
+
+/* ---- coll.c ---- */
+/* nccl-tests' table, the ranks, the pair scan's and the late rank's verdicts. */
+void ix_text_coll(FILE *f, const struct ix_coll_result *r);
+
 /* The tests and groups --test takes, one a line. */
 void ix_text_gpu_tests(FILE *f);
 

@@ -12,9 +12,10 @@
  * What the driver would refuse, or a GPU would fault on, is misuse (fake.h):
  * a call before cuInit or with no current context, a device ordinal where
  * a CUdevice is due (the two differ here), a stream, event or function of
- * another context, a copy outside its allocation, a kernel reaching memory
- * that is not mapped for its device (pageable host memory, another device's
- * memory without peer access), an unbalanced context release.
+ * another context, a stream already destroyed, a copy outside its
+ * allocation, a kernel reaching memory that is not mapped for its device
+ * (pageable host memory, another device's memory without peer access), an
+ * unbalanced context release.
  *
  * FAKECUDA_FAIL=NAME[=CODE][:TIMES] makes a call fail (fake.h). make check
  * builds it as tests/gpu/libfakecuda.so; it is never installed.
@@ -32,7 +33,8 @@ typedef int CUdevice;
 typedef unsigned long long CUdeviceptr;
 
 enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_PTX = 218, INVALID_HANDLE = 400 };
-enum { NOT_FOUND = 500, ALREADY_ENABLED = 704, NOT_ENABLED = 705, NOT_SUPPORTED = 801 };
+enum { NOT_FOUND = 500, NOT_READY = 600, ALREADY_ENABLED = 704, NOT_ENABLED = 705 };
+enum { NOT_SUPPORTED = 801, MAX_STREAMS = 512 };
 enum { DEV0 = 10 }; /* the CUdevice of ordinal 0 */
 enum { HOST_PORTABLE = 1, HOST_DEVICEMAP = 2, LOG_BUFFER = 5, LOG_BUFFER_SIZE = 6 };
 enum { ATTR_SMS = 16, ATTR_MEMORY_CLOCK = 36, ATTR_BUS_WIDTH = 37, ATTR_DMABUF = 124 };
@@ -49,6 +51,7 @@ struct ctx {
 	int dev, refs;
 };
 struct stream {
+	bool live;
 	int dev;
 };
 struct event {
@@ -69,6 +72,8 @@ struct module {
 
 static bool inited;
 static struct ctx ctxs[FAKE_NDEV];
+/* Streams, live from cuStreamCreate to cuStreamDestroy. */
+static struct stream streams[MAX_STREAMS];
 static bool peer[FAKE_NDEV][FAKE_NDEV]; /* [from][to] */
 static __thread int cur = -1;           /* the device of the current context */
 
@@ -120,6 +125,7 @@ CUresult cuGetErrorName(CUresult r, const char **s)
 		      { INVALID_PTX, "CUDA_ERROR_INVALID_PTX" },
 		      { INVALID_HANDLE, "CUDA_ERROR_INVALID_HANDLE" },
 		      { NOT_FOUND, "CUDA_ERROR_NOT_FOUND" },
+		      { NOT_READY, "CUDA_ERROR_NOT_READY" },
 		      { ALREADY_ENABLED, "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED" },
 		      { NOT_ENABLED, "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED" },
 		      { NOT_SUPPORTED, "CUDA_ERROR_NOT_SUPPORTED" },
@@ -365,19 +371,38 @@ CUresult cuMemsetD8_v2(CUdeviceptr p, unsigned char v, size_t n)
 	return OK;
 }
 
+/* A synchronous copy (call) of n bytes from s to d, p the device side. */
+static CUresult sync_copy(const char *call, CUdeviceptr p, void *d, const void *s, size_t n)
+{
+	if (cur < 0 || !fake_find(p, n)) {
+		fake_misuse(call, "no current context, or %zu bytes at %#llx outside memory", n, p);
+		return INVALID_VALUE;
+	}
+	memcpy(d, s, n);
+	return OK;
+}
+
 CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n)
 {
 	ENTER();
-	if (cur < 0 || !fake_find(d, n))
-		return MISUSE("no current context, or %zu bytes at %#llx outside memory", n, d);
-	memcpy((void *)(uintptr_t)d, s, n);
-	return OK;
+	return sync_copy(__func__, d, (void *)(uintptr_t)d, s, n);
+}
+
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n)
+{
+	ENTER();
+	return sync_copy(__func__, s, d, (const void *)(uintptr_t)s, n);
+}
+
+static bool live(const struct stream *q)
+{
+	return q >= streams && q < streams + MAX_STREAMS && q->live;
 }
 
 /* The work a stream takes is the current context's. */
 static bool stream_ok(const struct stream *q)
 {
-	return cur >= 0 && q && q->dev == cur;
+	return cur >= 0 && live(q) && q->dev == cur;
 }
 
 CUresult cuMemcpyAsync(CUdeviceptr d, CUdeviceptr s, size_t n, struct stream *q)
@@ -411,12 +436,17 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr d, struct ctx *dc, CUdeviceptr s, struct 
 
 CUresult cuStreamCreate(struct stream **q, unsigned flags)
 {
+	struct stream *s = streams;
+
 	ENTER();
 	if (cur < 0 || flags > 1)
 		return MISUSE("no current context, or flags %#x", flags);
-	if (!(*q = calloc(1, sizeof(**q))))
+	while (s < streams + MAX_STREAMS && s->live)
+		s++;
+	if (s == streams + MAX_STREAMS)
 		return OUT_OF_MEMORY;
-	(*q)->dev = cur;
+	*s = (struct stream){ true, cur };
+	*q = s;
 	fake_streams++;
 	return OK;
 }
@@ -424,9 +454,9 @@ CUresult cuStreamCreate(struct stream **q, unsigned flags)
 CUresult cuStreamDestroy_v2(struct stream *q)
 {
 	ENTER();
-	if (!q)
-		return MISUSE("no stream");
-	free(q);
+	if (!live(q))
+		return MISUSE("not a live stream");
+	q->live = false;
 	fake_streams--;
 	return OK;
 }
@@ -434,7 +464,14 @@ CUresult cuStreamDestroy_v2(struct stream *q)
 CUresult cuStreamSynchronize(struct stream *q)
 {
 	ENTER();
-	return q ? OK : MISUSE("no stream");
+	return live(q) ? OK : MISUSE("not a live stream");
+}
+
+/* Work runs as it is queued: a stream is always done. */
+CUresult cuStreamQuery(struct stream *q)
+{
+	ENTER();
+	return stream_ok(q) ? OK : MISUSE("not a live stream of the current context");
 }
 
 CUresult cuEventCreate(struct event **e, unsigned flags)
@@ -462,7 +499,7 @@ CUresult cuEventDestroy_v2(struct event *e)
 CUresult cuEventRecord(struct event *e, struct stream *q)
 {
 	ENTER();
-	if (!e || !q || e->dev != q->dev)
+	if (!e || !live(q) || e->dev != q->dev)
 		return MISUSE("the event and the stream are not of one context");
 	e->recorded = true;
 	e->ns = fake_now_ns();

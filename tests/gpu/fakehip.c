@@ -11,8 +11,9 @@
  *
  * What the runtime would refuse is misuse (fake.h): a device out of range,
  * a copy outside its allocation or between memory not of the devices
- * named, pinned memory not mapped, a stream waiting on an event never
- * recorded (it would not be held), timing an event never recorded.
+ * named, pinned memory not mapped, a stream already destroyed, a stream
+ * waiting on an event never recorded (it would not be held), timing an
+ * event never recorded.
  * hipIpcOpenMemHandle takes either flag, 0 (ROCm 5) or 1 (ROCm 6).
  *
  * FAKEHIP_FAIL=NAME[=CODE][:TIMES] makes a call fail (fake.h). make check
@@ -29,8 +30,8 @@
 
 typedef int hipError_t;
 
-enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_DEVICE = 101 };
-enum { ALREADY_ENABLED = 704, NOT_ENABLED = 705, HOST_MAPPED = 2 };
+enum { OK = 0, INVALID_VALUE = 1, OUT_OF_MEMORY = 2, INVALID_DEVICE = 101, NOT_READY = 600 };
+enum { ALREADY_ENABLED = 704, NOT_ENABLED = 705, HOST_MAPPED = 2, MAX_STREAMS = 512 };
 enum { ATTR_BUS_WIDTH = 59, ATTR_MEMORY_CLOCK = 60, ATTR_CUS = 63 };
 
 long fake_host_fns;       /* host functions launched */
@@ -38,6 +39,7 @@ long fake_waits;          /* streams made to wait on an event */
 long fake_ipc_open_calls; /* hipIpcOpenMemHandle calls, failed or not */
 
 struct stream {
+	bool live;    /* from hipStreamCreateWithFlags to hipStreamDestroy */
 	pthread_t fn; /* a host function's thread */
 	bool pending; /* not joined yet */
 	void (*call)(void *);
@@ -48,6 +50,7 @@ struct event {
 	long long ns;
 };
 
+static struct stream streams[MAX_STREAMS];
 static bool peer[FAKE_NDEV][FAKE_NDEV]; /* [from][to] */
 static __thread int cur;                /* the current device: 0 on every thread */
 
@@ -81,6 +84,8 @@ const char *hipGetErrorName(hipError_t e)
 		return "hipErrorNoDevice";
 	case INVALID_DEVICE:
 		return "hipErrorInvalidDevice";
+	case NOT_READY:
+		return "hipErrorNotReady";
 	case ALREADY_ENABLED:
 		return "hipErrorPeerAccessAlreadyEnabled";
 	case NOT_ENABLED:
@@ -290,6 +295,16 @@ static bool operand(const void *p, size_t n)
 	return fake_find((uintptr_t)p, n) || !fake_find((uintptr_t)p, 0);
 }
 
+/* Synchronous: between host memory and a device's, or any two. */
+hipError_t hipMemcpy(void *d, const void *s, size_t n, int kind)
+{
+	ENTER();
+	if (kind < 0 || kind > 4 || !operand(d, n) || !operand(s, n))
+		return MISUSE("kind %d, or a copy overrunning memory", kind);
+	memmove(d, s, n);
+	return OK;
+}
+
 hipError_t hipMemcpyAsync(void *d, const void *s, size_t n, int kind, struct stream *q)
 {
 	ENTER();
@@ -320,13 +335,24 @@ hipError_t hipMemcpyPeerAsync(void *d, int dd, const void *s, int sd, size_t n, 
 
 hipError_t hipStreamCreateWithFlags(struct stream **q, unsigned flags)
 {
+	struct stream *s = streams;
+
 	ENTER();
 	if (flags > 1)
 		return MISUSE("flags %#x", flags);
-	if (!(*q = calloc(1, sizeof(**q))))
+	while (s < streams + MAX_STREAMS && s->live)
+		s++;
+	if (s == streams + MAX_STREAMS)
 		return OUT_OF_MEMORY;
+	*s = (struct stream){ .live = true };
+	*q = s;
 	fake_streams++;
 	return OK;
+}
+
+static bool live(const struct stream *q)
+{
+	return q >= streams && q < streams + MAX_STREAMS && q->live;
 }
 
 static void join(struct stream *q)
@@ -339,19 +365,31 @@ static void join(struct stream *q)
 hipError_t hipStreamSynchronize(struct stream *q)
 {
 	ENTER();
-	if (!q)
-		return MISUSE("no stream");
+	if (!live(q))
+		return MISUSE("not a live stream");
 	join(q);
+	return OK;
+}
+
+/* Done unless a host function of the stream still runs. */
+hipError_t hipStreamQuery(struct stream *q)
+{
+	ENTER();
+	if (!live(q))
+		return MISUSE("not a live stream");
+	if (q->pending && pthread_tryjoin_np(q->fn, NULL) != 0)
+		return NOT_READY;
+	q->pending = false;
 	return OK;
 }
 
 hipError_t hipStreamDestroy(struct stream *q)
 {
 	ENTER();
-	if (!q)
-		return MISUSE("no stream");
+	if (!live(q))
+		return MISUSE("not a live stream");
 	join(q);
-	free(q);
+	q->live = false;
 	fake_streams--;
 	return OK;
 }

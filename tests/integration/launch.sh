@@ -11,9 +11,6 @@ J=$IX_TMP
 grep -q "define HAVE_PMIX 1" config.h 2>/dev/null || pmix_missing="built without PMIx (libpmix-dev)"
 jqt() { jq -e "$@" >/dev/null; }
 # running PID: PID exists and is no zombie.
-running() {
-	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
-}
 # A job's tasks start through PIDS: each writes its PID into DIR/RANK.pid
 # and becomes ixperf (exec keeps the PID). Nothing else on the machine, a
 # test running beside this one or an earlier job, is mistaken for them.
@@ -101,44 +98,11 @@ else
 	# A task that never starts ixperf (stuck before it: rank 2 sleeps, 45 s
 	# at most): the PMIx fence gives up after --connect-timeout, rank 0
 	# measures the others and names it a failed host.
-	cat >"$J/stuck.sh" <<'STUCK'
-#!/usr/bin/env bash
-# stuck.sh DIR IXPERF ARGS...: rank 2 never runs ixperf; rank 0's exit
-# status and seconds go to DIR/stuck.rank0, every PID to DIR/stuck.pids.
-d=$1 ix=$2
-shift 2
-r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}
-echo "$$" >>"$d/stuck.pids"
-[ "$r" = 2 ] && exec sleep 45
-[ "$r" != 0 ] && exec "$ix" "$@"
-start=$(date +%s)
-"$ix" "$@" &
-echo "$!" >>"$d/stuck.pids"
-wait "$!"
-rc=$?
-echo "$rc $(($(date +%s) - start))" >"$d/stuck.rank0"
-exit "$rc"
-STUCK
-	chmod +x "$J/stuck.sh"
-	"${MPI[@]}" "$J/stuck.sh" "$J" "$IXPERF" mesh --test lat -n 50 --lat-factor 1000 \
-		--connect-timeout 5 -J -o "$J/stuck.json" >"$J/stuck.out" 2>&1 &
-	job=$!
-	IX_PIDS+=("$job")
-	wait "$job"
-	# mpirun ends its tasks with rank 0 (10 s to go); any left is ended here.
-	mapfile -t spids <"$J/stuck.pids"
-	for _ in $(seq 1 100); do
-		left=()
-		for p in "${spids[@]}"; do running "$p" && left+=("$p"); done
-		[ "${#left[@]}" = 0 ] && break
-		sleep 0.1
-	done
-	for p in "${left[@]}"; do
-		IX_PIDS+=("$p")
-		kill -KILL "$p" 2>/dev/null
-	done
+	mpi_stuck "$J" 2 "$J/stuck.out" "${MPI[@]}" -- "$IXPERF" mesh --test lat -n 50 \
+		--lat-factor 1000 --connect-timeout 5 -J -o "$J/stuck.json"
+	left=("${STUCK_LEFT[@]}")
 	check "no task outlives the job (${left[*]:-none left})" test "${#left[@]}" = 0
-	read -r rc0 took0 <"$J/stuck.rank0"
+	rc0=$STUCK_RC0 took0=$STUCK_TOOK0
 	echo "# rank 2 never started: rank 0 exit ${rc0:-?} after ${took0:-?} s"
 	# The 5 s fence is a lower bound by construction; above it, only the
 	# launch and the tasks' exits: 25 s of room on a loaded machine.

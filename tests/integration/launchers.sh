@@ -9,6 +9,66 @@ mpi_unavailable() {
 	fi
 }
 
+# running PID: the process lives (a zombie does not).
+running() {
+	[ -r "/proc/$1/stat" ] && ! grep -q '^[0-9]* ([^)]*) Z' "/proc/$1/stat" 2>/dev/null
+}
+
+# mpi_stuck DIR RANK OUT MPIRUN... -- IXPERF ARGS...: the job MPIRUN...
+# of IXPERF ARGS... in which task RANK never runs ixperf (it sleeps 45 s
+# instead), its output in OUT. Rank 0's exit status and seconds come back
+# in STUCK_RC0 and STUCK_TOOK0 (empty when it did not end); the tasks still
+# running once mpirun is gone (10 s allowed) in STUCK_LEFT, killed.
+mpi_stuck() {
+	local d=$1 rank=$2 out=$3 mpi=() job p spids
+	shift 3
+	while [ "$1" != -- ]; do
+		mpi+=("$1")
+		shift
+	done
+	shift
+	cat >"$d/stuck.sh" <<'STUCK'
+#!/usr/bin/env bash
+# stuck.sh DIR RANK IXPERF ARGS...: task RANK never runs ixperf; rank 0's
+# exit status and seconds go to DIR/stuck.rank0, every PID to DIR/stuck.pids.
+d=$1 stuck=$2 ix=$3
+shift 3
+r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}
+echo "$$" >>"$d/stuck.pids"
+[ "$r" = "$stuck" ] && exec sleep 45
+[ "$r" != 0 ] && exec "$ix" "$@"
+start=$(date +%s)
+"$ix" "$@" &
+echo "$!" >>"$d/stuck.pids"
+wait "$!"
+rc=$?
+echo "$rc $(($(date +%s) - start))" >"$d/stuck.rank0"
+exit "$rc"
+STUCK
+	chmod +x "$d/stuck.sh"
+	rm -f "$d/stuck.pids" "$d/stuck.rank0"
+	"${mpi[@]}" "$d/stuck.sh" "$d" "$rank" "$@" >"$out" 2>&1 &
+	job=$!
+	IX_PIDS+=("$job")
+	wait "$job"
+	mapfile -t spids <"$d/stuck.pids"
+	for _ in $(seq 1 100); do
+		STUCK_LEFT=()
+		for p in "${spids[@]}"; do running "$p" && STUCK_LEFT+=("$p"); done
+		[ "${#STUCK_LEFT[@]}" = 0 ] && break
+		sleep 0.1
+	done
+	for p in "${STUCK_LEFT[@]}"; do
+		IX_PIDS+=("$p")
+		kill -KILL "$p" 2>/dev/null
+	done
+	# shellcheck disable=SC2034 # the caller's
+	STUCK_RC0='' STUCK_TOOK0=''
+	# shellcheck disable=SC2034
+	[ -s "$d/stuck.rank0" ] && read -r STUCK_RC0 STUCK_TOOK0 <"$d/stuck.rank0"
+	return 0
+}
+
 # A single-node Slurm: munged, slurmctld and slurmd started as root with a
 # config in $J/slurm, every process on IX_PIDS (the test's cleanup stops
 # them by PID).
