@@ -152,13 +152,6 @@ bool ix_doc_is_run(json_t *doc)
 
 /* ---- extraction --------------------------------------------------------- */
 
-struct figs {
-	struct ix_figure *v;
-	size_t n, cap;
-	json_t *seen; /* key -> times used, for unique keys */
-	bool oom;
-};
-
 static const char *unit_of(const char *u)
 {
 	static const char *const known[] = { "bit/s", "B/s", "ns", "%" };
@@ -169,7 +162,7 @@ static const char *unit_of(const char *u)
 	return "";
 }
 
-static struct ix_figure *add(struct figs *l, const char *check, const char *name, double v,
+static struct ix_figure *add(struct ix_figs *l, const char *check, const char *name, double v,
 			     bool valid, enum ix_better better, const char *unit)
 {
 	struct ix_figure *f;
@@ -213,13 +206,13 @@ static struct ix_figure *add(struct figs *l, const char *check, const char *name
 }
 
 /* A figure from a JSON value: null or not a number is "no value". */
-static struct ix_figure *addj(struct figs *l, const char *check, const char *name, json_t *v,
+static struct ix_figure *addj(struct ix_figs *l, const char *check, const char *name, json_t *v,
 			      enum ix_better better, const char *unit)
 {
 	return add(l, check, name, json_number_value(v), json_is_number(v), better, unit);
 }
 
-static void add_count(struct figs *l, const char *check, const char *name, json_t *v,
+static void add_count(struct ix_figs *l, const char *check, const char *name, json_t *v,
 		      double allowance, const char *unit)
 {
 	struct ix_figure *f = addj(l, check, name, v, IX_LOWER_BETTER, unit);
@@ -230,7 +223,19 @@ static void add_count(struct figs *l, const char *check, const char *name, json_
 	}
 }
 
-static void bw_figures(struct figs *l, const char *check, json_t *r, const char *q)
+struct ix_figure *ix_figs_add(struct ix_figs *l, const char *check, const char *name, json_t *v,
+			      enum ix_better better, const char *unit)
+{
+	return addj(l, check, name, v, better, unit);
+}
+
+void ix_figs_count(struct ix_figs *l, const char *check, const char *name, json_t *v,
+		   double allowance, const char *unit)
+{
+	add_count(l, check, name, v, allowance, unit);
+}
+
+static void bw_figures(struct ix_figs *l, const char *check, json_t *r, const char *q)
 {
 	static const char *const dirs[] = { "forward", "reverse" };
 	static const char *const sfx[] = { "", "_reverse" };
@@ -262,7 +267,7 @@ static void bw_figures(struct figs *l, const char *check, json_t *r, const char 
 }
 
 /* A capture's counts (the "wire" object of bw, lat, incast and wire). */
-static void wire_figures(struct figs *l, const char *check, json_t *w, const char *q)
+static void wire_figures(struct ix_figs *l, const char *check, json_t *w, const char *q)
 {
 	static const char *const counts[][2] = {
 		{ "wire_retransmissions", "tcp_retransmissions" },
@@ -313,7 +318,7 @@ static void wire_figures(struct figs *l, const char *check, json_t *w, const cha
 
 /* The machine: findings, and every device link that carries traffic, so
  * that 'ixperf compare' sees a link that trained lower than before. */
-static void topo_figures(struct figs *l, const char *check, json_t *r)
+static void topo_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *v, *d, *count;
 	size_t i;
@@ -337,7 +342,7 @@ static void topo_figures(struct figs *l, const char *check, json_t *r)
 	}
 }
 
-static void lat_figures(struct figs *l, const char *check, json_t *r, const char *q)
+static void lat_figures(struct ix_figs *l, const char *check, json_t *r, const char *q)
 {
 	static const char *const names[][2] = { { "p50", "p50_ns" },
 						{ "p99", "p99_ns" },
@@ -352,7 +357,7 @@ static void lat_figures(struct figs *l, const char *check, json_t *r, const char
 	}
 }
 
-static void add_detail(struct figs *l, const char *check, const char *name, json_t *v,
+static void add_detail(struct ix_figs *l, const char *check, const char *name, json_t *v,
 		       enum ix_better better, const char *unit)
 {
 	struct ix_figure *f = addj(l, check, name, v, better, unit);
@@ -365,7 +370,7 @@ static void add_detail(struct figs *l, const char *check, const char *name, json
  * enough to list them (a pair measured at 0 is a figure of 0). */
 /* "node HOST WHAT": a node's own figure (its "host" names it), kept for
  * the detail of a comparison. */
-static void node_figure(struct figs *l, const char *check, json_t *nd, const char *what,
+static void node_figure(struct ix_figs *l, const char *check, json_t *nd, const char *what,
 			const char *key, enum ix_better better, const char *unit)
 {
 	const char *h = json_string_value(json_object_get(nd, "host"));
@@ -379,7 +384,7 @@ static void node_figure(struct figs *l, const char *check, json_t *nd, const cha
 
 /* The size of the array r[key] as the count figure key (null when there
  * is no array). */
-static void array_count(struct figs *l, const char *check, json_t *r, const char *key)
+static void array_count(struct ix_figs *l, const char *check, json_t *r, const char *key)
 {
 	json_t *v = json_object_get(r, key);
 	json_t *count =
@@ -389,7 +394,7 @@ static void array_count(struct figs *l, const char *check, json_t *r, const char
 	json_decref(count);
 }
 
-static void mesh_detail(struct figs *l, const char *check, json_t *r)
+static void mesh_detail(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *hosts = json_object_get(r, "hosts"), *nd, *m = json_object_get(r, "matrix");
 	size_t n = json_array_size(hosts), i;
@@ -423,7 +428,7 @@ static void mesh_detail(struct figs *l, const char *check, json_t *r)
 		}
 }
 
-static void mesh_figures(struct figs *l, const char *check, json_t *r)
+static void mesh_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *v;
 
@@ -442,7 +447,7 @@ static void mesh_figures(struct figs *l, const char *check, json_t *r)
 
 /* A traffic pattern: its median host, its bad hosts and each host's figure
  * (the lower of what it sent and received). */
-static void pattern_figures(struct figs *l, const char *check, json_t *r)
+static void pattern_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *nd;
 	size_t i;
@@ -462,7 +467,7 @@ static void pattern_figures(struct figs *l, const char *check, json_t *r)
 	}
 }
 
-static void incast_figures(struct figs *l, const char *check, json_t *r)
+static void incast_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *steps = json_object_get(r, "steps"), *s;
 	char name[64];
@@ -490,7 +495,7 @@ static void incast_figures(struct figs *l, const char *check, json_t *r)
 
 /* ECMP: the pair's goodput and the spread of its flows at once, and the
  * flows each switch left unmapped. */
-static void ecmp_figures(struct figs *l, const char *check, json_t *r)
+static void ecmp_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *sp = json_object_get(r, "spread"), *sw;
 	size_t i;
@@ -518,64 +523,10 @@ static void ecmp_figures(struct figs *l, const char *check, json_t *r)
 	}
 }
 
-static const char *label_at(json_t *labels, size_t i)
-{
-	const char *s = json_string_value(json_array_get(labels, i));
-
-	return s ? s : "?";
-}
-
-/*
- * The figures of one "gpu" result, in document order. Every test with
- * status "ok" gives one figure per cell with a value, named
- * "TEST@ROW->COLUMN" with the matrix's labels ("host_to_device_memcpy_ce@
- * host->GPU0", "device_to_device_latency_sm@GPU0->GPU1"), then, a bandwidth
- * test with more than one such cell, "TEST@sum". Bandwidths are in "B/s",
- * higher is better; latencies in "ns", lower is better. A test skipped or
- * failed, or of a unit this build does not know, gives none.
- */
-static void gpu_figures(struct figs *l, const char *check, json_t *r)
-{
-	json_t *t;
-	size_t i;
-
-	json_array_foreach(json_object_get(r, "tests"), i, t)
-	{
-		const char *name = json_string_value(json_object_get(t, "name"));
-		const char *status = json_string_value(json_object_get(t, "status"));
-		const char *unit = json_string_value(json_object_get(t, "unit"));
-		json_t *rows = json_object_get(t, "rows"), *cols = json_object_get(t, "columns");
-		json_t *val = json_object_get(json_object_get(t, "matrix"), "value");
-		bool lat = unit && strcmp(unit, "ns") == 0;
-		size_t cells = 0;
-		char fig[128];
-
-		if (!name || !status || strcmp(status, "ok") != 0 || !unit ||
-		    (!lat && strcmp(unit, "bytes_per_second") != 0))
-			continue;
-		for (size_t a = 0; a < json_array_size(rows); a++)
-			for (size_t b = 0; b < json_array_size(cols); b++) {
-				json_t *v = json_array_get(json_array_get(val, a), b);
-
-				if (!json_is_number(v))
-					continue;
-				snprintf(fig, sizeof(fig), "%s@%s->%s", name, label_at(rows, a),
-					 label_at(cols, b));
-				addj(l, check, fig, v, lat ? IX_LOWER_BETTER : IX_HIGHER_BETTER,
-				     lat ? "ns" : "B/s");
-				cells++;
-			}
-		if (!lat && cells > 1 && json_is_number(json_object_get(t, "sum"))) {
-			snprintf(fig, sizeof(fig), "%s@sum", name);
-			addj(l, check, fig, json_object_get(t, "sum"), IX_HIGHER_BETTER, "B/s");
-		}
-	}
-}
-
-static void results_figures(struct figs *l, const char *check, json_t *results);
+static void results_figures(struct ix_figs *l, const char *check, json_t *results);
 
 /* What the fabric counted: counts, any growth a change worth seeing. */
-static void counter_figures(struct figs *l, const char *check, json_t *r, const char *q)
+static void counter_figures(struct ix_figs *l, const char *check, json_t *r, const char *q)
 {
 	char name[64];
 
@@ -592,7 +543,7 @@ static void counter_figures(struct figs *l, const char *check, json_t *r, const 
 	}
 }
 
-static void headline_figure(struct figs *l, const char *check, json_t *h)
+static void headline_figure(struct ix_figs *l, const char *check, json_t *h)
 {
 	const char *unit = unit_of(json_string_value(json_object_get(h, "unit")));
 	const char *hname = json_string_value(json_object_get(h, "name"));
@@ -608,7 +559,7 @@ static void headline_figure(struct figs *l, const char *check, json_t *h)
 	}
 }
 
-static void run_figures(struct figs *l, json_t *run)
+static void run_figures(struct ix_figs *l, json_t *run)
 {
 	json_t *c;
 	size_t i;
@@ -637,7 +588,7 @@ static const char *rail_check(const char *check, const char *rail, char *buf, si
 
 /* The rails side by side: how many are bad, each one's median, and each
  * node's all-rail throughput. */
-static void rails_figures(struct figs *l, const char *check, json_t *r)
+static void rails_figures(struct ix_figs *l, const char *check, json_t *r)
 {
 	json_t *x;
 	size_t i;
@@ -656,7 +607,7 @@ static size_t count_kind(json_t *results, const char *kind)
 	return n;
 }
 
-static void results_figures(struct figs *l, const char *check, json_t *results)
+static void results_figures(struct ix_figs *l, const char *check, json_t *results)
 {
 	bool bw_sweep = count_kind(results, "bw") > 1, lat_sweep = count_kind(results, "lat") > 1;
 	json_t *r;
@@ -700,7 +651,9 @@ static void results_figures(struct figs *l, const char *check, json_t *results)
 		else if (kind && strcmp(kind, "ecmp") == 0)
 			ecmp_figures(l, check, r);
 		else if (kind && strcmp(kind, "gpu") == 0)
-			gpu_figures(l, check, r);
+			ix_figs_gpu(l, check, r);
+		else if (kind && strcmp(kind, "coll") == 0)
+			ix_figs_coll(l, check, r);
 		else if (kind && strcmp(kind, "run") == 0)
 			run_figures(l, r);
 		/* other kinds carry no figures this build knows */
@@ -725,7 +678,7 @@ int ix_figures_extract(json_t *doc, struct ix_figure **out, size_t *n, struct ix
 int ix_figures_of_results(const char *check, json_t *results, struct ix_figure **out, size_t *n,
 			  struct ix_err *err)
 {
-	struct figs l = { .seen = json_object() };
+	struct ix_figs l = { .seen = json_object() };
 
 	*out = NULL;
 	*n = 0;

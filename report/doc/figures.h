@@ -73,4 +73,26 @@ const struct ix_figure *ix_figures_find(const struct ix_figure *v, size_t n, con
 void ix_figure_fmt(const struct ix_figure *f, char *buf, size_t len);
 void ix_value_fmt(double v, const char *unit, char *buf, size_t len);
 
+/* ---- Internal to report/doc: the list figures.c builds, and what the
+ * extractors of each kind of result share (figures.c: the network's, the
+ * cluster's, the run's; figures_gpu.c: the GPUs' and the collectives'). */
+struct ix_figs {
+	struct ix_figure *v;
+	size_t n, cap;
+	json_t *seen; /* key -> times used, for unique keys */
+	bool oom;
+};
+
+/* A figure from a JSON value (null or not a number: "no value"), named
+ * CHECK/NAME, unique (a second one gets "#2"); NULL when out of memory. */
+struct ix_figure *ix_figs_add(struct ix_figs *l, const char *check, const char *name, json_t *v,
+			      enum ix_better better, const char *unit);
+/* A count, lower is better, judged in absolute terms: any rise above
+ * allowance is a change worth seeing. */
+void ix_figs_count(struct ix_figs *l, const char *check, const char *name, json_t *v,
+		   double allowance, const char *unit);
+/* The figures of one "gpu" and one "coll" result (figures_gpu.c). */
+void ix_figs_gpu(struct ix_figs *l, const char *check, json_t *r);
+void ix_figs_coll(struct ix_figs *l, const char *check, json_t *r);
+
 #endif

@@ -147,6 +147,19 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 	} else if (kind && !strcmp(kind, "gpu")) {
 		c->path = ix_html_str(r, "backend.name");
 		c->hosts = NULL;
+	} else if (kind && !strcmp(kind, "coll")) {
+		const char *culprit = ix_html_str(r, "verdict.culprit");
+
+		c->path = ix_html_str(r, "library");
+		c->hosts = NULL;
+		c->head_name = "average bus bandwidth";
+		c->head_unit = "GB/s";
+		c->has_head = ix_html_num(r, "avg_busbw_Bps", &c->head);
+		c->head /= 1e9;
+		if (strcmp(c->verdict, "ERROR") &&
+		    ((ix_html_num(r, "wrong", &v) && v > 0) ||
+		     (culprit && (!strcmp(culprit, "rank") || !strcmp(culprit, "link")))))
+			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "ib_fabric")) {
 		c->hosts = NULL;
 		c->path = "infiniband";
@@ -490,6 +503,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_incast(f, r);
 			else if (!strcmp(p, "gpu"))
 				ix_html_gpu(f, r);
+			else if (!strcmp(p, "coll"))
+				ix_html_coll(f, r);
 			else if (!strcmp(p, "topo"))
 				ix_html_topo_tree(f, r);
 			else if (!strcmp(p, "ib_fabric"))

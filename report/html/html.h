@@ -108,5 +108,8 @@ void ix_html_topo_tree(FILE *f, json_t *topo);
 void ix_html_palette(int i, char out[8]);
 /* The HTML section of one "gpu" result: devices and a heatmap table per test (gpu.c). */
 void ix_html_gpu(FILE *f, json_t *result);
+/* The HTML section of one "coll" result: busbw by size, nccl-tests' table,
+ * the verdicts and the ranks (coll.c). */
+void ix_html_coll(FILE *f, json_t *result);
 
 #endif

@@ -20,6 +20,10 @@
 #                       shown beside the link, not judged (GPUs that share
 #                       host memory or a switch uplink rightly fall short)
 #   CUDA/HIP IPC        against the same copy within one process
+#   collectives         ixperf coll all_reduce over the machine's NCCL (the
+#                       nvidia-nccl wheel PyTorch uses, else the system's)
+#                       beside torch.distributed's all_reduce timed the same
+#                       way on the same GPUs: algbw within 10% from 64 MiB up
 #
 # Usage: tests/gpu/device-check.sh [IXPERF]   (IXPERF: a built binary to use)
 # Exit status: 0 every check passed, 1 a check failed, 2 nothing to check
@@ -213,5 +217,96 @@ print("\n%d check(s) failed" % fails if fails else "\nevery check passed")
 sys.exit(1 if fails else 0)
 EOF
 status=$?
+
+# --- collectives: ixperf coll over the machine's NCCL, beside torch.distributed --
+# libnccl.so.2 from the nvidia-nccl wheel PyTorch came with (or the system's);
+# the same all_reduce timed the same way through torch.distributed on the same
+# GPUs: warm-up 5, then 20 back to back, host time to the stream's end over 20,
+# the mean over the ranks, algbw = bytes / time and busbw = algbw x 2(n-1)/n.
+say "== collectives: ixperf coll all_reduce and torch.distributed all_reduce"
+nccl=$(python3 -c 'import os, nvidia.nccl as m; print(os.path.join(list(m.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null)
+[ -f "$nccl" ] || nccl=
+coll_args=(all_reduce -b 1M -e 1G -f 4 -n 20 -w 5)
+timeout 300 "$ixperf" coll "${coll_args[@]}" ${nccl:+--lib-path "$nccl"} -J -o "$out/coll.json" \
+	2>"$out/coll.err"
+crc=$?
+cat "$out/coll.err"
+timeout 300 "$ixperf" report "$out/coll.json" 2>/dev/null | head -40
+cat >"$out/torch_allreduce.py" <<'TORCH'
+import os, sys, time, json
+import torch, torch.distributed as dist, torch.multiprocessing as mp
+
+SIZES = [1 << 20 << (2 * i) for i in range(6)]  # 1M .. 1G, x4
+
+def rank_main(rank, n, port, outq):
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    torch.cuda.set_device(rank)
+    dist.init_process_group("nccl", rank=rank, world_size=n)
+    rows = []
+    for size in SIZES:
+        x = torch.ones(size // 4, dtype=torch.float32, device="cuda")
+        for _ in range(5):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        dist.barrier()
+        torch.cuda.synchronize()
+        t0 = time.perf_counter()
+        for _ in range(20):
+            dist.all_reduce(x)
+        torch.cuda.synchronize()
+        rows.append((size, (time.perf_counter() - t0) / 20))
+    outq.put((rank, rows))
+    dist.destroy_process_group()
+
+if __name__ == "__main__":
+    n = torch.cuda.device_count()
+    q = mp.get_context("spawn").SimpleQueue()
+    mp.spawn(rank_main, args=(n, 29500 + os.getpid() % 1000, q), nprocs=n, join=True)
+    per = [q.get() for _ in range(n)]
+    out = []
+    for i, size in enumerate(SIZES):
+        t = sum(r[1][i][1] for r in per) / n
+        alg = size / t
+        out.append({"bytes": size, "time_us": t * 1e6, "algbw": alg, "busbw": alg * 2 * (n - 1) / n})
+    json.dump({"nranks": n, "nccl": ".".join(map(str, torch.cuda.nccl.version())), "rows": out},
+              open(sys.argv[1], "w"))
+TORCH
+timeout 300 python3 "$out/torch_allreduce.py" "$out/torch.json" >"$out/torch.log" 2>&1 ||
+	{ tail -5 "$out/torch.log"; say "note: torch.distributed did not run: no figure to compare"; }
+python3 - "$out/coll.json" "$out/torch.json" "$crc" <<'EOF2'
+import json, os, sys
+rc = int(sys.argv[3])
+try:
+    doc = json.load(open(sys.argv[1]))
+    res = doc["results"][0]
+except Exception as e:
+    print("FAIL ixperf coll wrote no result (exit %d): %s" % (rc, e))
+    sys.exit(1)
+torch = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else None
+fails = 0
+print("ixperf coll: %s %s, %d ranks, exit %d, wrong %s%s" % (
+    res["library"], res["library_version"], res["nranks"], rc, res["wrong"],
+    "; SIMULATED" if res["simulation"] else ""))
+if rc != 0 or not res["complete"] or res["wrong"]:
+    print("FAIL ixperf coll completed with every element right")
+    fails += 1
+tr = {r["bytes"]: r for r in torch["rows"]} if torch else {}
+if torch:
+    print("torch.distributed: NCCL %s, %d ranks" % (torch["nccl"], torch["nranks"]))
+print("%12s %12s %12s %12s %12s %8s" % ("bytes", "ixperf us", "torch us", "ixperf algbw", "torch algbw", "ratio"))
+for row in res["rows"]:
+    c = row["out_of_place"]
+    t = tr.get(row["bytes"])
+    if not c or not c.get("measured"):
+        continue
+    print("%12d %12.1f %12s %12.2f %12s %8s" % (
+        row["bytes"], c["time_us"], "%.1f" % t["time_us"] if t else "-", c["algbw_Bps"] / 1e9,
+        "%.2f" % (t["algbw"] / 1e9) if t else "-", "%.3f" % (c["algbw_Bps"] / t["algbw"]) if t else "-"))
+    if t and row["bytes"] >= 64 << 20 and c["algbw_Bps"] < 0.9 * t["algbw"]:
+        print("FAIL ixperf's all_reduce at %d bytes below 0.9 x torch.distributed's" % row["bytes"])
+        fails += 1
+sys.exit(1 if fails else 0)
+EOF2
+[ $? = 0 ] || status=1
 say "== $(( SECONDS - start )) s; results in $out"
 exit "$status"

@@ -14,9 +14,7 @@ jqt() { jq -e "$@" >/dev/null; }
 FAKE=(--gpu-lib "${IX_FAKECUDA:-}" --lib-path "${IX_FAKENCCL:-}")
 
 if [ ! -f "${IX_FAKECUDA:-}" ] || [ ! -f "${IX_FAKENCCL:-}" ]; then
-	skip_check "ixperf coll over the simulated NCCL" \
-		"IX_FAKECUDA and IX_FAKENCCL name no libraries (run under make check)"
-	exit 0
+	ix_skip "IX_FAKECUDA and IX_FAKENCCL name no libraries (run under make check)"
 fi
 
 # Every shared segment the fake makes is unlinked by it; any left is a
@@ -135,3 +133,5 @@ fi
 check "no shared segment of the simulated NCCL is left in /dev/shm ($(shm_left | paste -sd,))" \
 	test -z "$(shm_left)"
 shm_left | xargs -r rm -f
+
+ix_done

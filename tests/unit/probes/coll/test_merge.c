@@ -39,8 +39,8 @@ static void setup(struct ix_coll_result *res, enum ix_coll_op op, int n)
 					.measured = true, .host_us = 100.0 * (i + 1) + r, .wrong = 0
 				};
 		k->pair_bps = 10e9;
-		k->niter = 4;
-		for (int it = 0; it < 4; it++)
+		k->niter = 6;
+		for (int it = 0; it < 6; it++)
 			k->iter_us[it] = 100;
 	}
 }
@@ -205,13 +205,27 @@ Test(merge, late_rank)
 	struct ix_coll_result res;
 
 	setup(&res, IX_COLL_ALL_REDUCE, 4);
-	/* rank 1 arrives last in 3 of 4 iterations: its own time is short */
-	for (int it = 0; it < 3; it++)
+	/* rank 1 arrives last in 4 of 6 iterations: its own time is short */
+	for (int it = 0; it < 4; it++)
 		res.ranks[1].iter_us[it] = 40;
 	ix_coll_merge(&res);
 	cr_assert_eq(res.verdict.late_rank, 1);
-	cr_assert_eq(res.verdict.late_iters, 3);
+	cr_assert_eq(res.verdict.late_iters, 4);
 	cr_assert_float_eq(res.verdict.late_us, 60, 1e-6);
+	ix_coll_result_free(&res);
+}
+
+Test(merge, too_few_iterations_name_no_one)
+{
+	struct ix_coll_result res;
+
+	setup(&res, IX_COLL_ALL_REDUCE, 4);
+	for (int r = 0; r < 4; r++)
+		res.ranks[r].niter = IX_COLL_LATE_MIN_ITERS - 1;
+	for (int it = 0; it < IX_COLL_LATE_MIN_ITERS - 1; it++)
+		res.ranks[1].iter_us[it] = 40;
+	ix_coll_merge(&res);
+	cr_assert_eq(res.verdict.late_rank, -1, "every iteration, but too few of them");
 	ix_coll_result_free(&res);
 }
 

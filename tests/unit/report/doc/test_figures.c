@@ -370,35 +370,6 @@ Test(figures, wire_counts_and_topology_links)
 	free(v);
 }
 
-/* GPU documents: a figure per measured cell of each test that ran, and a bandwidth sum. */
-Test(figures, gpu_cells_and_compare)
-{
-	struct ix_err err = { 0 };
-	struct ix_cmp_row *rows;
-	struct ix_cmp_counts k;
-	size_t nb, nn, nr;
-	struct ix_figure *b = figures("gpu-base.json", &nb), *c = figures("gpu-new.json", &nn);
-
-	cr_expect_eq(nb, 12, "2 bandwidth tests of 2 cells and a sum, 6 latencies, 0 skipped");
-	cr_expect_eq(nn, 8, "a failed test has no figure, not even from a cell it measured");
-	expect(b, nb, "gpu/host_to_device_memcpy_ce@host->GPU1", 50e9);
-	expect(b, nb, "gpu/device_to_device_memcpy_read_ce@sum", 600e9);
-	cr_expect_null(ix_figures_find(b, nb, "gpu/device_to_device_memcpy_read_ce@GPU0->GPU0"));
-	cr_expect(get(b, nb, "gpu/device_to_device_memcpy_read_ce@GPU1->GPU0")->better ==
-			  IX_HIGHER_BETTER &&
-		  !strcmp(get(b, nb, "gpu/host_to_device_memcpy_ce@sum")->unit, "B/s"));
-	cr_expect(get(b, nb, "gpu/host_device_latency_sm@host->GPU0")->better == IX_LOWER_BETTER &&
-		  !strcmp(get(b, nb, "gpu/host_device_latency_sm@host->GPU0")->unit, "ns"));
-	cr_assert_eq(ix_figures_compare(b, nb, c, nn, 0.1, &rows, &nr, &k, &err), 0);
-	cr_expect(k.regressions == 2 && k.improved == 1 && k.same == 5 && k.only_base == 4);
-	cr_expect_eq(row_of(rows, nr, "gpu/host_device_latency_sm@host->GPU1"), IX_CMP_REGRESSION);
-	cr_expect_eq(row_of(rows, nr, "gpu/device_to_device_latency_sm@GPU0->GPU0"),
-		     IX_CMP_ONLY_BASE);
-	free(rows);
-	free(b);
-	free(c);
-}
-
 Test(figures, ecmp_document)
 {
 	size_t n;

@@ -1,0 +1,117 @@
+/* Unit tests for report/html/coll.c: a "coll" result's section (the
+ * simulation named, the facts, nccl-tests' table, the slow rank marked
+ * and the verdict) and a whole page of a coll document (its headline and
+ * its FAIL when a rank is named). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "probes/coll/merge.h"
+#include "report/html/html.h"
+#include "report/json/json.h"
+
+/* Four ranks on four nodes, two sizes, rank 2 slow in the pair scan. */
+static json_t *result(bool slow)
+{
+	struct ix_coll_result res = { 0 };
+	json_t *o;
+
+	res.opts.op = IX_COLL_ALL_REDUCE;
+	res.opts.dtype = IX_COLL_FLOAT32;
+	res.opts.sizes[0] = 1 << 20;
+	res.opts.sizes[1] = 4 << 20;
+	res.opts.nsizes = 2;
+	res.opts.iters = 5;
+	res.opts.check = true;
+	res.opts.places[0] = res.opts.places[1] = true;
+	res.opts.pair_scan = true;
+	snprintf(res.lib_name, sizeof(res.lib_name), "nccl");
+	snprintf(res.lib_version, sizeof(res.lib_version), "2.23.4");
+	snprintf(res.gpu_backend, sizeof(res.gpu_backend), "cuda");
+	snprintf(res.simulation, sizeof(res.simulation), "a simulated NCCL <for tests>");
+	res.nranks = 4;
+	res.ranks = calloc(4, sizeof(*res.ranks));
+	for (int r = 0; r < 4; r++) {
+		struct ix_coll_rank *k = &res.ranks[r];
+		k->rank = r;
+		snprintf(k->node, sizeof(k->node), "node%d", r);
+		snprintf(k->gpu, sizeof(k->gpu), "Fake GPU %d", r % 2);
+		k->joined = k->complete = true;
+		k->nrows = 2;
+		for (int i = 0; i < 2; i++)
+			for (int p = 0; p < 2; p++)
+				k->cell[i][p] = (struct ix_coll_rank_cell){
+					.measured = true, .host_us = 100.0 * (i + 1), .wrong = 0
+				};
+		k->pair_bps = slow && (r == 1 || r == 2) ? 2e9 : 20e9;
+	}
+	res.ranks[3].cell[1][1].wrong = 3;
+	ix_coll_merge(&res);
+	o = ix_json_coll(&res);
+	ix_coll_result_free(&res);
+	return o;
+}
+
+static char *render(json_t *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ix_html_coll(f, o);
+	fclose(f);
+	return buf;
+}
+
+Test(html_coll, section)
+{
+	json_t *o = result(true);
+	char *buf = render(o);
+
+	cr_assert(strstr(buf, "<p class=\"errbox\">SIMULATED library: a simulated NCCL &lt;for "
+			      "tests&gt;</p>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<dt>collective</dt><dd>all_reduce</dd>"), "%s", buf);
+	cr_assert(strstr(buf, "<dd>algbw &times; 2(n-1)/n = 1.5"), "%s", buf);
+	cr_assert(strstr(buf, "<svg"), "a chart of busbw by size: %s", buf);
+	/* 4 MiB in 200 us: algbw 20.97 GB/s, busbw 31.46 */
+	cr_assert(strstr(buf, "<td class=\"n\">20.97</td><td class=\"n\">31.46</td>"), "%s", buf);
+	cr_assert(strstr(buf, "<td class=\"n warn\">3</td>"), "the wrong elements marked: %s", buf);
+	cr_assert(strstr(buf, "<b>Verdict:</b> slow rank 2 on node2: both its ring links at 0.1"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<tr class=\"fail\"><td class=\"n\">2</td><td>node2</td>"), "%s",
+		  buf);
+	free(buf);
+	json_decref(o);
+}
+
+Test(html_coll, page_fails_on_a_named_rank)
+{
+	json_t *doc = ix_json_document("coll", 0, NULL, json_pack("[o]", result(true)), NULL);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_html_render(f, doc, NULL, 0, &err), 0, "%s", err.msg);
+	fclose(f);
+	cr_assert(strstr(buf, "average bus bandwidth"), "the headline: %s", buf);
+	cr_assert(strstr(buf, "FAIL"), "%s", buf);
+	free(buf);
+	json_decref(doc);
+}
+
+Test(html_coll, no_verdict_without_a_culprit)
+{
+	json_t *o = result(false);
+	char *buf = render(o);
+
+	cr_assert(strstr(buf, "no rank or link stands out in the pair scan"), "%s", buf);
+	cr_assert(!strstr(buf, "<tr class=\"fail\">"), "%s", buf);
+	free(buf);
+	json_decref(o);
+}
