@@ -37,9 +37,9 @@ struct coll_opts {
 
 static const struct ix_option coll_options[] = {
 	{ 'b', "minbytes", IX_OPT_SIZE, offsetof(struct coll_opts, minbytes), "BYTES",
-	  "smallest size of the sweep (default 32M, as nccl-tests)", 0, 0 },
+	  "smallest size of the sweep (default 32M as nccl-tests, or -e below it)", 0, 0 },
 	{ 'e', "maxbytes", IX_OPT_SIZE, offsetof(struct coll_opts, maxbytes), "BYTES",
-	  "largest size (default 32M)", 0, 0 },
+	  "largest size (default 32M, or -b above it)", 0, 0 },
 	{ 'f', "stepfactor", IX_OPT_UINT, offsetof(struct coll_opts, factor), "N",
 	  "each size N times the last (default 1: by -i)", 1, 1024 },
 	{ 'i', "stepbytes", IX_OPT_SIZE, offsetof(struct coll_opts, stepbytes), "BYTES",
@@ -120,8 +120,12 @@ static double now_s(void)
 static int build(const struct coll_opts *c, const char *name, struct ix_coll_opts *o,
 		 struct ix_err *err)
 {
-	uint64_t min = c->minbytes != UNSET ? c->minbytes : 32u << 20;
-	uint64_t max = c->maxbytes != UNSET ? c->maxbytes : c->minbytes != UNSET ? min : 32u << 20;
+	/* nccl-tests' 32M when neither is given; one alone gives the other */
+	uint64_t dflt = 32u << 20;
+	uint64_t min = c->minbytes != UNSET                         ? c->minbytes
+		       : c->maxbytes != UNSET && c->maxbytes < dflt ? c->maxbytes
+								    : dflt;
+	uint64_t max = c->maxbytes != UNSET ? c->maxbytes : min > dflt ? min : dflt;
 
 	memset(o, 0, sizeof(*o));
 	if (ix_coll_op_parse(name, &o->op, err) < 0 ||

@@ -90,6 +90,10 @@ size_t ix_coll_dtype_size(enum ix_coll_dtype t);      /* bytes an element */
 bool ix_coll_op_reduces(enum ix_coll_op op);          /* takes a reduction op */
 bool ix_coll_op_rooted(enum ix_coll_op op);           /* takes a root */
 const char *ix_coll_factor_text(enum ix_coll_op op);  /* "2(n-1)/n", "(n-1)/n", "1" */
+/* Whether a placement's result can be checked: not in-place sendrecv and
+ * alltoall, whose sends and receives share one buffer and race in the
+ * library (nccl-tests reports N/A there too). */
+bool ix_coll_checkable(enum ix_coll_op op, enum ix_coll_place p);
 /* Parse a name (nccl-tests' spellings and the usual aliases: float32,
  * fp16, bf16, ...); -1 with a usage error listing the known ones. */
 int ix_coll_op_parse(const char *s, enum ix_coll_op *out, struct ix_err *err);
@@ -261,7 +265,7 @@ struct ix_coll_result {
 	struct ix_coll_verdict verdict;
 	bool complete; /* every rank reported every row */
 	int missing;   /* ranks that sent no report */
-	int64_t wrong; /* over every row; -1: not checked */
+	int64_t wrong; /* over every cell checked; -1: no check */
 	char error[IX_ERR_MAX];
 };
 

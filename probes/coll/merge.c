@@ -90,8 +90,8 @@ static void merge_rows(struct ix_coll_result *res)
 				continue;
 			bw += c->busbw;
 			nbw++;
-			if (res->wrong >= 0)
-				res->wrong = c->wrong < 0 ? -1 : res->wrong + c->wrong;
+			if (res->wrong >= 0 && c->wrong > 0)
+				res->wrong += c->wrong; /* a cell not checked adds nothing */
 		}
 	}
 	res->avg_busbw = nbw ? bw / nbw : 0;

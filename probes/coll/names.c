@@ -69,6 +69,11 @@ bool ix_coll_op_rooted(enum ix_coll_op op)
 	return op == IX_COLL_BROADCAST || op == IX_COLL_REDUCE;
 }
 
+bool ix_coll_checkable(enum ix_coll_op op, enum ix_coll_place p)
+{
+	return p != IX_COLL_IN_PLACE || (op != IX_COLL_SENDRECV && op != IX_COLL_ALLTOALL);
+}
+
 const char *ix_coll_factor_text(enum ix_coll_op op)
 {
 	switch (op) {

@@ -394,7 +394,7 @@ static int row(struct ix_coll_run *R, int r, enum ix_coll_place p, bool keep, st
 		if (iter_times(R, l, c, keep, err) < 0)
 			return -1;
 	}
-	if (o->check && check(R, &sh, p, r, err) < 0)
+	if (o->check && ix_coll_checkable(o->op, p) && check(R, &sh, p, r, err) < 0)
 		return -1;
 	for (int i = 0; i < R->nlocal; i++)
 		R->local[i].rep->cell[r][p].measured = true;

@@ -81,3 +81,11 @@ Test(names, roles_and_factors)
 	cr_assert_str_eq(ix_coll_factor_text(IX_COLL_SENDRECV), "1");
 	cr_assert_str_eq(ix_coll_place_name(IX_COLL_IN_PLACE), "in-place");
 }
+
+Test(names, in_place_p2p_is_not_checked)
+{
+	cr_assert(ix_coll_checkable(IX_COLL_SENDRECV, IX_COLL_OUT_OF_PLACE));
+	cr_assert(!ix_coll_checkable(IX_COLL_SENDRECV, IX_COLL_IN_PLACE));
+	cr_assert(!ix_coll_checkable(IX_COLL_ALLTOALL, IX_COLL_IN_PLACE));
+	cr_assert(ix_coll_checkable(IX_COLL_ALL_GATHER, IX_COLL_IN_PLACE));
+}
