@@ -268,8 +268,9 @@ if __name__ == "__main__":
         t = sum(r[1][i][1] for r in per) / n
         alg = size / t
         out.append({"bytes": size, "time_us": t * 1e6, "algbw": alg, "busbw": alg * 2 * (n - 1) / n})
-    json.dump({"nranks": n, "nccl": ".".join(map(str, torch.cuda.nccl.version())), "rows": out},
-              open(sys.argv[1], "w"))
+    v = torch.cuda.nccl.version()
+    json.dump({"nranks": n, "nccl": ".".join(map(str, v)) if isinstance(v, tuple) else str(v),
+               "rows": out}, open(sys.argv[1], "w"))
 TORCH
 timeout 300 python3 "$out/torch_allreduce.py" "$out/torch.json" >"$out/torch.log" 2>&1 ||
 	{ tail -5 "$out/torch.log"; say "note: torch.distributed did not run: no figure to compare"; }
