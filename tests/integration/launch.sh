@@ -10,7 +10,6 @@
 J=$IX_TMP
 grep -q "define HAVE_PMIX 1" config.h 2>/dev/null || pmix_missing="built without PMIx (libpmix-dev)"
 jqt() { jq -e "$@" >/dev/null; }
-# running PID: PID exists and is no zombie.
 # A job's tasks start through PIDS: each writes its PID into DIR/RANK.pid
 # and becomes ixperf (exec keeps the PID). Nothing else on the machine, a
 # test running beside this one or an earlier job, is mistaken for them.
@@ -212,6 +211,9 @@ else
 		job=$!
 		IX_PIDS+=("$job")
 		coord=$(wait_task "$J/coord" 0)
+		# Every task started (a loaded machine starts them late: one that
+		# came after the check below would look like one left behind).
+		for r in 1 2 3; do wait_task "$J/coord" "$r" >/dev/null; done
 		sleep 1.5 # any time in the mesh (6.6 s of rounds) will do
 		check "rank 0 (pid ${coord:-none found}) is killed mid-mesh" kill -KILL "${coord:-none}"
 		t0=$(date +%s)
