@@ -62,7 +62,7 @@ check "text: the data type, reduction and factor in the header" \
 	grep -q '^bfloat16, max; 3 iterations after 1 warm-up; busbw = algbw x 2(n-1)/n = 1' "$G/text.out"
 
 # A wrong result in one process: rank 1's output corrupted.
-FAKENCCL_WRONG=1 timeout 60 "$IXPERF" coll all_gather "${FAKE[@]}" -b 1K -n 2 -w 1 -J \
+FAKENCCL_WRONG=1 timeout 60 "$IXPERF" coll all_gather "${FAKE[@]}" -b 1K -e 1K -n 2 -w 1 -J \
 	-o "$G/wrong1.json" >"$G/wrong1.out" 2>"$G/wrong1.err"
 check "a wrong result: exit 1" test "$?" = 1
 check "naming rank 1 (stderr: $(head -c 200 "$G/wrong1.err"))" \
@@ -72,7 +72,7 @@ check "the document keeps the figures and counts the wrong element per row" \
 	"$G/wrong1.json"
 
 # One GPU alone: a job of one rank (all_reduce's factor 0, as nccl-tests).
-timeout 60 "$IXPERF" coll all_reduce "${FAKE[@]}" --gpus 1 -b 4K -n 2 -w 1 -J \
+timeout 60 "$IXPERF" coll all_reduce "${FAKE[@]}" --gpus 1 -b 4K -e 4K -n 2 -w 1 -J \
 	-o "$G/alone.json" >"$G/alone.out" 2>"$G/alone.err"
 check "one rank on GPU 1: exits 0 with busbw 0 and no pair to scan" \
 	jqt '.results[0] | .nranks == 1 and .bus_factor == 0 and .ranks[0].device == 1
@@ -101,21 +101,21 @@ else
 
 	# A rank made slow: every call of rank 2 waits 40 ms.
 	FAKENCCL_SLOW=2:40 "${MPI[@]}" -x FAKENCCL_SLOW "$IXPERF" coll all_reduce "${FAKE[@]}" \
-		-b 64K -n 3 -w 1 >"$G/slow.out" 2>&1
+		-b 64K -e 64K -n 3 -w 1 >"$G/slow.out" 2>&1
 	check "a slow rank: exit 0 (slow is not wrong)" test "$?" = 0 || cat "$G/slow.out"
 	check "the pair scan names rank 2 ($(grep -E '^(Slow|No rank)' "$G/slow.out" | head -1))" \
 		grep -Eq '^Slow rank: 2 on [^ ]+ \(GPU [0-9]' "$G/slow.out"
 
 	# A wrong result on rank 3.
 	FAKENCCL_WRONG=3 "${MPI[@]}" -x FAKENCCL_WRONG "$IXPERF" coll reduce_scatter "${FAKE[@]}" \
-		-b 64K -n 2 -w 1 >"$G/mwrong.out" 2>&1
+		-b 64K -e 64K -n 2 -w 1 >"$G/mwrong.out" 2>&1
 	check "a wrong result under mpirun: the job fails" test "$?" != 0
 	check "rank 0 names rank 3 as the first wrong one" \
 		grep -q 'wrong results: .* first on rank 3 (1 rank)' "$G/mwrong.out"
 
 	# A rank that never joins: rank 3 sleeps instead of running ixperf.
 	mpi_stuck "$G" 3 "$G/stuck.out" "${MPI[@]}" -- "$IXPERF" coll all_reduce "${FAKE[@]}" \
-		-b 4K -n 2 -w 1 --timeout 4 -J -o "$G/stuck.json"
+		-b 4K -e 4K -n 2 -w 1 --timeout 4 -J -o "$G/stuck.json"
 	left=("${STUCK_LEFT[@]}")
 	check "no task outlives the job (${left[*]:-none left})" test "${#left[@]}" = 0
 	rc0=$STUCK_RC0 took0=$STUCK_TOOK0
