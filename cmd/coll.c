@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
@@ -16,6 +15,7 @@
 #include "probes/coll/merge.h"
 #include "probes/coll/run.h"
 #include "probes/coll/wire.h"
+#include "probes/core/clock.h"
 #include "probes/gpu/bench.h"
 #include "probes/gpu/gpu.h"
 #include "report/json/json.h"
@@ -110,10 +110,7 @@ const struct ix_cmd_spec ix_coll_spec = {
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)ix_now_ns() / IX_NSEC_PER_SEC;
 }
 
 /* The options into o, usage errors named. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "probes/cluster/launch.h"
+#include "probes/core/clock.h"
 
 int ix_launch_pmix_parse_ep(const char *s, struct ix_launch_ep *ep)
 {
@@ -364,11 +365,11 @@ static int pmix_put(struct ix_launch *l, const char *key, const void *data, size
  * refreshed, until it comes or tmo seconds have passed. */
 static pmix_status_t get_waiting(uint32_t rank, const char *key, int tmo, pmix_value_t **val)
 {
-	struct timespec t0, now, pause = { 0, 20 * 1000 * 1000 };
+	struct timespec pause = { 0, 20 * 1000 * 1000 };
+	int64_t until = ix_now_ns() + tmo * IX_NSEC_PER_SEC;
 	bool refresh = true;
 	pmix_status_t st;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		pmix_info_t info[2];
 		pmix_proc_t p;
@@ -382,8 +383,7 @@ static pmix_status_t get_waiting(uint32_t rank, const char *key, int tmo, pmix_v
 		PMIX_INFO_DESTRUCT(&info[1]);
 		if (st != PMIX_ERR_NOT_FOUND && st != PMIX_ERR_TIMEOUT)
 			return st;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec - t0.tv_sec + (now.tv_nsec - t0.tv_nsec) * 1e-9 >= tmo)
+		if (ix_now_ns() >= until)
 			return st;
 		nanosleep(&pause, NULL);
 	}

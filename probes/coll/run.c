@@ -4,16 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "probes/coll/run.h"
+#include "probes/core/clock.h"
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	return (double)ix_now_ns() / IX_NSEC_PER_SEC;
 }
 
 static const struct ix_gpu_backend *BE(const struct ix_coll_run *R)
@@ -46,7 +43,6 @@ static void abort_all(struct ix_coll_run *R)
 		ix_coll_lib_abort(R->lib, R->local[i].comm);
 		R->local[i].comm = NULL;
 	}
-	R->aborted = true;
 }
 
 /* Wait until every local communicator is ready (after an init or a

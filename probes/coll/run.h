@@ -32,7 +32,6 @@ struct ix_coll_run {
 	struct ix_coll_local local[IX_COLL_MAX_LOCAL];
 	size_t bytes;  /* each buffer's */
 	uint8_t *host; /* staging for the check: bytes */
-	bool aborted;
 };
 
 /* Make the communicators of the nlocal ranks ranks[] (on devices[],

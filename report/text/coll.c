@@ -75,7 +75,7 @@ static void table(FILE *f, const struct ix_coll_result *r)
 		r->avg_busbw / 1e9);
 }
 
-static void rank_line(FILE *f, const struct ix_coll_result *r, const struct ix_coll_rank *k)
+static void rank_line(FILE *f, const struct ix_coll_rank *k)
 {
 	const struct ix_coll_rank_cell *c = NULL;
 	char node[48], gpu[40], pair[24] = "-", err[IX_ERR_MAX];
@@ -101,7 +101,6 @@ static void rank_line(FILE *f, const struct ix_coll_result *r, const struct ix_c
 		fprintf(f, "  %s", err);
 	}
 	fprintf(f, "\n");
-	(void)r;
 }
 
 static void ranks(FILE *f, const struct ix_coll_result *r)
@@ -111,7 +110,7 @@ static void ranks(FILE *f, const struct ix_coll_result *r)
 	fprintf(f, "%5s  %-20s %3s  %-24s %-13s %10s %9s %9s %8s\n", "", "", "", "", "", "(us)",
 		"(us)", "(us)", "(GB/s)");
 	for (int i = 0; i < r->nranks; i++)
-		rank_line(f, r, &r->ranks[i]);
+		rank_line(f, &r->ranks[i]);
 	fprintf(f, "(iter: each collective of the largest size on the rank's stream; pair: the "
 		   "scan's sendrecv with the next rank, each way)\n");
 }
