@@ -15,8 +15,9 @@
 # ($FUZZ_BUILD, default ./fuz-build), builds libixperf.a there, links one
 # fuzzer per tests/fuzz/fuzz_*.c and runs each on a copy of its seed corpus
 # (tests/fuzz/corpus/NAME) for FUZZ_SECONDS seconds (default 30; 0 runs the
-# seeds once). A fuzzer's extra sources, outside the library, are named on a
-# line "IX_FUZZ_EXTRA: path..." in its file. Findings (crash-*, leak-*,
+# seeds once), FUZZ_JOBS of them at once (default 2). A fuzzer's extra
+# sources, outside the library, are named on a line "IX_FUZZ_EXTRA:
+# path..." in its file. Findings (crash-*, leak-*,
 # timeout-*, oom-*) are left in $FUZZ_BUILD/run/NAME/artifacts/.
 # Exits 1 when a fuzzer fails to build or finds something, 77 when clang or
 # libFuzzer is missing.
@@ -89,16 +90,16 @@ if [ ${#names[@]} -eq 0 ]; then
 	done
 fi
 
-failed=0
-mkdir -p "$BUILD/fuzz" "$BUILD/run"
-for n in "${names[@]}"; do
+# fuzz_one NAME: builds and runs one fuzzer; its lines on stdout, 1 when it
+# failed to build or found something.
+fuzz_one() {
+	local n=$1 src bin run extra e limit rc execs cov files kb found
 	src=$top_srcdir/tests/fuzz/fuzz_$n.c
 	bin=$BUILD/fuzz/fuzz_$n
 	run=$BUILD/run/$n
 	if [ ! -f "$src" ]; then
 		echo "fuzz: $n: FAIL: no $src"
-		failed=1
-		continue
+		return 1
 	fi
 	extra=()
 	# shellcheck disable=SC2013 # the names are words
@@ -110,8 +111,7 @@ for n in "${names[@]}"; do
 		-o "$bin" "$src" "${extra[@]}" libixperf.a $libs) >"$BUILD/fuzz/$n.build" 2>&1; then
 		sed 's/^/  /' "$BUILD/fuzz/$n.build" | tail -20
 		echo "fuzz: $n: FAIL: does not build"
-		failed=1
-		continue
+		return 1
 	fi
 	rm -rf "$run"
 	mkdir -p "$run/corpus" "$run/artifacts" "$run/tmp"
@@ -144,10 +144,29 @@ for n in "${names[@]}"; do
 		grep -m1 -A12 'ERROR: \|runtime error\|==ERROR\|deadly signal' "$run/log" |
 			sed 's/^/  /' || true
 		echo "  log: $run/log"
-		failed=1
-	else
-		echo "fuzz: $n: ok: execs ${execs:-?}, cov ${cov:-?}, corpus $files files ($kb KB)"
+		return 1
 	fi
+	echo "fuzz: $n: ok: execs ${execs:-?}, cov ${cov:-?}, corpus $files files ($kb KB)"
 	rm -rf "$run/tmp"
+}
+
+# JOBS fuzzers at once, each for FUZZ_SECONDS; their lines in NAME order.
+failed=0
+mkdir -p "$BUILD/fuzz" "$BUILD/run"
+for n in "${names[@]}"; do
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+		wait -n || true
+	done
+	rm -f "$BUILD/fuzz/$n.rc"
+	(
+		rc=0
+		fuzz_one "$n" >"$BUILD/fuzz/$n.out" 2>&1 || rc=$?
+		echo "$rc" >"$BUILD/fuzz/$n.rc"
+	) &
+done
+wait
+for n in "${names[@]}"; do
+	cat "$BUILD/fuzz/$n.out"
+	[ "$(cat "$BUILD/fuzz/$n.rc" 2>/dev/null)" = 0 ] || failed=1
 done
 exit $failed

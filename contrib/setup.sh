@@ -105,12 +105,19 @@ run_tests() {
 	show_logs tsan-build "tsan: "
 	failed_logs tsan-build "tsan: "
 	[ "$rc" = 0 ] || { echo "setup: make check-tsan failed"; exit "$rc"; }
-	echo "===== fuzzing (${FUZZ_SECONDS:-12} s per parser; ${SECONDS} s into the run) ====="
+	# The soak (an agent's memory, descriptors and threads under hostile
+	# peers, bounded in time, not in speed) runs beside the fuzzers.
+	echo "===== fuzzing (${FUZZ_SECONDS:-12} s per parser) and soak (${SOAK_SECONDS:-120} s) side by side (${SECONDS} s into the run) ====="
+	local soak=_build/soak.out soak_rc=0
+	make -C _build soak SOAK_SECONDS="${SOAK_SECONDS:-120}" >"$soak" 2>&1 &
+	local soak_pid=$!
 	make -C _build fuzz FUZZ_SECONDS="${FUZZ_SECONDS:-12}" || rc=$?
+	wait "$soak_pid" || soak_rc=$?
+	echo "===== soak (${SECONDS} s into the run) ====="
+	cat "$soak"
 	[ "$rc" = 0 ] || { echo "setup: make fuzz failed"; exit "$rc"; }
-	echo "===== soak (${SOAK_SECONDS:-120} s; ${SECONDS} s into the run) ====="
-	make -C _build soak SOAK_SECONDS="${SOAK_SECONDS:-120}" || rc=$?
-	return "$rc"
+	[ "$soak_rc" = 0 ] || echo "setup: make soak failed"
+	return "$soak_rc"
 }
 
 case "${1:-run}" in

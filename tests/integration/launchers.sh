@@ -37,13 +37,17 @@ r=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-}}
 echo "$$" >>"$d/stuck.pids"
 [ "$r" = "$stuck" ] && exec sleep 45
 [ "$r" != 0 ] && exec "$ix" "$@"
-start=$(date +%s)
-"$ix" "$@" &
+# Once rank 0 has said it is done the other tasks exit non-zero, and
+# mpirun then signals the process group of every task left: rank 0 runs in
+# a session of its own, where what it did is written whatever becomes of
+# this wrapper.
+setsid bash -c 'start=$(date +%s)
+"$@"
+rc=$?
+echo "$rc $(($(date +%s) - start))" >"$0"
+exit "$rc"' "$d/stuck.rank0" "$ix" "$@" &
 echo "$!" >>"$d/stuck.pids"
 wait "$!"
-rc=$?
-echo "$rc $(($(date +%s) - start))" >"$d/stuck.rank0"
-exit "$rc"
 STUCK
 	chmod +x "$d/stuck.sh"
 	rm -f "$d/stuck.pids" "$d/stuck.rank0"
