@@ -384,8 +384,8 @@ report:
 
 /* --- Output ------------------------------------------------------------------ */
 
-/* What the run says of itself: a failure, wrong results. */
-static int outcome(const struct ix_coll_result *r, struct ix_err *err)
+/* What the run says of itself: a failure, and with wrong, wrong results. */
+static int outcome(const struct ix_coll_result *r, bool wrong, struct ix_err *err)
 {
 	/* A rank that never joined or went silent first: the others' errors
 	 * (a communicator not made, a batch that did not end) follow from it. */
@@ -401,7 +401,7 @@ static int outcome(const struct ix_coll_result *r, struct ix_err *err)
 				       r->ranks[i].error);
 	if (!r->complete)
 		return ix_fail(err, IX_EXIT_FAIL, "the run is incomplete");
-	for (int i = 0; i < r->nrows; i++)
+	for (int i = 0; wrong && i < r->nrows; i++)
 		for (int p = 0; p < IX_COLL_NPLACES; p++) {
 			const struct ix_coll_cell *c = &r->rows[i].cell[p];
 			if (c->measured && c->wrong > 0)
@@ -423,7 +423,7 @@ static int render(struct coll_job *j, const struct coll_opts *c, const struct ix
 	struct ix_sink sink;
 	int rc = IX_EXIT_OK;
 
-	if (outcome(&j->res, &why) < 0)
+	if (outcome(&j->res, true, &why) < 0)
 		rc = ix_report_error("coll", &why);
 	if (ix_sink_open(&sink, c->output, &err) < 0)
 		return ix_report_error("coll", &err);
@@ -446,6 +446,44 @@ static void job_free(struct coll_job *j)
 	if (j->gpu_open)
 		ix_gpu_close(&j->gpu);
 	free(j);
+}
+
+int ix_coll_check_run(const struct ix_coll_req *q, json_t **out, struct ix_err *err)
+{
+	struct coll_opts c = { .minbytes = q->minbytes ? q->minbytes : UNSET,
+			       .maxbytes = q->maxbytes ? q->maxbytes : UNSET,
+			       .stepbytes = UNSET,
+			       .factor = q->factor ? q->factor : UNSET,
+			       .iters = q->iters ? q->iters : UNSET,
+			       .warmup = q->warmup == UINT32_MAX ? 0
+					 : q->warmup             ? q->warmup
+								 : UNSET,
+			       .check = UNSET,
+			       .root = UNSET,
+			       .pair_iters = UNSET,
+			       .dtype = q->dtype,
+			       .redop = q->redop,
+			       .lib = q->lib,
+			       .lib_path = q->lib_path,
+			       .backend = q->backend,
+			       .gpu_lib = q->gpu_lib,
+			       .gpus = q->gpus,
+			       .timeout_s = q->timeout_s };
+	struct coll_job *j = calloc(1, sizeof(*j));
+	int rc;
+
+	*out = NULL;
+	if (!j)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	rc = build(&c, q->op ? q->op : "all_reduce", &j->o, err);
+	if (rc == 0)
+		rc = open_libs(j, &c, err);
+	if (rc == 0 && (rc = run_local(j, &c, err)) == 0) {
+		*out = ix_json_coll(&j->res);
+		rc = outcome(&j->res, false, err);
+	}
+	job_free(j);
+	return rc;
 }
 
 int cmd_coll(int argc, char **argv, const struct ix_env *env)

@@ -417,10 +417,39 @@ static int run_inventory(const struct target *t, json_t *results, struct ix_err 
 	return 0;
 }
 
-/* gpu and topo: this machine, no agent. Its result appended to results
- * (the gpu one also when a test failed); -1 with err. */
+/* A coll check: its collective over this machine's GPUs. */
+static int run_coll(const struct ix_check *c, json_t *results, struct ix_err *err)
+{
+#define OR_NULL(s) ((s)[0] ? (s) : NULL)
+	struct ix_coll_req q = { .op = OR_NULL(c->coll_op),
+				 .dtype = OR_NULL(c->coll_dtype),
+				 .redop = OR_NULL(c->coll_redop),
+				 .lib = OR_NULL(c->coll_lib),
+				 .lib_path = OR_NULL(c->coll_lib_path),
+				 .backend = OR_NULL(c->gpu_backend),
+				 .gpu_lib = OR_NULL(c->gpu_lib),
+				 .gpus = OR_NULL(c->gpus),
+				 .minbytes = c->coll_minbytes,
+				 .maxbytes = c->coll_maxbytes,
+				 .factor = c->coll_factor,
+				 .iters = c->gpu_iterations,
+				 .warmup = c->coll_warmup,
+				 .timeout_s = c->coll_timeout_s };
+#undef OR_NULL
+	json_t *r;
+	int rc = ix_coll_check_run(&q, &r, err);
+
+	if (r)
+		json_array_append_new(results, r);
+	return rc;
+}
+
+/* gpu, coll and topo: this machine, no agent. Its result appended to
+ * results (the gpu and coll ones also when a test failed); -1 with err. */
 static int run_here(const struct ix_check *c, json_t *results, struct ix_err *err)
 {
+	if (c->probe == IX_CHECK_COLL)
+		return run_coll(c, results, err);
 	if (c->probe == IX_CHECK_GPU) {
 		struct ix_gpu_req q = { .tests = c->gpu_tests[0] ? c->gpu_tests : NULL,
 					.gpus = c->gpus[0] ? c->gpus : NULL,
@@ -462,7 +491,8 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	struct ix_headline h;
 	struct target t;
 	char why[IX_ERR_MAX] = "";
-	bool here = c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO;
+	bool here =
+		c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO || c->probe == IX_CHECK_COLL;
 	int rc;
 
 	if (c->needs && !machine_has(c, why, sizeof(why))) {

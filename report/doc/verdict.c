@@ -249,6 +249,29 @@ static bool gpu_figure(json_t *results, const char *fig, double *out)
 	return f.any;
 }
 
+/* coll: the average bus bandwidth (bit/s, as nccl-tests' "Avg bus
+ * bandwidth"), the wrong elements, and what was named slow: the links the
+ * pair scan found slow and the ranks that never reported. */
+static bool coll_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *r = json_array_get(results, 0), *v = json_object_get(r, "verdict");
+	double a, b;
+
+	if (!strcmp(fig, "busbw_bits_per_second")) {
+		if (!num(json_object_get(r, "avg_busbw_Bps"), out) || *out <= 0)
+			return false;
+		*out *= 8.0;
+		return true;
+	}
+	if (!strcmp(fig, "wrong"))
+		return num(json_object_get(r, "wrong"), out);
+	if (!strcmp(fig, "slow") && num(json_object_get(r, "missing"), &a)) {
+		*out = a + (num(json_object_get(v, "slow_pairs"), &b) ? b : 0);
+		return true;
+	}
+	return false;
+}
+
 /* topo: what ixperf topo flagged. */
 static bool topo_figure(json_t *results, const char *fig, double *out)
 {
@@ -377,6 +400,8 @@ bool ix_figure_of(const char *probe, json_t *results, const char *figure, double
 		return incast_figure(results, figure, value);
 	if (!strcmp(probe, "gpu"))
 		return gpu_figure(results, figure, value);
+	if (!strcmp(probe, "coll"))
+		return coll_figure(results, figure, value);
 	if (!strcmp(probe, "topo"))
 		return topo_figure(results, figure, value);
 	if (!strcmp(probe, "inventory"))
@@ -422,6 +447,9 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
 			h->higher_better = false;
 			h->valid = true;
 		}
+	} else if (!strcmp(probe, "coll")) {
+		h->name = "average bus bandwidth";
+		h->valid = coll_figure(results, "busbw_bits_per_second", &h->value);
 	} else if (!strcmp(probe, "topo")) {
 		h->name = "findings";
 		h->unit = "";

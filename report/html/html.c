@@ -156,9 +156,8 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		c->head_unit = "GB/s";
 		c->has_head = ix_html_num(r, "avg_busbw_Bps", &c->head);
 		c->head /= 1e9;
-		if (strcmp(c->verdict, "ERROR") &&
-		    ((ix_html_num(r, "wrong", &v) && v > 0) ||
-		     (culprit && (!strcmp(culprit, "rank") || !strcmp(culprit, "link")))))
+		if (strcmp(c->verdict, "ERROR") && ((ix_html_num(r, "wrong", &v) && v > 0) ||
+						    (culprit && strcmp(culprit, "none") != 0)))
 			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "ib_fabric")) {
 		c->hosts = NULL;

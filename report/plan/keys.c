@@ -22,9 +22,10 @@
 #define P_GPU    (1u << IX_CHECK_GPU)
 #define P_TOPO   (1u << IX_CHECK_TOPO)
 #define P_INV    (1u << IX_CHECK_INVENTORY)
+#define P_COLL   (1u << IX_CHECK_COLL)
 #define P_PAIR   (P_BW | P_LAT)
 #define P_NET    (P_BW | P_LAT | P_MESH | P_INCAST)
-#define P_ALL    (P_NET | P_GPU | P_TOPO | P_INV)
+#define P_ALL    (P_NET | P_GPU | P_TOPO | P_INV | P_COLL)
 
 /* Which path a key holds for only: socket paths (tcp, udp) or rdma. */
 enum key_path { ANY_PATH, SOCKET_ONLY, RDMA_ONLY };
@@ -134,6 +135,9 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "max_fabric_retransmissions", P_NET, ANY_PATH, IX_EXPECT_MAX,
 		  "fabric_retransmissions", 'c' },
 		{ "max_fabric_errors", P_NET, ANY_PATH, IX_EXPECT_MAX, "fabric_errors", 'c' },
+		{ "min_busbw", P_COLL, ANY_PATH, IX_EXPECT_MIN, "busbw_bits_per_second", 'r' },
+		{ "max_wrong", P_COLL, ANY_PATH, IX_EXPECT_MAX, "wrong", 'c' },
+		{ "max_slow", P_COLL, ANY_PATH, IX_EXPECT_MAX, "slow", 'c' },
 		{ "max_regression", P_ALL, ANY_PATH, IX_EXPECT_REGRESSION, "headline", 'p' },
 		{ "max_pair_regression", P_MESH, ANY_PATH, IX_EXPECT_REGRESSION, "nodes_and_pairs",
 		  'p' },
@@ -323,7 +327,7 @@ static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v
 	static const enum ix_rdma_kind kinds[IX_CHECK_PROBES] = { IX_RDMA_BW,   IX_RDMA_LAT,
 								  IX_RDMA_MESH, IX_RDMA_INCAST,
 								  IX_RDMA_BW,   IX_RDMA_BW,
-								  IX_RDMA_BW };
+								  IX_RDMA_BW,   IX_RDMA_BW };
 
 	if (c->have_probe)
 		return ix_plan_bad(ps, "[%s] names its probe twice%s", c->name, "");
@@ -335,8 +339,8 @@ static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v
 			c->gpu = IX_PLAN_GPU_NONE;
 			return 1;
 		}
-	return ix_plan_bad(ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu, topo or inventory)",
-			   v);
+	return ix_plan_bad(
+		ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu, coll, topo or inventory)", v);
 }
 
 /* requires = rdma,gpu */
@@ -485,7 +489,7 @@ static const struct {
 	{ "size", P_PAIR | P_GPU, ANY_PATH },
 	{ "sweep", P_PAIR, ANY_PATH },
 	{ "streams", P_BW | P_MESH, SOCKET_ONLY },
-	{ "iters", P_NET | P_GPU, ANY_PATH },
+	{ "iters", P_NET | P_GPU | P_COLL, ANY_PATH },
 	{ "rounds", P_INCAST | P_MESH, ANY_PATH },
 	{ "pattern", P_MESH, ANY_PATH },
 	{ "seed", P_MESH, ANY_PATH },
@@ -516,9 +520,19 @@ static const struct {
 	{ "ib_port", P_PAIR, RDMA_ONLY },
 	{ "gpu", P_PAIR | P_MESH, RDMA_ONLY },
 	{ "tests", P_GPU, ANY_PATH },
-	{ "gpus", P_GPU, ANY_PATH },
-	{ "backend", P_GPU, ANY_PATH },
-	{ "lib", P_GPU, ANY_PATH },
+	{ "gpus", P_GPU | P_COLL, ANY_PATH },
+	{ "backend", P_GPU | P_COLL, ANY_PATH },
+	{ "lib", P_GPU | P_COLL, ANY_PATH },
+	{ "collective", P_COLL, ANY_PATH },
+	{ "datatype", P_COLL, ANY_PATH },
+	{ "reduction", P_COLL, ANY_PATH },
+	{ "library", P_COLL, ANY_PATH },
+	{ "library_path", P_COLL, ANY_PATH },
+	{ "min_bytes", P_COLL, ANY_PATH },
+	{ "max_bytes", P_COLL, ANY_PATH },
+	{ "step_factor", P_COLL, ANY_PATH },
+	{ "warmup_iters", P_COLL, ANY_PATH },
+	{ "timeout", P_COLL, ANY_PATH },
 	{ "samples", P_GPU, ANY_PATH },
 	{ "sysfs", P_TOPO, ANY_PATH },
 };
@@ -552,7 +566,8 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		path_key(ps, c, RDMA_ONLY, k); /* bw over sockets runs for a time */
 	if (!strcmp(k, "requires"))
 		return set_needs(ps, c, k, v);
-	if ((rc = set_rdma(ps, c, k, v)) >= 0 || (rc = set_host_probe(ps, c, k, v)) >= 0)
+	if ((rc = ix_plan_coll_key(ps, c, k, v)) >= 0 || (rc = set_rdma(ps, c, k, v)) >= 0 ||
+	    (rc = set_host_probe(ps, c, k, v)) >= 0)
 		return rc;
 	if (!strcmp(k, "path")) {
 		const struct ix_transport *tp;

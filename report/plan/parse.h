@@ -1,7 +1,7 @@
 /*
  * The state of a plan file's parse, shared by plan.c (the file, its
- * sections, the defaults) and keys.c (the keys of a check); no
- * other file includes it.
+ * sections, the defaults), keys.c (the keys of a check) and keys_coll.c
+ * (those of a coll check); no other file includes it.
  */
 #ifndef IX_PLAN_PARSE_H
 #define IX_PLAN_PARSE_H
@@ -33,6 +33,10 @@ int ix_plan_bad(struct ix_plan_parse *ps, const char *fmt, ...)
 /* Key k = v of check c: 1 taken, 0 refused (ix_plan_bad said why), -1 not
  * a key of checks. */
 int ix_plan_check_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v);
+
+/* The settings of a probe = coll check (keys_coll.c): 1 taken, 0 refused,
+ * -1 not one of them. */
+int ix_plan_coll_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v);
 
 /* A mesh check fails on a bad pair unless it says how many it allows
  * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never

@@ -96,8 +96,8 @@ static const char default_plan[] = "[plan]\n"
 
 const char *ix_check_probe_name(enum ix_check_probe p)
 {
-	static const char *const n[IX_CHECK_PROBES] = { "bw",  "lat",  "mesh",     "incast",
-							"gpu", "topo", "inventory" };
+	static const char *const n[IX_CHECK_PROBES] = { "bw",  "lat",  "mesh",      "incast",
+							"gpu", "topo", "inventory", "coll" };
 	return n[p];
 }
 
@@ -269,7 +269,14 @@ static void expect_none(struct ix_check *c, const char *key, const char *figure)
 
 static void host_check_defaults(struct ix_check *c)
 {
-	c->bw.path = c->lat.path = c->probe == IX_CHECK_GPU ? "gpu" : "sysfs";
+	c->bw.path = c->lat.path =
+		c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_COLL ? "gpu" : "sysfs";
+	/* A wrong element, or a rank or link named slow or missing, fails a
+	 * collective unless the check allows some. */
+	if (c->probe == IX_CHECK_COLL) {
+		expect_none(c, "max_wrong", "wrong");
+		expect_none(c, "max_slow", "slow");
+	}
 	if (c->probe == IX_CHECK_TOPO || c->probe == IX_CHECK_INVENTORY)
 		expect_none(c, "max_findings", "findings");
 	if (c->probe == IX_CHECK_INVENTORY) {
@@ -294,7 +301,7 @@ static int finish(struct ix_plan_parse *ps)
 			return ix_fail(ps->err, IX_EXIT_USAGE, "%s:%d: [%s] names no probe",
 				       ps->file, c->line, c->name);
 		if (c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO ||
-		    c->probe == IX_CHECK_INVENTORY) {
+		    c->probe == IX_CHECK_INVENTORY || c->probe == IX_CHECK_COLL) {
 			host_check_defaults(c);
 			continue;
 		}
@@ -458,10 +465,10 @@ enum ix_check_source ix_check_source(const struct ix_plan *pl, const struct ix_c
 	return launched ? IX_SRC_TASKS : IX_SRC_LOCAL;
 }
 
-/* gpu and topo checks run on this machine, without agents. */
+/* gpu, coll and topo checks run on this machine, without agents. */
 static bool on_agents(const struct ix_check *c)
 {
-	return c->probe != IX_CHECK_GPU && c->probe != IX_CHECK_TOPO;
+	return c->probe != IX_CHECK_GPU && c->probe != IX_CHECK_TOPO && c->probe != IX_CHECK_COLL;
 }
 
 uint32_t ix_plan_local_agents(const struct ix_plan *pl, uint32_t max)

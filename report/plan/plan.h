@@ -33,8 +33,9 @@ enum ix_check_probe {
 	IX_CHECK_GPU,       /* the GPU tests of ixperf gpu, on this machine */
 	IX_CHECK_TOPO,      /* ixperf topo's reading and findings, of this machine */
 	IX_CHECK_INVENTORY, /* every agent's inventory, the odd ones out and findings */
+	IX_CHECK_COLL,      /* a collective of ixperf coll over this machine's GPUs */
 };
-#define IX_CHECK_PROBES 7
+#define IX_CHECK_PROBES 8
 
 /* What a check needs of this machine (requires = rdma,gpu): a check whose
  * need is not met is a SKIP with its reason, never run, never a pass. */
@@ -111,6 +112,14 @@ struct ix_check {
 	char gpu_lib[512];
 	uint64_t gpu_size;
 	uint32_t gpu_iterations, gpu_samples;
+	/* probe = coll: the collective and its settings as ixperf coll takes
+	 * them ("" and 0: the defaults; the GPUs, backend and driver library
+	 * in gpus, gpu_backend and gpu_lib, -n in gpu_iterations). */
+	char coll_op[32], coll_dtype[16], coll_redop[16], coll_lib[16];
+	char coll_lib_path[512];
+	uint64_t coll_minbytes, coll_maxbytes, coll_factor;
+	uint32_t coll_warmup; /* UINT32_MAX: none */
+	double coll_timeout_s;
 	/* probe = topo: a saved sysfs tree ("": this machine's). */
 	char sysfs[512];
 	struct ix_expect expect[IX_PLAN_MAX_EXPECT];

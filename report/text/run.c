@@ -1,6 +1,6 @@
 /* The summary of an 'ixperf run' document: a line per check with its
- * verdict and headline, a line per expectation, the errors, the
- * topology's findings and the run's verdict. It renders the document (the
+ * verdict and headline, a line per expectation, a simulation and a slow
+ * rank named, the errors, the topology's findings and the run's verdict. It renders the document (the
  * checks' figures are judged JSON), as the run's HTML report does. */
 #include "config.h"
 
@@ -19,6 +19,51 @@ static void fmt_value(double v, const char *unit, const struct ix_unit_choice *u
 		snprintf(buf, len, "%.3g%%", v);
 	else
 		snprintf(buf, len, "%.4g", v);
+}
+
+/* The rank of a coll result's ranks: "3 on node07 (GPU 1, 0000:3b:00.0)". */
+static void coll_rank(json_t *r, json_int_t k, char *buf, size_t len)
+{
+	json_t *x = json_array_get(json_object_get(r, "ranks"), (size_t)k);
+
+	snprintf(buf, len, "%lld on %s (GPU %lld, %s)", (long long)k,
+		 json_string_value(json_object_get(x, "node")) ?: "?",
+		 (long long)json_integer_value(json_object_get(x, "device")),
+		 json_string_value(json_object_get(x, "pci_bus_id")) ?: "?");
+}
+
+/* Under a check, what its results say of themselves: a simulated library,
+ * and a collective's rank or link named slow. */
+static void result_notes(FILE *f, json_t *results)
+{
+	json_t *r, *v;
+	size_t i;
+
+	json_array_foreach(results, i, r)
+	{
+		const char *sim = json_string_value(json_object_get(r, "simulation"));
+		const char *culprit;
+		char a[256], b[256];
+
+		if (sim)
+			fprintf(f, "          SIMULATED: %s\n", sim);
+		v = json_object_get(r, "verdict");
+		culprit = json_string_value(json_object_get(v, "culprit"));
+		if (!culprit || !json_is_object(v))
+			continue;
+		coll_rank(r, json_integer_value(json_object_get(v, "rank")), a, sizeof(a));
+		coll_rank(r, json_integer_value(json_object_get(v, "rank_b")), b, sizeof(b));
+		if (!strcmp(culprit, "rank"))
+			fprintf(f, "          slow rank %s: both its links at %.2g x the others'\n",
+				a, json_number_value(json_object_get(v, "share")));
+		else if (!strcmp(culprit, "link"))
+			fprintf(f,
+				"          slow link: rank %s <-> rank %s, at %.2g x the others\n",
+				a, b, json_number_value(json_object_get(v, "share")));
+		else if (!strcmp(culprit, "many"))
+			fprintf(f, "          %lld slow links that no one rank or link explains\n",
+				(long long)json_integer_value(json_object_get(v, "slow_pairs")));
+	}
 }
 
 void ix_text_run(FILE *f, json_t *run, const struct ix_fleet_result *fleet,
@@ -66,6 +111,7 @@ void ix_text_run(FILE *f, json_t *run, const struct ix_fleet_result *fleet,
 				fprintf(f, "               %s\n", json_string_value(r) ?: "?");
 			}
 		}
+		result_notes(f, json_object_get(c, "results"));
 		if (json_is_string(json_object_get(c, "reason")))
 			fprintf(f, "          %s\n",
 				json_string_value(json_object_get(c, "reason")));

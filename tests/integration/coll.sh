@@ -79,6 +79,44 @@ check "one rank on GPU 1: exits 0 with busbw 0 and no pair to scan" \
 	     and .rows[0].out_of_place.busbw_Bps == 0 and (.verdict.pairs | length == 0)' \
 	"$G/alone.json"
 
+# --- ixperf run: probe = coll checks -------------------------------------------
+# The collective of a plan's check over the fake's two GPUs: judged on the
+# average bus bandwidth, wrong elements FAIL it by default (max_wrong = 0),
+# a missing library is an ERROR naming it.
+COLLSET="probe = coll\nbackend = cuda\nlib = ${IX_FAKECUDA:-}\nlibrary_path = ${IX_FAKENCCL:-}\nmin_bytes = 4K\nmax_bytes = 64K\nstep_factor = 4\niters = 3\nwarmup_iters = 1\n"
+printf '%b' "[ar]\n${COLLSET}min_busbw = 1bit\n[rs]\n${COLLSET}collective = reduce_scatter\ndatatype = int32\nreduction = min\n[fast]\n${COLLSET}min_busbw = 1000TB/s\n[nolib]\n${COLLSET}library_path = /nonexistent/libnccl.so.2\n" >"$G/coll.ini"
+timeout 120 "$IXPERF" run -J -d "$G/run1" "$G/coll.ini" >"$G/run1.json" 2>"$G/run1.err"
+check "ixperf run with coll checks: exit 1 (one ERROR, one FAIL)" test "$?" = 1 || cat "$G/run1.err"
+schema_check "$G/run1.json"
+check "coll check: PASS on its average bus bandwidth, headline and figures measured" \
+	jqt '.results[0].checks[0] | .verdict == "PASS" and .probe == "coll" and .path == "gpu"
+	     and .headline.name == "average bus bandwidth" and .headline.value > 0
+	     and ([.expectations[] | {key, pass}] == [{key: "min_busbw", pass: true},
+		 {key: "max_wrong", pass: true}, {key: "max_slow", pass: true}])
+	     and ((.expectations[0].measured - .results[0].avg_busbw_Bps * 8) | fabs) <= 1e-6 * .expectations[0].measured
+	     and .results[0].kind == "coll" and .results[0].params.op == "all_reduce"
+	     and (.results[0].rows | length == 3)' "$G/run1.json"
+check "coll check: the plan's collective, type and reduction ran (int32, min)" \
+	jqt '.results[0].checks[1] | .verdict == "PASS" and .results[0].params.op == "reduce_scatter"
+	     and .results[0].params.datatype == "int32" and .results[0].params.redop == "min"
+	     and .results[0].params.iters == 3 and .results[0].params.warmup == 1' "$G/run1.json"
+check "coll check: a bus bandwidth above what was measured FAILs with the figure" \
+	jqt '.results[0].checks[2] | .verdict == "FAIL" and .expectations[0].pass == false
+	     and .expectations[0].measured > 0' "$G/run1.json"
+check "coll check: no library is an ERROR naming it" \
+	jqt '.results[0].checks[3] | .verdict == "ERROR" and (.error | test("/nonexistent/libnccl.so.2"))' \
+	"$G/run1.json"
+
+printf '%b' "[ag]\n${COLLSET}collective = all_gather\n[allowed]\n${COLLSET}collective = all_gather\nmax_wrong = 1000000\n" >"$G/wrong.ini"
+FAKENCCL_WRONG=1 timeout 120 "$IXPERF" run -J -d "$G/run2" "$G/wrong.ini" >"$G/run2.json" 2>"$G/run2.err"
+check "coll check: wrong elements FAIL it (max_wrong = 0 by default), exit 4" test "$?" = 4 ||
+	cat "$G/run2.err"
+check "coll check: the wrong elements counted, rank 1 named in the rows; allowed where the plan says so" \
+	jqt '.results[0].checks as $c | $c[0].verdict == "FAIL"
+	     and ($c[0].expectations[] | select(.key == "max_wrong") | .measured > 0 and .text == "0 (default)")
+	     and ([$c[0].results[0].rows[].out_of_place.first_wrong_rank] | all(. == 1))
+	     and $c[1].verdict == "PASS"' "$G/run2.json"
+
 # --- mpirun: a rank a task ------------------------------------------------------
 if [ -n "$(mpi_unavailable)" ]; then
 	skip_check "mpirun runs ixperf coll over PMIx" "$(mpi_unavailable)"

@@ -308,6 +308,38 @@ Test(gpu, cells_by_metric_and_reference)
 	json_decref(skipped);
 }
 
+/* coll results: the average bus bandwidth in bit/s, the wrong elements,
+ * and the slow links with the ranks that never reported. */
+Test(coll, busbw_wrong_and_slow)
+{
+	json_t *r = parse("[{\"kind\":\"coll\",\"avg_busbw_Bps\":1.5e11,\"wrong\":3,"
+			  "\"missing\":1,\"verdict\":{\"culprit\":\"rank\",\"slow_pairs\":2}}]");
+	json_t *none = parse("[{\"kind\":\"coll\",\"avg_busbw_Bps\":0,\"wrong\":null,"
+			     "\"missing\":0,\"verdict\":{\"culprit\":null,\"slow_pairs\":0}}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("coll", r, "busbw_bits_per_second", &v));
+	cr_assert_float_eq(v, 1.2e12, 1, "150 GB/s in bit/s");
+	cr_assert(ix_figure_of("coll", r, "wrong", &v));
+	cr_assert_float_eq(v, 3, 1e-12);
+	cr_assert(ix_figure_of("coll", r, "slow", &v));
+	cr_assert_float_eq(v, 3, 1e-12, "two slow links and one missing rank");
+	ix_headline_of("coll", r, &h);
+	cr_assert(h.valid && h.higher_better);
+	cr_assert_str_eq(h.name, "average bus bandwidth");
+	cr_assert_str_eq(h.unit, "bit/s");
+	cr_assert_float_eq(h.value, 1.2e12, 1);
+	cr_assert(!ix_figure_of("coll", none, "busbw_bits_per_second", &v),
+		  "nothing measured is no figure, never 0");
+	cr_assert(!ix_figure_of("coll", none, "wrong", &v), "not checked is no figure");
+	cr_assert(ix_figure_of("coll", none, "slow", &v));
+	cr_assert_float_eq(v, 0, 1e-12);
+	cr_assert(!ix_figure_of("coll", r, "bits_per_second", &v), "no such coll figure");
+	json_decref(r);
+	json_decref(none);
+}
+
 Test(topo, findings_counted)
 {
 	json_t *r = parse("[{\"kind\":\"topo\",\"findings\":[{\"message\":\"a\"},"

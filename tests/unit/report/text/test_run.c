@@ -68,3 +68,40 @@ Test(run, an_error_says_what_failed_over_the_rest)
 	cr_assert(strstr(t, "Topology (ixperf topo):\n  WARN  eth0 is downtrained\n"), "%s", t);
 	free(t);
 }
+
+/* A coll check: the simulated library and the rank the pair scan named. */
+Test(run, a_collective_names_its_simulation_and_slow_rank)
+{
+	char *t = summary_of(
+		"{\"name\":\"n\",\"verdict\":\"FAIL\",\"checks\":[{\"name\":\"ar\",\"probe\":"
+		"\"coll\",\"verdict\":\"FAIL\",\"judged\":\"FAIL\",\"error\":null,\"headline\":{"
+		"\"name\":\"average bus bandwidth\",\"value\":8e11,\"unit\":\"bit/s\"},"
+		"\"expectations\":[{\"key\":\"max_slow\",\"text\":\"0 (default)\",\"measured\":2,"
+		"\"unit\":\"\",\"pass\":false}],\"results\":[{\"kind\":\"coll\",\"simulation\":"
+		"\"a simulated NCCL\",\"ranks\":[{\"node\":\"n1\",\"device\":0,\"pci_bus_id\":"
+		"\"0000:1a:00.0\"},{\"node\":\"n1\",\"device\":1,\"pci_bus_id\":\"0000:3b:00.0\"},"
+		"{\"node\":\"n2\",\"device\":0,\"pci_bus_id\":\"0000:1a:00.0\"}],\"verdict\":{"
+		"\"culprit\":\"rank\",\"rank\":1,\"rank_b\":null,\"share\":0.25,\"slow_pairs\":2}}]"
+		"},"
+		"{\"name\":\"ag\",\"probe\":\"coll\",\"verdict\":\"FAIL\",\"judged\":\"FAIL\","
+		"\"error\":null,\"headline\":{\"name\":\"average bus bandwidth\",\"value\":8e11,"
+		"\"unit\":\"bit/s\"},\"expectations\":[],\"results\":[{\"kind\":\"coll\","
+		"\"simulation\":null,\"ranks\":[{\"node\":\"n1\",\"device\":0,\"pci_bus_id\":\"a\"}"
+		","
+		"{\"node\":\"n2\",\"device\":3,\"pci_bus_id\":\"b\"}],\"verdict\":{\"culprit\":"
+		"\"link\",\"rank\":0,\"rank_b\":1,\"share\":0.5,\"slow_pairs\":1}}]}]}");
+
+	cr_assert(strstr(t, "  FAIL  ar                       coll   average bus bandwidth 800 "
+			    "Gbit/s\n"),
+		  "%s", t);
+	cr_assert(strstr(t, "          SIMULATED: a simulated NCCL\n"), "%s", t);
+	cr_assert(strstr(t, "          slow rank 1 on n1 (GPU 1, 0000:3b:00.0): both its links at "
+			    "0.25 x the others'\n"),
+		  "%s", t);
+	cr_assert(strstr(t, "          slow link: rank 0 on n1 (GPU 0, a) <-> rank 1 on n2 (GPU 3, "
+			    "b), at 0.5 x the others\n"),
+		  "%s", t);
+	cr_assert_null(strstr(strstr(t, "SIMULATED") + 1, "SIMULATED"),
+		       "one SIMULATED line, for the simulated library only: %s", t);
+	free(t);
+}
