@@ -88,8 +88,8 @@ struct ix_gpu_req {
 int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *err);
 /* The collective of a check of ixperf run (cmd/coll.c), on this machine,
  * every GPU (or gpus) a rank of one process: op, dtype, redop, lib (nccl,
- * rccl), lib_path, backend, gpu_lib and gpus as ixperf coll takes them
- * (NULL: the defaults); minbytes, maxbytes, factor, iters, warmup and
+ * rccl), lib_path, backend, gpu_lib, gpus and sysfs as ixperf coll takes
+ * them (NULL: the defaults); minbytes, maxbytes, factor, iters, warmup and
  * timeout_s as -b, -e, -f, -n, -w and --timeout (0: the defaults; warmup
  * UINT32_MAX for 0). *out: the coll result object, also when the run
  * failed (NULL when nothing ran); wrong elements are counted there, for
@@ -97,7 +97,7 @@ int ix_gpu_check_run(const struct ix_gpu_req *q, json_t **out, struct ix_err *er
  * (IX_EXIT_UNAVAILABLE), a bad setting, a rank that failed or never
  * reported. */
 struct ix_coll_req {
-	const char *op, *dtype, *redop, *lib, *lib_path, *backend, *gpu_lib, *gpus;
+	const char *op, *dtype, *redop, *lib, *lib_path, *backend, *gpu_lib, *gpus, *sysfs;
 	uint64_t minbytes, maxbytes, factor;
 	uint32_t iters, warmup;
 	double timeout_s;

@@ -29,7 +29,7 @@
 
 struct coll_opts {
 	uint64_t minbytes, maxbytes, stepbytes, factor, iters, warmup, check, root, pair_iters;
-	const char *dtype, *redop, *lib, *lib_path, *backend, *gpu_lib, *gpus;
+	const char *dtype, *redop, *lib, *lib_path, *backend, *gpu_lib, *gpus, *nvml_lib, *sysfs;
 	double timeout_s;
 	bool in_place, out_of_place, no_pairs, json, help;
 	const char *output;
@@ -78,6 +78,10 @@ static const struct ix_option coll_options[] = {
 	  "GPU backend: cuda or rocm (default: the first that opens)", 0, 0 },
 	{ 0, "gpu-lib", IX_OPT_STRING, offsetof(struct coll_opts, gpu_lib), "PATH",
 	  "load this GPU driver library instead of the default one (for tests)", 0, 0 },
+	{ 0, "nvml-lib", IX_OPT_STRING, offsetof(struct coll_opts, nvml_lib), "PATH",
+	  "read NVLinks through this NVML instead of libnvidia-ml.so.1 (for tests)", 0, 0 },
+	{ 0, "sysfs", IX_OPT_STRING, offsetof(struct coll_opts, sysfs), "ROOT",
+	  "read the links from ROOT/sys instead of /sys (a saved tree, test fixtures)", 0, 0 },
 	{ 0, "gpus", IX_OPT_STRING, offsetof(struct coll_opts, gpus), "LIST",
 	  "one process: these GPUs, a rank each (default all); launched: one of them a "
 	  "task, by local rank",
@@ -192,8 +196,9 @@ static int open_libs(struct coll_job *j, const struct coll_opts *c, struct ix_er
 	return 0;
 }
 
-static void describe(struct coll_job *j, struct ix_coll_rank *rep, int rank, int device,
-		     const char *node)
+/* A rank's GPU, node and what the node says of the GPU's links. */
+static void describe(struct coll_job *j, const struct coll_opts *c, struct ix_coll_rank *rep,
+		     int rank, int device, const char *node)
 {
 	rep->rank = rank;
 	rep->device = device;
@@ -203,6 +208,7 @@ static void describe(struct coll_job *j, struct ix_coll_rank *rep, int rank, int
 		snprintf(rep->pci_bus_id, sizeof(rep->pci_bus_id), "%s",
 			 j->gpu.dev[device].pci_bus_id);
 	}
+	ix_coll_facts_read(c->sysfs, c->nvml_lib, rep->pci_bus_id, &rep->facts);
 }
 
 static void result_head(struct coll_job *j, int nranks)
@@ -249,7 +255,7 @@ static int run_local(struct coll_job *j, const struct coll_opts *c, struct ix_er
 	if (!j->res.ranks)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	for (int i = 0; i < n; i++)
-		describe(j, &j->res.ranks[i], i, devices[i], host);
+		describe(j, c, &j->res.ranks[i], i, devices[i], host);
 	if (ix_coll_lib_unique_id(j->lib, id, err) < 0)
 		return -1;
 	if (ix_coll_run_join(&R, j->lib, &j->gpu, &j->o, n, id, n, ranks, devices, j->res.ranks,
@@ -258,6 +264,8 @@ static int run_local(struct coll_job *j, const struct coll_opts *c, struct ix_er
 			ix_coll_run_pairs(&R, err);
 		ix_coll_run_end(&R);
 	}
+	for (int i = 0; i < n; i++)
+		ix_coll_facts_end(c->sysfs, &j->res.ranks[i].facts);
 	ix_coll_merge(&j->res);
 	return 0;
 }
@@ -329,7 +337,7 @@ static int run_task(struct coll_job *j, const struct coll_opts *c, struct ix_lau
 	if (!j->res.ranks)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	me = &j->res.ranks[rank];
-	describe(j, me, rank, device, l->node);
+	describe(j, c, me, rank, device, l->node);
 	if (ix_coll_wire_encode(me, &buf, &len, err) < 0 ||
 	    ix_launch_put(l, KEY_HELLO, buf, len, err) < 0)
 		goto fail;
@@ -362,6 +370,7 @@ fail:
 	snprintf(me->error, sizeof(me->error), "%s", err->msg);
 	rc = -1;
 report:
+	ix_coll_facts_end(c->sysfs, &me->facts);
 	free(buf);
 	buf = NULL;
 	if (ix_coll_wire_encode(me, &buf, &len, NULL) == 0)
@@ -468,6 +477,7 @@ int ix_coll_check_run(const struct ix_coll_req *q, json_t **out, struct ix_err *
 			       .backend = q->backend,
 			       .gpu_lib = q->gpu_lib,
 			       .gpus = q->gpus,
+			       .sysfs = q->sysfs,
 			       .timeout_s = q->timeout_s };
 	struct coll_job *j = calloc(1, sizeof(*j));
 	int rc;

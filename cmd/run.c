@@ -429,6 +429,7 @@ static int run_coll(const struct ix_check *c, json_t *results, struct ix_err *er
 				 .backend = OR_NULL(c->gpu_backend),
 				 .gpu_lib = OR_NULL(c->gpu_lib),
 				 .gpus = OR_NULL(c->gpus),
+				 .sysfs = OR_NULL(c->sysfs),
 				 .minbytes = c->coll_minbytes,
 				 .maxbytes = c->coll_maxbytes,
 				 .factor = c->coll_factor,

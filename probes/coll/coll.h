@@ -24,7 +24,8 @@
  * Files: names.c (names and parsing), shape.c (counts, factors, sizes),
  * data.c (the check's data), lib.c (the libraries), run.c (one process's
  * ranks), wire.c (a rank's report as bytes), merge.c (rank 0: the result
- * from every rank's report, and the verdicts).
+ * from every rank's report, and the verdicts), facts.c (what each rank's
+ * node says of its links, and the bus bandwidth they allow).
  */
 #ifndef IX_COLL_H
 #define IX_COLL_H
@@ -164,6 +165,29 @@ struct ix_coll_opts {
 	double timeout_s; /* bound on the init and on every batch's end */
 };
 
+/* --- What a rank's node says of its paths (facts.c) ----------------------- */
+
+/* The GPU's PCIe link and NVLinks, the NIC nearest to it, and that NIC's
+ * error counters that moved while the collectives ran. A plain struct
+ * (fixed arrays): wire.c carries it as it is. */
+struct ix_coll_facts {
+	bool pcie_known;
+	int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
+	double pcie_Bps; /* per direction, after line encoding */
+	bool pcie_downtrained;
+	int nvlinks;        /* active NVLinks; -1 not read */
+	int nvlink_version; /* NVML's nvmlNvlinkVersion_t; 0 unknown */
+	double nvlink_Bps;  /* the active links together, per direction */
+	char nvml_error[128];
+	char nic[48];     /* "mlx5_0/1" or "eth2"; "" none found */
+	char nic_path[8]; /* to the GPU, as nvidia-smi topo -m: "PIX", ..., "SYS" */
+	double nic_Bps;   /* its link's rate in bytes/s; 0 unknown */
+	bool counters_known;
+	uint64_t errors, drops, symbol_errors, link_downed; /* at the start */
+	/* How much each moved between the start and the end of the run. */
+	uint64_t moved_errors, moved_drops, moved_symbol_errors, moved_link_downed;
+};
+
 /* --- One rank's report (filled by run.c, carried by wire.c) --------------- */
 
 struct ix_coll_rank_cell {
@@ -194,6 +218,7 @@ struct ix_coll_rank {
 	/* The pair scan: this rank and the next in the ring ((rank + 1) % n),
 	 * each way: bytes per second of the sendrecv, 0 when not measured. */
 	double pair_bps;
+	struct ix_coll_facts facts;
 };
 
 /* --- The result (merge.c, on rank 0) ------------------------------------- */
@@ -246,6 +271,17 @@ struct ix_coll_verdict {
 	unsigned late_iters; /* iterations in which it was the last to arrive */
 };
 
+/* The bus bandwidth the links allow (facts.c): the slowest of each GPU's
+ * links to the others within a node (NVLink, else PCIe) and, across nodes,
+ * the NICs of the node that has the least (a ring per NIC). */
+struct ix_coll_ceiling {
+	double Bps;        /* 0: unknown (unknown says why) */
+	char limit[16];    /* "nvlink", "pcie", "network" */
+	char why[256];     /* "NVLink 4.0, 18 links x 25 GB/s each way (rank 3 on n2)" */
+	double share;      /* the largest row's out-of-place busbw / Bps; 0 unknown */
+	char unknown[256]; /* what was not read, "" when nothing */
+};
+
 struct ix_coll_result {
 	char library[256]; /* the library loaded, as dlopen found it */
 	char lib_name[16]; /* "nccl", "rccl" */
@@ -263,6 +299,7 @@ struct ix_coll_result {
 	struct ix_coll_pair *pairs; /* npairs, owned */
 	int npairs;
 	struct ix_coll_verdict verdict;
+	struct ix_coll_ceiling ceiling;
 	bool complete; /* every rank reported every row */
 	int missing;   /* ranks that sent no report */
 	int64_t wrong; /* over every cell checked; -1: no check */
@@ -270,5 +307,17 @@ struct ix_coll_result {
 };
 
 void ix_coll_result_free(struct ix_coll_result *r);
+
+/* --- Facts and the ceiling (facts.c) -------------------------------------- */
+
+/* Read what this node says of the GPU at pci_bus_id: sysfs under root (""
+ * the live system), NVML through nvml_lib (NULL the default). Whatever
+ * cannot be read is left unknown. */
+void ix_coll_facts_read(const char *root, const char *nvml_lib, const char *pci_bus_id,
+			struct ix_coll_facts *f);
+/* At the run's end: how much the NIC's counters moved. */
+void ix_coll_facts_end(const char *root, struct ix_coll_facts *f);
+/* The ceiling of r's ranks and its share, from their facts (rank 0). */
+void ix_coll_ceiling(struct ix_coll_result *r);
 
 #endif

@@ -283,4 +283,5 @@ void ix_coll_merge(struct ix_coll_result *res)
 	merge_rows(res);
 	merge_pairs(res);
 	judge_late(res);
+	ix_coll_ceiling(res);
 }

@@ -6,11 +6,12 @@
 #include "probes/coll/wire.h"
 
 /*
- * A rank's report as bytes: "IXC1", then fixed-width fields in the host's
- * order (every rank of a job runs on the same architecture), strings as a
- * 16-bit length and their bytes, the rows' cells, the iterations' times.
+ * A rank's report as bytes: "IXC2", then fixed-width fields in the host's
+ * order (every rank of a job runs on the same architecture and build), the
+ * node's facts as their struct, strings as a 16-bit length and their
+ * bytes, the rows' cells, the iterations' times.
  */
-#define MAGIC "IXC1"
+#define MAGIC "IXC2"
 
 struct wbuf {
 	uint8_t *p;
@@ -66,6 +67,7 @@ int ix_coll_wire_encode(const struct ix_coll_rank *r, uint8_t **out, size_t *len
 	PUT(&w, nrows);
 	PUT(&w, niter);
 	PUT(&w, r->pair_bps);
+	PUT(&w, r->facts);
 	put_str(&w, r->node);
 	put_str(&w, r->gpu);
 	put_str(&w, r->pci_bus_id);
@@ -148,6 +150,11 @@ int ix_coll_wire_decode(const uint8_t *buf, size_t len, struct ix_coll_rank *out
 	GET(&r, nrows);
 	GET(&r, niter);
 	GET(&r, out->pair_bps);
+	GET(&r, out->facts);
+	/* the strings of the facts end inside their arrays, whatever came */
+	out->facts.nvml_error[sizeof(out->facts.nvml_error) - 1] = '\0';
+	out->facts.nic[sizeof(out->facts.nic) - 1] = '\0';
+	out->facts.nic_path[sizeof(out->facts.nic_path) - 1] = '\0';
 	if (r.bad || nrows > IX_COLL_MAX_ROWS || niter > IX_COLL_MAX_ITERS || rank < 0)
 		return ix_fail(err, IX_EXIT_FAIL,
 			       "a rank's report is malformed (%u rows, %u iterations)", nrows,

@@ -47,7 +47,47 @@ static void facts(FILE *f, json_t *r)
 	fputs(" (nccl-tests&#39; definition)</dd><dt>average busbw</dt><dd>", f);
 	if (ix_html_num(r, "avg_busbw_Bps", &n))
 		fprintf(f, "%.2f GB/s", n / 1e9);
+	fputs("</dd><dt>the links allow</dt><dd>", f);
+	if (ix_html_num(r, "ceiling.Bps", &n)) {
+		fprintf(f, "%.2f GB/s busbw (", n / 1e9);
+		ix_html_esc(f, ix_html_str(r, "ceiling.why"));
+		fputc(')', f);
+		if (ix_html_num(r, "ceiling.share", &n))
+			fprintf(f, "; the largest size reached %.0f%% of it", n * 100);
+	} else {
+		fputs("unknown", f);
+		if (ix_html_str(r, "ceiling.unknown")) {
+			fputs(": ", f);
+			ix_html_esc(f, ix_html_str(r, "ceiling.unknown"));
+		}
+	}
 	fputs("</dd></dl>\n", f);
+}
+
+/* A rank's links, in a cell: PCIe, NVLink, the nearest NIC, what moved. */
+static void links(FILE *f, json_t *k)
+{
+	json_t *x = json_object_get(k, "facts");
+	double a, b;
+
+	if (ix_html_num(x, "pcie.gen", &a) && ix_html_num(x, "pcie.width", &b))
+		fprintf(f, "PCIe Gen%.0f x%.0f%s", a, b,
+			json_is_true(json_object_get(json_object_get(x, "pcie"), "downtrained"))
+				? " <b>downtrained</b>"
+				: "");
+	if (ix_html_num(x, "nvlinks", &a) && a > 0) {
+		fprintf(f, "; %.0f NVLinks ", a);
+		ix_html_esc(f, ix_html_str(x, "nvlink_version"));
+	}
+	if (ix_html_str(x, "nic")) {
+		fputs("; ", f);
+		ix_html_esc(f, ix_html_str(x, "nic"));
+		fputc(' ', f);
+		ix_html_esc(f, ix_html_str(x, "nic_path"));
+	}
+	if (ix_html_num(x, "moved.errors", &a) && ix_html_num(x, "moved.symbol_errors", &b) &&
+	    a + b > 0)
+		fprintf(f, "; <b>%.0f errors, %.0f symbol errors during the run</b>", a, b);
 }
 
 /* busbw against the size, a line a placement. */
@@ -173,7 +213,7 @@ static void ranks(FILE *f, json_t *r)
 		ix_html_num(v, "rank", &culprit);
 	fputs("<table class=\"coll\"><tr><th>rank</th><th>node</th><th>GPU</th><th>PCI</th>"
 	      "<th>iteration median</th><th>fastest</th><th>slowest</th><th>pair GB/s</th>"
-	      "<th>error</th></tr>\n",
+	      "<th>links</th><th>error</th></tr>\n",
 	      f);
 	for (size_t i = 0; i < json_array_size(ks); i++) {
 		json_t *k = json_array_get(ks, i);
@@ -197,6 +237,8 @@ static void ranks(FILE *f, json_t *r)
 			fprintf(f, "%.2f", pair / 1e9);
 		else
 			fputs("-", f);
+		fputs("</td><td>", f);
+		links(f, k);
 		fputs("</td><td>", f);
 		if (ix_html_str(k, "error"))
 			ix_html_esc(f, ix_html_str(k, "error"));

@@ -2,6 +2,7 @@
  * bytes, bytes per second and microseconds; what was not measured is null. */
 #include "config.h"
 
+#include "probes/gpu/nvml.h"
 #include "report/fmt/safe.h"
 #include "report/json/json.h"
 
@@ -55,6 +56,45 @@ static json_t *rows_json(const struct ix_coll_result *r)
 	return a;
 }
 
+static json_t *num_or_null(bool known, double v)
+{
+	return known ? json_real(v) : json_null();
+}
+
+/* What the rank's node says of its GPU's links. */
+static json_t *facts_json(const struct ix_coll_facts *x)
+{
+	json_t *moved =
+		x->counters_known
+			? json_pack("{s:I, s:I, s:I, s:I}", "errors", (json_int_t)x->moved_errors,
+				    "drops", (json_int_t)x->moved_drops, "symbol_errors",
+				    (json_int_t)x->moved_symbol_errors, "link_downed",
+				    (json_int_t)x->moved_link_downed)
+			: json_null();
+	json_t *pcie = x->pcie_known
+			       ? json_pack("{s:i, s:i, s:i, s:i, s:f, s:b}", "gen", x->pcie_gen,
+					   "width", x->pcie_width, "max_gen", x->pcie_max_gen,
+					   "max_width", x->pcie_max_width, "Bps", x->pcie_Bps,
+					   "downtrained", x->pcie_downtrained)
+			       : json_null();
+
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "pcie", pcie, "nvlinks",
+			 x->nvlinks < 0 ? json_null() : json_integer(x->nvlinks), "nvlink_version",
+			 x->nvlinks > 0 ? json_string(ix_nvlink_version_name(x->nvlink_version))
+					: json_null(),
+			 "nvlink_Bps", num_or_null(x->nvlinks > 0, x->nvlink_Bps), "nvml_error",
+			 str_or_null(x->nvml_error), "nic", str_or_null(x->nic), "nic_path",
+			 str_or_null(x->nic_path), "nic_Bps",
+			 num_or_null(x->nic_Bps > 0, x->nic_Bps), "moved", moved);
+}
+
+static json_t *ceiling_json(const struct ix_coll_ceiling *c)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:o}", "Bps", num_or_null(c->Bps > 0, c->Bps),
+			 "limit", str_or_null(c->limit), "why", str_or_null(c->why), "share",
+			 num_or_null(c->share > 0, c->share), "unknown", str_or_null(c->unknown));
+}
+
 static json_t *rank_json(const struct ix_coll_rank *k)
 {
 	const struct ix_coll_rank_cell *c = NULL;
@@ -68,7 +108,7 @@ static json_t *rank_json(const struct ix_coll_rank *k)
 	for (unsigned i = 0; i < k->niter; i++)
 		json_array_append_new(iter, json_real(k->iter_us[i]));
 	return json_pack("{s:i, s:o, s:o, s:o, s:o, s:b, s:b, s:b, s:i, s:o, s:o, s:o, s:o, s:o, "
-			 "s:o}",
+			 "s:o, s:o}",
 			 "rank", k->rank, "node", str_or_null(k->node), "device",
 			 k->device < 0 ? json_null() : json_integer(k->device), "gpu",
 			 str_or_null(k->gpu), "pci_bus_id", str_or_null(k->pci_bus_id), "joined",
@@ -77,7 +117,7 @@ static json_t *rank_json(const struct ix_coll_rank *k)
 			 "iter_min_us", c ? json_real(c->dev_min_us) : json_null(), "iter_max_us",
 			 c ? json_real(c->dev_max_us) : json_null(), "iter_us", iter, "pair_Bps",
 			 k->pair_bps > 0 ? json_real(k->pair_bps) : json_null(), "error",
-			 str_or_null(k->error));
+			 str_or_null(k->error), "facts", facts_json(&k->facts));
 }
 
 static const char *culprit_name(enum ix_coll_culprit c)
@@ -126,14 +166,14 @@ json_t *ix_json_coll(const struct ix_coll_result *r)
 	for (int i = 0; i < r->nranks && r->ranks; i++)
 		json_array_append_new(ranks, rank_json(&r->ranks[i]));
 	return json_pack("{s:s, s:o, s:o, s:o, s:s, s:o, s:o, s:i, s:i, s:f, s:s, s:o, s:f, s:o, "
-			 "s:o, s:b, s:i, s:o}",
+			 "s:o, s:o, s:b, s:i, s:o}",
 			 "kind", "coll", "library", str_or_null(r->lib_name), "library_path",
 			 str_or_null(r->library), "library_version", str_or_null(r->lib_version),
 			 "gpu_backend", r->gpu_backend, "simulation", str_or_null(r->simulation),
 			 "params", params_json(r), "nranks", r->nranks, "nnodes", r->nnodes,
 			 "bus_factor", r->bus_factor, "bus_factor_formula",
 			 ix_coll_factor_text(r->opts.op), "rows", rows_json(r), "avg_busbw_Bps",
-			 r->avg_busbw, "ranks", ranks, "verdict", verdict_json(r), "complete",
-			 r->complete, "missing", r->missing, "wrong",
-			 r->wrong < 0 ? json_null() : json_integer(r->wrong));
+			 r->avg_busbw, "ranks", ranks, "verdict", verdict_json(r), "ceiling",
+			 ceiling_json(&r->ceiling), "complete", r->complete, "missing", r->missing,
+			 "wrong", r->wrong < 0 ? json_null() : json_integer(r->wrong));
 }

@@ -534,7 +534,7 @@ static const struct {
 	{ "warmup_iters", P_COLL, ANY_PATH },
 	{ "timeout", P_COLL, ANY_PATH },
 	{ "samples", P_GPU, ANY_PATH },
-	{ "sysfs", P_TOPO, ANY_PATH },
+	{ "sysfs", P_TOPO | P_COLL, ANY_PATH },
 };
 
 /* Settings of a check: what to run. */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "probes/gpu/nvml.h"
 #include "report/fmt/safe.h"
 #include "report/text/text.h"
 
@@ -123,6 +124,61 @@ static const char *node_of(const struct ix_coll_result *r, int rank, char *buf, 
 	return buf;
 }
 
+/* What rank k's node says of its GPU's links, on one indented line. */
+static void facts_line(FILE *f, const struct ix_coll_rank *k)
+{
+	const struct ix_coll_facts *x = &k->facts;
+	char nic[64];
+
+	fprintf(f, "  its links:");
+	if (!x->pcie_known)
+		fprintf(f, " PCIe link not in sysfs");
+	else if (x->pcie_downtrained)
+		fprintf(f, " PCIe Gen%d x%d, DOWNTRAINED (the GPU can do Gen%d x%d)", x->pcie_gen,
+			x->pcie_width, x->pcie_max_gen, x->pcie_max_width);
+	else
+		fprintf(f, " PCIe Gen%d x%d", x->pcie_gen, x->pcie_width);
+	if (x->nvlinks > 0)
+		fprintf(f, "; %d NVLinks %s", x->nvlinks,
+			ix_nvlink_version_name(x->nvlink_version));
+	else
+		fprintf(f, "; %s", x->nvlinks == 0 ? "no NVLink" : "NVLink not read");
+	ix_text_safe(x->nic, nic, sizeof(nic));
+	if (x->nic[0])
+		fprintf(f, "; nearest NIC %s (%s, %.1f GB/s)", nic, x->nic_path, x->nic_Bps / 1e9);
+	else
+		fprintf(f, "; no NIC found");
+	if (x->counters_known)
+		fprintf(f,
+			"; during the run: %llu errors, %llu drops, %llu symbol errors, %llu link "
+			"downs",
+			(unsigned long long)x->moved_errors, (unsigned long long)x->moved_drops,
+			(unsigned long long)x->moved_symbol_errors,
+			(unsigned long long)x->moved_link_downed);
+	fprintf(f, "\n");
+}
+
+/* The bus bandwidth the links allow, beside the largest size's. */
+static void ceiling(FILE *f, const struct ix_coll_result *r)
+{
+	const struct ix_coll_ceiling *c = &r->ceiling;
+	char why[300];
+
+	if (r->nranks < 2)
+		return;
+	if (c->Bps <= 0) {
+		ix_text_safe(c->unknown[0] ? c->unknown : "no link read", why, sizeof(why));
+		fprintf(f, "\nBus bandwidth the links allow: unknown (%s)\n", why);
+		return;
+	}
+	ix_text_safe(c->why, why, sizeof(why));
+	fprintf(f, "\nBus bandwidth the links allow: %.1f GB/s (%s, %s)\n", c->Bps / 1e9, c->limit,
+		why);
+	if (c->share > 0)
+		fprintf(f, "The largest size's busbw is %.0f%% of it%s\n", c->share * 100,
+			c->share > 1 ? " (above: NVLink SHARP or an in-network reduction)" : "");
+}
+
 static void verdict(FILE *f, const struct ix_coll_result *r)
 {
 	const struct ix_coll_verdict *v = &r->verdict;
@@ -144,6 +200,7 @@ static void verdict(FILE *f, const struct ix_coll_result *r)
 				r->ranks[v->rank].pci_bus_id[0] ? r->ranks[v->rank].pci_bus_id
 								: "-",
 				v->share);
+			facts_line(f, &r->ranks[v->rank]);
 			break;
 		case IX_COLL_LINK:
 			fprintf(f,
@@ -151,6 +208,8 @@ static void verdict(FILE *f, const struct ix_coll_result *r)
 				"of its kind\n",
 				v->rank, node_of(r, v->rank, a, sizeof(a)), v->rank_b,
 				node_of(r, v->rank_b, b, sizeof(b)), v->share);
+			facts_line(f, &r->ranks[v->rank]);
+			facts_line(f, &r->ranks[v->rank_b]);
 			break;
 		case IX_COLL_MANY:
 			fprintf(f, "Slow links that no one rank or link explains: see the pair "
@@ -172,6 +231,8 @@ static void verdict(FILE *f, const struct ix_coll_result *r)
 			"%.1f us for it on average\n",
 			v->late_rank, node_of(r, v->late_rank, a, sizeof(a)), v->late_iters,
 			r->ranks[v->late_rank].niter, v->late_us);
+	if (v->late_rank >= 0)
+		facts_line(f, &r->ranks[v->late_rank]);
 }
 
 void ix_text_coll(FILE *f, const struct ix_coll_result *r)
@@ -179,6 +240,7 @@ void ix_text_coll(FILE *f, const struct ix_coll_result *r)
 	header(f, r);
 	table(f, r);
 	ranks(f, r);
+	ceiling(f, r);
 	verdict(f, r);
 	if (!r->complete && r->missing)
 		fprintf(f,

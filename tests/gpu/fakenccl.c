@@ -45,7 +45,9 @@
  *                          collective instead of contributing;
  *   FAKENCCL_FAIL=NAME[=CODE][:TIMES]  the function NAME returns CODE
  *                          (default ncclInternalError), every time or the
- *                          first TIMES (as fake.h).
+ *                          first TIMES (as fake.h);
+ *   FAKENCCL_JOINED=FILE   each rank appends its number to FILE once its
+ *                          communicator is made (a test's cue).
  * A group's run of sends and receives counts as one collective for these.
  *
  * Counters the tests read with dlsym: fakenccl_collectives (collectives
@@ -196,7 +198,8 @@ static struct {
 	char fail[64];
 	int fail_code;
 	long fail_times;
-} env = { 64ull << 20, 60, -1, 0, -1, -1, 0, "", ncclInternalError, -1 };
+	char joined[256];
+} env = { 64ull << 20, 60, -1, 0, -1, -1, 0, "", ncclInternalError, -1, "" };
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* guards live */
 static struct ncclComm *live;
@@ -275,6 +278,8 @@ static void env_read(void)
 		if (!*end && v > 0)
 			env.timeout_s = v;
 	}
+	if ((s = getenv("FAKENCCL_JOINED")) && *s)
+		snprintf(env.joined, sizeof(env.joined), "%s", s);
 	parse_pair("FAKENCCL_SLOW", &env.slow_rank, &env.slow_ms);
 	parse_pair("FAKENCCL_WRONG", &env.wrong_rank, NULL);
 	parse_pair("FAKENCCL_HANG", &env.hang_rank, &env.hang_at);
@@ -588,6 +593,13 @@ static ncclResult_t poll_join(ncclComm_t c)
 		return c->err;
 	if (atomic_load(&c->h->joined) >= c->nranks) {
 		c->ready = true;
+		if (env.joined[0]) { /* a test's cue: this rank's communicator exists */
+			FILE *f = fopen(env.joined, "a");
+			if (f) {
+				fprintf(f, "%d\n", c->rank);
+				fclose(f);
+			}
+		}
 		return ncclSuccess;
 	}
 	r = expired(c, "init");

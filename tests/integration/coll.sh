@@ -79,6 +79,56 @@ check "one rank on GPU 1: exits 0 with busbw 0 and no pair to scan" \
 	     and .rows[0].out_of_place.busbw_Bps == 0 and (.verdict.pairs | length == 0)' \
 	"$G/alone.json"
 
+# --- What the links allow --------------------------------------------------------
+# The fake's GPUs (0000:1a:00.0, 0000:3b:00.0) in a saved sysfs tree
+# (tests/topo/mkfixture.py coll-pair: each below its own switch with an NDR
+# NIC beside it, GPU 1 at Gen4 x8) and the SIMULATED NVML of
+# tests/gpu/fakenvml.c.
+NOLINK="0000:1a:00.0=0,0000:3b:00.0=0"
+FACTS=()
+if python3 "${top_srcdir:-.}/tests/topo/mkfixture.py" coll-pair "$G/fx" 2>"$G/fx.err" &&
+	[ -f "${IX_FAKENVML:-}" ]; then
+	FACTS=(--sysfs "$G/fx" --nvml-lib "$IX_FAKENVML")
+	FAKENVML_LINKS=$NOLINK timeout 60 "$IXPERF" coll all_reduce "${FAKE[@]}" "${FACTS[@]}" \
+		-b 1M -e 1M -n 2 -w 1 -J -o "$G/pcie.json" >"$G/pcie.out" 2>&1
+	check "no NVLink: the links allow GPU 1's downtrained PCIe link" \
+		jqt '.results[0] | .ceiling.limit == "pcie" and .ceiling.Bps == 15753846150
+		     and (.ceiling.why | test("PCIe Gen4 x8, 15.8 GB/s each way \\(rank 1 on .*, GPU 0000:3b:00.0\\)"))
+		     and .ceiling.share > 0 and .ceiling.unknown == null
+		     and (.ranks[1].facts | .pcie.downtrained and .pcie.max_gen == 5 and .nvlinks == 0
+			  and .nic == "mlx5_1/1" and .nic_path == "PIX" and .nic_Bps == 5e10)' "$G/pcie.json"
+	schema_check "$G/pcie.json"
+	FAKENVML_LINKS="0000:1a:00.0=18,0000:3b:00.0=18:6" timeout 60 "$IXPERF" coll all_reduce \
+		"${FAKE[@]}" "${FACTS[@]}" -b 1M -e 1M -n 2 -w 1 >"$G/nvlink.out" 2>&1
+	check "every GPU on NVLink: the links allow 18 x 25 GB/s ($(grep 'links allow' "$G/nvlink.out"))" \
+		grep -q '^Bus bandwidth the links allow: 450.0 GB/s (nvlink, NVLink 4.0, 18 links x 25 GB/s each way (rank 0 on ' "$G/nvlink.out"
+	timeout 60 "$IXPERF" coll all_reduce "${FAKE[@]}" --sysfs "$G/fx" \
+		--nvml-lib /nonexistent/libnvidia-ml.so.1 -b 1M -e 1M -n 2 -w 1 >"$G/nonvml.out" 2>&1
+	check "NVLinks not read: the ceiling is unknown, and says why, never a PCIe figure" \
+		grep -q '^Bus bandwidth the links allow: unknown (rank 0 on .*: NVLink not read (no /nonexistent/libnvidia-ml.so.1' "$G/nonvml.out"
+	# The NIC's counters that moved while the collectives ran: rank 1's
+	# symbol errors bumped once the communicators exist (after the start's
+	# reading; the fake says when), while every call of rank 1 takes 300 ms.
+	(
+		for _ in $(seq 1 400); do
+			[ -s "$G/joined" ] && break
+			sleep 0.05
+		done
+		echo 12 >"$G/fx/sys/class/infiniband/mlx5_1/ports/1/counters/symbol_error"
+	) &
+	bump=$!
+	IX_PIDS+=("$bump")
+	FAKENCCL_JOINED=$G/joined FAKENCCL_SLOW=1:300 FAKENVML_LINKS=$NOLINK timeout 60 \
+		"$IXPERF" coll all_reduce "${FAKE[@]}" \
+		"${FACTS[@]}" -b 1M -e 1M -n 3 -w 1 -J -o "$G/moved.json" >"$G/moved.out" 2>&1
+	wait "$bump"
+	check "the counters that moved during the run, on rank 1's NIC only" \
+		jqt '.results[0].ranks | (.[1].facts.moved | .symbol_errors == 12 and .errors == 0)
+		     and (.[0].facts.moved | .symbol_errors == 0)' "$G/moved.json"
+else
+	not_ok "mkfixture.py coll-pair and IX_FAKENVML: $(head -c 300 "$G/fx.err")"
+fi
+
 # --- ixperf run: probe = coll checks -------------------------------------------
 # The collective of a plan's check over the fake's two GPUs: judged on the
 # average bus bandwidth, wrong elements FAIL it by default (max_wrong = 0),
@@ -138,11 +188,14 @@ else
 		"$G/mpi-all_reduce.json"
 
 	# A rank made slow: every call of rank 2 waits 40 ms.
-	FAKENCCL_SLOW=2:40 "${MPI[@]}" -x FAKENCCL_SLOW "$IXPERF" coll all_reduce "${FAKE[@]}" \
+	FAKENCCL_SLOW=2:40 FAKENVML_LINKS=$NOLINK "${MPI[@]}" -x FAKENCCL_SLOW -x FAKENVML_LINKS \
+		"$IXPERF" coll all_reduce "${FAKE[@]}" "${FACTS[@]}" \
 		-b 64K -e 64K -n 3 -w 1 >"$G/slow.out" 2>&1
 	check "a slow rank: exit 0 (slow is not wrong)" test "$?" = 0 || cat "$G/slow.out"
 	check "the pair scan names rank 2 ($(grep -E '^(Slow|No rank)' "$G/slow.out" | head -1))" \
 		grep -Eq '^Slow rank: 2 on [^ ]+ \(GPU [0-9]' "$G/slow.out"
+	check "with its links: its GPU's PCIe link, NVLinks and nearest NIC ($(grep -A1 '^Slow rank' "$G/slow.out" | tail -1))" \
+		grep -qx '  its links: PCIe Gen5 x16; no NVLink; nearest NIC mlx5_0/1 (PIX, 50.0 GB/s); during the run: 0 errors, 0 drops, 0 symbol errors, 0 link downs' "$G/slow.out"
 
 	# A wrong result on rank 3.
 	FAKENCCL_WRONG=3 "${MPI[@]}" -x FAKENCCL_WRONG "$IXPERF" coll reduce_scatter "${FAKE[@]}" \

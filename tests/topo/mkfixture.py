@@ -111,6 +111,11 @@ slow-nic    A one-socket host whose only NIC, an Intel E810 (Gen4 x16
             Gen4 x16 root port: a 2 Gbit/s PCIe ceiling far below its line.
             `ixperf server --sysfs` reads it in the mesh and incast netns
             tests, whose hosts' ports are also named eth0 (one finding).
+coll-pair   Where tests/gpu/fakecuda.c puts its two GPUs, 0000:1a:00.0 and
+            0000:3b:00.0, each below its own Gen5 switch with an NDR
+            InfiniBand NIC beside it (PIX; mlx5_0, mlx5_1, their error
+            counters at 0); GPU 1 trained at Gen4 x8 (downtrained). ixperf
+            coll --sysfs reads it in tests/integration/coll.sh.
 vm          A cloud guest like QEMU's i440FX machine: host bridge 8086:1237,
             ISA bridge 8086:7000 (class 0x060100, not a PCI bridge),
             virtio-net 1af4:1041 (class 0x020000) whose netdev hangs below a
@@ -936,6 +941,29 @@ def broken(fx):
     fx.write("devices/system/node/node1/meminfo", "Node 1 MemTotal: lots kB")
 
 
+def coll_pair(fx):
+    """Where tests/gpu/fakecuda.c puts its two GPUs: 0000:1a:00.0 and
+    0000:3b:00.0, each below its own PCIe Gen5 switch with an NDR
+    InfiniBand NIC beside it (PIX); GPU 1 trained at Gen4 x8."""
+    fx.numa({0: ("0-31", 263921664)})
+    for i, (hb_name, up) in enumerate((("pci0000:17", 0x18), ("pci0000:38", 0x39))):
+        hb = fx.hostbridge(hb_name, 0)
+        rp = root_port(fx, hb, (1, 0))
+        _, downs = pcie_switch(fx, rp, up, [(5, 16)] * 2)
+        gpu = fx.pci(downs[0], bdf(up + 2), NV, H100_SXM, CLS_3D, "nvidia", link=(5, 16),
+                     aer=zero_aer())
+        nic = fx.pci(downs[1], bdf(up + 3), MLX, CX7, CLS_IB, "mlx5_core", link=(5, 16),
+                     aer=zero_aer())
+        guid = ib_guid(up + 3)
+        name = fx.rdma(nic, "mlx5_%d" % i, [ib_port(guid)], guid)
+        for c in ("port_rcv_errors", "port_rcv_constraint_errors", "port_xmit_discards",
+                  "port_rcv_switch_relay_errors", "symbol_error", "link_downed",
+                  "port_xmit_data", "port_rcv_data"):
+            fx.write("%s/infiniband/%s/ports/1/counters/%s" % (nic.rel, name, c), "0")
+        if i == 1:
+            gpu.train(4, 8)
+
+
 LAYOUTS = {
     "dgx-h100": lambda fx: (dgx_h100(fx), fx.finish_pci()),
     "amd-mi300x": lambda fx: (amd_mi300x(fx), fx.finish_pci()),
@@ -949,6 +977,7 @@ LAYOUTS = {
     "vm": vm,
     "slow-nic": lambda fx: (slow_nic(fx), fx.finish_pci()),
     "vmd": vmd,
+    "coll-pair": lambda fx: (coll_pair(fx), fx.finish_pci()),
 }
 
 

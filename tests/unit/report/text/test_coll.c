@@ -100,3 +100,53 @@ Test(text_coll, simulation_and_errors)
 	free(buf);
 	ix_coll_result_free(&res);
 }
+
+/* The slow link's two ends with their links, and what the links allow. */
+Test(text_coll, links_and_ceiling)
+{
+	struct ix_coll_result res;
+	char *buf;
+
+	setup(&res);
+	for (int r = 0; r < 3; r++) {
+		struct ix_coll_facts *f = &res.ranks[r].facts;
+
+		f->pcie_known = true;
+		f->pcie_gen = 5;
+		f->pcie_width = 16;
+		f->pcie_max_gen = 5;
+		f->pcie_max_width = 16;
+		f->pcie_Bps = 63e9;
+		f->nvlinks = 0;
+		snprintf(f->nic, sizeof(f->nic), "mlx5_0/1");
+		snprintf(f->nic_path, sizeof(f->nic_path), "PIX");
+		f->nic_Bps = 50e9;
+		f->counters_known = true;
+	}
+	res.ranks[2].facts.pcie_gen = 4;
+	res.ranks[2].facts.pcie_width = 8;
+	res.ranks[2].facts.pcie_downtrained = true;
+	res.ranks[2].facts.moved_symbol_errors = 7;
+	ix_coll_merge(&res);
+	buf = text(&res);
+	cr_assert(strstr(buf, "\nBus bandwidth the links allow: 50.0 GB/s (network, n0: 1 NIC, "
+			      "50.0 GB/s together each way)\nThe largest size's busbw is "),
+		  "one rank a node: the NICs set it: %s", buf);
+	cr_assert(strstr(buf,
+			 "Slow link: rank 1 on n1 <-> rank 2 on n2, at 0.10 x the others of "
+			 "its kind\n  its links: PCIe Gen5 x16; no NVLink; nearest NIC mlx5_0/1 "
+			 "(PIX, 50.0 GB/s); during the run: 0 errors, 0 drops, 0 symbol errors, "
+			 "0 link downs\n  its links: PCIe Gen4 x8, DOWNTRAINED (the GPU can do "
+			 "Gen5 x16); no NVLink; nearest NIC mlx5_0/1 (PIX, 50.0 GB/s); during the "
+			 "run: 0 errors, 0 drops, 7 symbol errors, 0 link downs\n"),
+		  "%s", buf);
+	free(buf);
+	res.ranks[1].facts.nic_Bps = 0;
+	ix_coll_merge(&res);
+	buf = text(&res);
+	cr_assert(strstr(buf, "\nBus bandwidth the links allow: unknown (n1: a rank's NIC or its "
+			      "rate not found in sysfs)\n"),
+		  "%s", buf);
+	free(buf);
+	ix_coll_result_free(&res);
+}
