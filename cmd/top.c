@@ -69,8 +69,9 @@ static const struct ix_option top_options[] = {
 	{ 0, "capture-filter", IX_OPT_STRING, offsetof(struct top_opts, filter), "BPF",
 	  "only packets this BPF filter selects (as tcpdump)", 0, 0 },
 	{ 0, "mesh", IX_OPT_STRING, offsetof(struct top_opts, mesh), "FILE",
-	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result, or "
-	  "of a saved 'ixperf gpu' result (GPU x GPU)",
+	  "show the heatmap of a mesh's state file ('ixperf mesh --state FILE') or result, of "
+	  "a saved 'ixperf gpu' result (GPU x GPU) or of an 'ixperf coll' result (its pair "
+	  "scan)",
 	  0, 0 },
 	{ 0, "topo", IX_OPT_FLAG, offsetof(struct top_opts, topo), NULL,
 	  "draw this server's PCI tree (as 'ixperf topo'), each link coloured by what its NICs "

@@ -174,6 +174,79 @@ static int load_gpu(struct ix_heat_src *s, json_t *gpu, struct ix_err *err)
 	return 0;
 }
 
+/* A coll document (ixperf coll -J): its pair scan as a mesh of ranks, each
+ * link of the ring (r, r + 1) one cell each way, its bandwidth as bit/s;
+ * the links the scan found slow are bad, the rank it named a suspect. */
+static int load_coll(struct ix_heat_src *s, json_t *coll, struct ix_err *err)
+{
+	json_t *ranks = json_object_get(coll, "ranks"), *v = json_object_get(coll, "verdict");
+	json_t *pairs = json_object_get(v, "pairs"), *p, *k;
+	const char *culprit = json_string_value(json_object_get(v, "culprit"));
+	size_t i, n = json_array_size(ranks);
+
+	if (n < 2 || !json_array_size(pairs))
+		return ix_fail(err, IX_EXIT_FAIL,
+			       "coll document without a pair scan (it needs two ranks, without "
+			       "--no-pairs)");
+	ix_heat_src_free(s);
+	if (ix_heat_src_alloc(s, (uint32_t)n, IX_CELLS_FULL) < 0)
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	json_array_foreach(ranks, i, k)
+	{
+		char name[160];
+
+		snprintf(name, sizeof(name), "%zu %.100s GPU%lld", i,
+			 json_string_value(json_object_get(k, "node")) ?: "?",
+			 (long long)json_integer_value(json_object_get(k, "device")));
+		if (!(s->names[i] = strdup(name)))
+			return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
+	for (uint32_t a = 0; a < n; a++) /* only the ring's links are measured */
+		for (uint32_t b = 0; b < n; b++) {
+			struct ix_cell c = ix_cells_get(&s->cells, a, b);
+
+			c.state = IX_CELL_NONE;
+			ix_cells_set(&s->cells, a, b, &c);
+		}
+	s->bad_pairs = 0;
+	json_array_foreach(pairs, i, p)
+	{
+		json_int_t a = json_integer_value(json_object_get(p, "a"));
+		json_int_t b = json_integer_value(json_object_get(p, "b"));
+		json_t *bps = json_object_get(p, "Bps");
+
+		if (a < 0 || b < 0 || (size_t)a >= n || (size_t)b >= n || a == b)
+			return ix_fail(err, IX_EXIT_FAIL, "coll pair %zu: ranks %lld and %lld", i,
+				       (long long)a, (long long)b);
+		for (int dir = 0; dir < 2; dir++) { /* the sendrecv ran each way at once */
+			uint32_t x = (uint32_t)(dir ? b : a), y = (uint32_t)(dir ? a : b);
+			struct ix_cell c = ix_cells_get(&s->cells, x, y);
+
+			c.state = json_is_number(bps) ? IX_CELL_OK : IX_CELL_FAILED;
+			if (json_is_number(bps))
+				c.bw_bps = (float)(json_number_value(bps) * 8);
+			ix_cells_set(&s->cells, x, y, &c);
+			if (json_is_true(json_object_get(p, "slow"))) {
+				ix_cells_set_bad(&s->cells, x, y, IX_BAD_BW);
+				s->bad_pairs++;
+			}
+		}
+	}
+	if (culprit && !strcmp(culprit, "rank")) {
+		json_int_t r = json_integer_value(json_object_get(v, "rank"));
+		if (r >= 0 && (size_t)r < n)
+			s->suspect[r] = true;
+	}
+	s->tests = IX_MESH_BW;
+	s->both = true;
+	snprintf(s->title, sizeof(s->title), "coll %.32s: the ring's links one by one (pair scan)",
+		 json_string_value(json_object_get(json_object_get(coll, "params"), "op")) ?: "?");
+	s->done = true;
+	s->complete = json_is_true(json_object_get(coll, "complete"));
+	ix_heat_src_analyze(s);
+	return 0;
+}
+
 static json_t *find_kind(json_t *doc, const char *kind)
 {
 	json_t *r;
@@ -196,9 +269,11 @@ int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err)
 
 	if (!mesh && (gpu = find_kind(doc, "gpu")))
 		return load_gpu(s, gpu, err);
+	if (!mesh && (gpu = find_kind(doc, "coll")))
+		return load_coll(s, gpu, err);
 	if (!mesh)
 		return ix_fail(err, IX_EXIT_FAIL,
-			       "not a mesh document (no result of kind mesh or gpu)");
+			       "not a mesh document (no result of kind mesh, gpu or coll)");
 	hosts = json_object_get(mesh, "hosts");
 	m = json_object_get(mesh, "matrix");
 	params = json_object_get(mesh, "params");

@@ -9,9 +9,11 @@
 #include "probes/core/err.h"
 #include "report/tui/heatmap.h"
 
-/* Fill s from a document written by 'ixperf mesh --state' or '--json', or
- * by 'ixperf gpu --json': its GPU x GPU bandwidth and latency matrices as a
- * mesh of GPUs. Errors name what is missing or malformed. */
+/* Fill s from a document written by 'ixperf mesh --state' or '--json', by
+ * 'ixperf gpu --json' (its GPU x GPU bandwidth and latency matrices as a
+ * mesh of GPUs) or by 'ixperf coll --json' (its pair scan: the ring's
+ * links as a mesh of ranks, the slow ones bad, the rank named a suspect).
+ * Errors name what is missing or malformed. */
 int ix_heat_src_load(struct ix_heat_src *s, json_t *doc, struct ix_err *err);
 
 #endif

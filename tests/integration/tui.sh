@@ -3,8 +3,8 @@
 # of them slow, so bad pairs and a suspect node show), its keys, stopping
 # it midway, monochrome and 8-colour terminals, 80x24, a resize,
 # 'ixperf top --mesh' on the state file (a host name with control
-# sequences in one), 'ixperf top' itself (its fabric counters too), and
-# 'ixperf top --topo' on saved trees.
+# sequences in one) and on a collective's result, 'ixperf top' itself (its
+# fabric counters too), and 'ixperf top --topo' on saved trees.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v tmux >/dev/null || ix_skip "tmux is not installed (contrib/setup.sh installs it)"
@@ -145,6 +145,17 @@ check "f again: back to the matrix" wait_screen '^ixperf mesh  6 hosts  bandwidt
 check "and nothing of the fabric is left on the screen" pane_lacks 'uplink|^Fabric:'
 T send-keys -t ix q
 check "top --mesh leaves with q, exit 0" exits_with 0
+
+# --- top --mesh on a collective's result: its pair scan as a ring of ranks
+# (tests/data/coll-slow.json: ixperf coll -J under mpirun -np 4 over the
+# SIMULATED NCCL, rank 2 made slow), the rank the scan named a suspect.
+start 120 30 LANG=C.UTF-8 TERM=xterm-256color -- "$IXPERF" top --mesh "$top_srcdir/tests/data/coll-slow.json"
+check "top --mesh shows a collective's pair scan" \
+	wait_screen "^coll all_reduce: the ring's links one by one \(pair scan\)  4 hosts  bandwidth" 5
+check "rank 2, the slow rank, is the suspect, its two links bad" \
+	bash -c "tmux -S '$SOCK' capture-pane -p -t ix | grep -qE '^2 vm GPU0S +!! +!!'"
+T send-keys -t ix q
+check "the collective's view leaves with q, exit 0" exits_with 0
 
 # --- The fabric of a crafted mesh: tests/data/mesh.json's 4 hosts under two
 # leaves as their agents' LLDP neighbours, the pairs between the leaves at a

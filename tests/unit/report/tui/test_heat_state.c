@@ -208,3 +208,42 @@ Test(heat_state, gpu_matrices_are_a_mesh_of_gpus)
 	json_decref(doc);
 	ix_heat_src_free(&s);
 }
+
+/* A coll document's pair scan: the ring's links as a mesh of ranks. */
+Test(heat_state, a_collective_s_pair_scan_is_a_ring_of_ranks)
+{
+	struct ix_heat_src s = { 0 };
+	struct ix_err err = { 0 };
+	json_t *doc = json_pack(
+		"{s:[{s:s,s:{s:s},s:b,s:[{s:s,s:i},{s:s,s:i},{s:s,s:i},{s:s,s:i}],"
+		"s:{s:s,s:i,s:[{s:i,s:i,s:f,s:b},{s:i,s:i,s:f,s:b},{s:i,s:i,s:f,s:b},"
+		"{s:i,s:i,s:f,s:b}]}}]}",
+		"results", "kind", "coll", "params", "op", "all_reduce", "complete", 1, "ranks",
+		"node", "n0", "device", 0, "node", "n0", "device", 1, "node", "n1", "device", 0,
+		"node", "n1", "device", 1, "verdict", "culprit", "rank", "rank", 2, "pairs", "a", 0,
+		"b", 1, "Bps", 40e9, "slow", 0, "a", 1, "b", 2, "Bps", 4e9, "slow", 1, "a", 2, "b",
+		3, "Bps", 4e9, "slow", 1, "a", 3, "b", 0, "Bps", 40e9, "slow", 0);
+
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), 0, "%s", err.msg);
+	cr_assert_eq(s.n, 4);
+	cr_assert_str_eq(s.names[2], "2 n1 GPU0");
+	cr_assert(s.done && s.complete);
+	cr_assert_eq(ix_cells_get(&s.cells, 0, 1).state, IX_CELL_OK);
+	cr_assert_eq(ix_cells_get(&s.cells, 1, 0).state, IX_CELL_OK, "each way");
+	cr_assert_float_eq(ix_cells_get(&s.cells, 0, 1).bw_bps, 320e9, 1e6, "bytes/s as bit/s");
+	cr_assert_eq(ix_cells_get(&s.cells, 0, 2).state, IX_CELL_NONE, "not a link of the ring");
+	cr_assert(ix_cells_get(&s.cells, 1, 2).bad && ix_cells_get(&s.cells, 3, 2).bad,
+		  "rank 2's two links");
+	cr_assert_not(ix_cells_get(&s.cells, 0, 1).bad);
+	cr_assert_eq(s.bad_pairs, 4, "two links, each way");
+	cr_assert(s.suspect[2] && !s.suspect[0], "the rank the scan named");
+	cr_assert(strstr(s.title, "coll all_reduce"), "%s", s.title);
+	ix_heat_src_free(&s);
+	json_object_set_new(
+		json_object_get(json_array_get(json_object_get(doc, "results"), 0), "verdict"),
+		"pairs", json_array());
+	cr_assert_eq(ix_heat_src_load(&s, doc, &err), -1);
+	cr_assert(strstr(err.msg, "without a pair scan"), "%s", err.msg);
+	json_decref(doc);
+	ix_heat_src_free(&s);
+}
