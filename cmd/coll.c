@@ -198,7 +198,7 @@ static int open_libs(struct coll_job *j, const struct coll_opts *c, struct ix_er
 
 /* A rank's GPU, node and what the node says of the GPU's links. */
 static void describe(struct coll_job *j, const struct coll_opts *c, struct ix_coll_rank *rep,
-		     int rank, int device, const char *node)
+		     int rank, int device, const char *node, struct ix_ctr_set *before)
 {
 	rep->rank = rank;
 	rep->device = device;
@@ -208,7 +208,7 @@ static void describe(struct coll_job *j, const struct coll_opts *c, struct ix_co
 		snprintf(rep->pci_bus_id, sizeof(rep->pci_bus_id), "%s",
 			 j->gpu.dev[device].pci_bus_id);
 	}
-	ix_coll_facts_read(c->sysfs, c->nvml_lib, rep->pci_bus_id, &rep->facts);
+	ix_coll_facts_read(c->sysfs, c->nvml_lib, rep->pci_bus_id, &rep->facts, before);
 }
 
 static void result_head(struct coll_job *j, int nranks)
@@ -232,7 +232,9 @@ static int run_local(struct coll_job *j, const struct coll_opts *c, struct ix_er
 	int ranks[IX_COLL_MAX_LOCAL], devices[IX_COLL_MAX_LOCAL], n = 0;
 	uint8_t id[IX_COLL_ID_BYTES];
 	char host[IX_COLL_NAME_MAX] = "localhost";
+	struct ix_ctr_set before[IX_COLL_MAX_LOCAL]; /* each rank's NIC at the start */
 	struct ix_coll_run R;
+	int rc = 0;
 
 	if (c->gpus && ix_gpu_parse_list(c->gpus, &mask, err) < 0)
 		return ix_fail_prefix(err, "invalid value for --gpus");
@@ -255,19 +257,20 @@ static int run_local(struct coll_job *j, const struct coll_opts *c, struct ix_er
 	if (!j->res.ranks)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	for (int i = 0; i < n; i++)
-		describe(j, c, &j->res.ranks[i], i, devices[i], host);
+		describe(j, c, &j->res.ranks[i], i, devices[i], host, &before[i]);
 	if (ix_coll_lib_unique_id(j->lib, id, err) < 0)
-		return -1;
-	if (ix_coll_run_join(&R, j->lib, &j->gpu, &j->o, n, id, n, ranks, devices, j->res.ranks,
-			     err) == 0) {
+		rc = -1;
+	else if (ix_coll_run_join(&R, j->lib, &j->gpu, &j->o, n, id, n, ranks, devices,
+				  j->res.ranks, err) == 0) {
 		if (ix_coll_run_sweep(&R, err) == 0 && j->o.pair_scan)
 			ix_coll_run_pairs(&R, err);
 		ix_coll_run_end(&R);
 	}
 	for (int i = 0; i < n; i++)
-		ix_coll_facts_end(c->sysfs, &j->res.ranks[i].facts);
-	ix_coll_merge(&j->res);
-	return 0;
+		ix_coll_facts_end(c->sysfs, &j->res.ranks[i].facts, &before[i]);
+	if (rc == 0)
+		ix_coll_merge(&j->res);
+	return rc;
 }
 
 /* --- Launched: a rank a task ------------------------------------------------- */
@@ -315,6 +318,7 @@ static int run_task(struct coll_job *j, const struct coll_opts *c, struct ix_lau
 {
 	struct ix_coll_rank *me;
 	struct ix_coll_run R;
+	struct ix_ctr_set before; /* this rank's NIC at the start */
 	uint8_t id[IX_COLL_ID_BYTES], *buf = NULL;
 	size_t len = 0;
 	int device = (int)(l->local_rank % (uint32_t)j->gpu.ndevices), rank = (int)l->rank;
@@ -337,7 +341,7 @@ static int run_task(struct coll_job *j, const struct coll_opts *c, struct ix_lau
 	if (!j->res.ranks)
 		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
 	me = &j->res.ranks[rank];
-	describe(j, c, me, rank, device, l->node);
+	describe(j, c, me, rank, device, l->node, &before);
 	if (ix_coll_wire_encode(me, &buf, &len, err) < 0 ||
 	    ix_launch_put(l, KEY_HELLO, buf, len, err) < 0)
 		goto fail;
@@ -370,7 +374,7 @@ fail:
 	snprintf(me->error, sizeof(me->error), "%s", err->msg);
 	rc = -1;
 report:
-	ix_coll_facts_end(c->sysfs, &me->facts);
+	ix_coll_facts_end(c->sysfs, &me->facts, &before);
 	free(buf);
 	buf = NULL;
 	if (ix_coll_wire_encode(me, &buf, &len, NULL) == 0)

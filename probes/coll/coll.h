@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "probes/core/counters.h"
 #include "probes/core/err.h"
 
 #define IX_COLL_MAX_ROWS  64   /* sizes in a sweep */
@@ -168,8 +169,9 @@ struct ix_coll_opts {
 /* --- What a rank's node says of its paths (facts.c) ----------------------- */
 
 /* The GPU's PCIe link and NVLinks, the NIC nearest to it, and that NIC's
- * error counters that moved while the collectives ran. A plain struct
- * (fixed arrays): wire.c carries it as it is. */
+ * fabric counters that moved while the collectives ran (probes/core/
+ * counters.h: drops, pauses, ECN marks, CNPs, retransmissions, errors,
+ * link downs). A plain struct (fixed arrays): wire.c carries it as it is. */
 struct ix_coll_facts {
 	bool pcie_known;
 	int pcie_gen, pcie_width, pcie_max_gen, pcie_max_width;
@@ -179,13 +181,11 @@ struct ix_coll_facts {
 	int nvlink_version; /* NVML's nvmlNvlinkVersion_t; 0 unknown */
 	double nvlink_Bps;  /* the active links together, per direction */
 	char nvml_error[128];
-	char nic[48];     /* "mlx5_0/1" or "eth2"; "" none found */
-	char nic_path[8]; /* to the GPU, as nvidia-smi topo -m: "PIX", ..., "SYS" */
-	double nic_Bps;   /* its link's rate in bytes/s; 0 unknown */
-	bool counters_known;
-	uint64_t errors, drops, symbol_errors, link_downed; /* at the start */
-	/* How much each moved between the start and the end of the run. */
-	uint64_t moved_errors, moved_drops, moved_symbol_errors, moved_link_downed;
+	char nic[48];      /* "mlx5_0/1" or "eth2"; "" none found */
+	char nic_path[8];  /* to the GPU, as nvidia-smi topo -m: "PIX", ..., "SYS" */
+	double nic_Bps;    /* its link's rate in bytes/s; 0 unknown */
+	bool fabric_known; /* its counters were read at the start and the end */
+	struct ix_ctr_sum fabric_moved;
 };
 
 /* --- One rank's report (filled by run.c, carried by wire.c) --------------- */
@@ -311,12 +311,13 @@ void ix_coll_result_free(struct ix_coll_result *r);
 /* --- Facts and the ceiling (facts.c) -------------------------------------- */
 
 /* Read what this node says of the GPU at pci_bus_id: sysfs under root (""
- * the live system), NVML through nvml_lib (NULL the default). Whatever
- * cannot be read is left unknown. */
+ * the live system), NVML through nvml_lib (NULL the default), and the
+ * NIC's fabric counters into before (replaced; ix_coll_facts_end frees
+ * it). Whatever cannot be read is left unknown. */
 void ix_coll_facts_read(const char *root, const char *nvml_lib, const char *pci_bus_id,
-			struct ix_coll_facts *f);
-/* At the run's end: how much the NIC's counters moved. */
-void ix_coll_facts_end(const char *root, struct ix_coll_facts *f);
+			struct ix_coll_facts *f, struct ix_ctr_set *before);
+/* At the run's end: what moved on the NIC's counters since before. */
+void ix_coll_facts_end(const char *root, struct ix_coll_facts *f, struct ix_ctr_set *before);
 /* The ceiling of r's ranks and its share, from their facts (rank 0). */
 void ix_coll_ceiling(struct ix_coll_result *r);
 

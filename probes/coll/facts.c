@@ -14,11 +14,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "probes/coll/coll.h"
 #include "probes/gpu/nvml.h"
+#include "probes/host/fabric.h"
 #include "probes/host/links.h"
 #include "probes/host/topo.h"
 
@@ -39,8 +41,7 @@ static const struct ix_link *nic_link(const struct ix_topo *t, int pci)
 
 	for (size_t i = 0; i < t->nports; i++)
 		if (t->ports[i].pci == pci && t->ports[i].link) {
-			if (!strncmp(t->ports[i].link->state, "ACTIVE", 6) ||
-			    strstr(t->ports[i].link->state, "ACTIVE"))
+			if (strstr(t->ports[i].link->state, "ACTIVE")) /* "4: ACTIVE" */
 				return t->ports[i].link;
 			any = any ? any : t->ports[i].link;
 		}
@@ -50,13 +51,20 @@ static const struct ix_link *nic_link(const struct ix_topo *t, int pci)
 	return any;
 }
 
-static void counters(const struct ix_link *l, uint64_t v[4], bool *known)
+/* Where the NIC's fabric counters are: an RDMA port, or a network device. */
+static void where_of(const char *nic, struct ix_fabric_where *w, char *dev, size_t len)
 {
-	v[0] = l->rx_errors + l->tx_errors;
-	v[1] = l->rx_dropped + l->tx_dropped;
-	v[2] = l->symbol_errors;
-	v[3] = l->link_downed;
-	*known = (l->known & (IX_LINK_RX_ERRORS | IX_LINK_RX_DROPPED | IX_LINK_SYMBOL_ERRORS)) != 0;
+	const char *slash = strchr(nic, '/');
+
+	memset(w, 0, sizeof(*w));
+	if (slash) {
+		snprintf(dev, len, "%.*s", (int)(slash - nic), nic);
+		w->rdma_dev = dev;
+		w->port = (unsigned)strtoul(slash + 1, NULL, 10); /* 0 (the first) if none */
+	} else {
+		snprintf(dev, len, "%s", nic);
+		w->iface = dev;
+	}
 }
 
 /* The NIC nearest the GPU at PCI index g, by the topology's path classes. */
@@ -81,27 +89,24 @@ static void nearest_nic(const struct ix_topo *t, int g, struct ix_coll_facts *f)
 	if (best == t->npath)
 		return;
 	const struct ix_link *l = nic_link(t, t->path_dev[best]);
-	uint64_t v[4];
 
 	snprintf(f->nic, sizeof(f->nic), "%.47s", l->name);
 	snprintf(f->nic_path, sizeof(f->nic_path), "%s", ix_path_name(bp));
 	f->nic_Bps = l->speed_known ? l->speed_bps / 8 : 0;
-	counters(l, v, &f->counters_known);
-	f->errors = v[0];
-	f->drops = v[1];
-	f->symbol_errors = v[2];
-	f->link_downed = v[3];
 }
 
 void ix_coll_facts_read(const char *root, const char *nvml_lib, const char *pci_bus_id,
-			struct ix_coll_facts *f)
+			struct ix_coll_facts *f, struct ix_ctr_set *before)
 {
 	struct ix_topo t;
 	struct ix_nvlinks nv;
 	struct ix_err err = { 0 };
+	struct ix_fabric_where w;
+	char dev[48];
 	int g;
 
 	memset(f, 0, sizeof(*f));
+	ix_ctr_set_init(before);
 	f->nvlinks = -1;
 	if (!pci_bus_id || !pci_bus_id[0])
 		return;
@@ -129,32 +134,31 @@ void ix_coll_facts_read(const char *root, const char *nvml_lib, const char *pci_
 	if (g >= 0)
 		nearest_nic(&t, g, f);
 	ix_topo_free(&t);
-}
-
-static uint64_t moved(uint64_t now, uint64_t then)
-{
-	return now > then ? now - then : 0;
-}
-
-void ix_coll_facts_end(const char *root, struct ix_coll_facts *f)
-{
-	struct ix_links ls = { 0 };
-	struct ix_err err = { 0 };
-	const struct ix_link *l;
-	uint64_t v[4];
-	bool known;
-
-	if (!f->nic[0] || !f->counters_known || ix_links_read(root ? root : "", &ls, &err) < 0)
-		return;
-	l = ix_links_find(&ls, f->nic);
-	if (l) {
-		counters(l, v, &known);
-		f->moved_errors = moved(v[0], f->errors);
-		f->moved_drops = moved(v[1], f->drops);
-		f->moved_symbol_errors = moved(v[2], f->symbol_errors);
-		f->moved_link_downed = moved(v[3], f->link_downed);
+	if (f->nic[0]) {
+		where_of(f->nic, &w, dev, sizeof(dev));
+		ix_fabric_snapshot(root, &w, before);
 	}
-	ix_links_free(&ls);
+}
+
+void ix_coll_facts_end(const char *root, struct ix_coll_facts *f, struct ix_ctr_set *before)
+{
+	struct ix_ctr_set after, moved;
+	struct ix_fabric_where w;
+	char dev[48];
+
+	ix_ctr_set_init(&after);
+	ix_ctr_set_init(&moved);
+	if (f->nic[0] && before->valid) {
+		where_of(f->nic, &w, dev, sizeof(dev));
+		ix_fabric_snapshot(root, &w, &after);
+		if (after.valid && ix_ctr_delta(before, &after, &moved) >= 0) {
+			ix_ctr_summarize(&moved, &f->fabric_moved);
+			f->fabric_known = true;
+		}
+	}
+	ix_ctr_set_free(&moved);
+	ix_ctr_set_free(&after);
+	ix_ctr_set_free(before);
 }
 
 /* The ranks on rank r's node (same node name). */

@@ -85,9 +85,18 @@ static void links(FILE *f, json_t *k)
 		fputc(' ', f);
 		ix_html_esc(f, ix_html_str(x, "nic_path"));
 	}
-	if (ix_html_num(x, "moved.errors", &a) && ix_html_num(x, "moved.symbol_errors", &b) &&
-	    a + b > 0)
-		fprintf(f, "; <b>%.0f errors, %.0f symbol errors during the run</b>", a, b);
+	if (json_object_size(json_object_get(x, "moved"))) { /* the classes that moved */
+		const char *cls, *sep = "; <b>during the run: ";
+		json_t *n;
+
+		json_object_foreach(json_object_get(x, "moved"), cls, n)
+		{
+			fprintf(f, "%s%lld ", sep, (long long)json_integer_value(n));
+			ix_html_esc(f, cls);
+			sep = ", ";
+		}
+		fputs("</b>", f);
+	}
 }
 
 /* busbw against the size, a line a placement. */

@@ -64,13 +64,7 @@ static json_t *num_or_null(bool known, double v)
 /* What the rank's node says of its GPU's links. */
 static json_t *facts_json(const struct ix_coll_facts *x)
 {
-	json_t *moved =
-		x->counters_known
-			? json_pack("{s:I, s:I, s:I, s:I}", "errors", (json_int_t)x->moved_errors,
-				    "drops", (json_int_t)x->moved_drops, "symbol_errors",
-				    (json_int_t)x->moved_symbol_errors, "link_downed",
-				    (json_int_t)x->moved_link_downed)
-			: json_null();
+	json_t *moved = x->fabric_known ? ix_ctr_sum_json(&x->fabric_moved) : json_null();
 	json_t *pcie = x->pcie_known
 			       ? json_pack("{s:i, s:i, s:i, s:i, s:f, s:b}", "gen", x->pcie_gen,
 					   "width", x->pcie_width, "max_gen", x->pcie_max_gen,

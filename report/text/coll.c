@@ -148,13 +148,14 @@ static void facts_line(FILE *f, const struct ix_coll_rank *k)
 		fprintf(f, "; nearest NIC %s (%s, %.1f GB/s)", nic, x->nic_path, x->nic_Bps / 1e9);
 	else
 		fprintf(f, "; no NIC found");
-	if (x->counters_known)
-		fprintf(f,
-			"; during the run: %llu errors, %llu drops, %llu symbol errors, %llu link "
-			"downs",
-			(unsigned long long)x->moved_errors, (unsigned long long)x->moved_drops,
-			(unsigned long long)x->moved_symbol_errors,
-			(unsigned long long)x->moved_link_downed);
+	if (x->fabric_known) {
+		char moved[256];
+
+		if (ix_ctr_sum_sentence(&x->fabric_moved, moved, sizeof(moved)) > 0)
+			fprintf(f, "; during the run: %s", moved);
+		else
+			fprintf(f, "; no fabric counter moved during the run");
+	}
 	fprintf(f, "\n");
 }
 

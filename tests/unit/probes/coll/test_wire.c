@@ -32,7 +32,9 @@ static struct ix_coll_rank *sample(void)
 	r->facts.nvlink_Bps = 450e9;
 	snprintf(r->facts.nic, sizeof(r->facts.nic), "mlx5_0/1");
 	snprintf(r->facts.nic_path, sizeof(r->facts.nic_path), "PIX");
-	r->facts.moved_symbol_errors = 12;
+	r->facts.fabric_known = true;
+	r->facts.fabric_moved.v[IX_CC_ERROR] = 12;
+	r->facts.fabric_moved.has = 1u << IX_CC_ERROR;
 	snprintf(r->error, sizeof(r->error), "the collectives did not end within 5 s");
 	return r;
 }
@@ -63,7 +65,9 @@ Test(wire, round_trip)
 	cr_assert_float_eq(back->facts.nvlink_Bps, 450e9, 1);
 	cr_assert_str_eq(back->facts.nic, "mlx5_0/1");
 	cr_assert_str_eq(back->facts.nic_path, "PIX");
-	cr_assert_eq(back->facts.moved_symbol_errors, 12);
+	cr_assert(back->facts.fabric_known);
+	cr_assert_eq(back->facts.fabric_moved.v[IX_CC_ERROR], 12);
+	cr_assert_eq(back->facts.fabric_moved.has, 1u << IX_CC_ERROR);
 	cr_assert_str_eq(back->error, r->error);
 	free(buf);
 	free(r);

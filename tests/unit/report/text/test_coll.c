@@ -121,12 +121,13 @@ Test(text_coll, links_and_ceiling)
 		snprintf(f->nic, sizeof(f->nic), "mlx5_0/1");
 		snprintf(f->nic_path, sizeof(f->nic_path), "PIX");
 		f->nic_Bps = 50e9;
-		f->counters_known = true;
+		f->fabric_known = true;
 	}
 	res.ranks[2].facts.pcie_gen = 4;
 	res.ranks[2].facts.pcie_width = 8;
 	res.ranks[2].facts.pcie_downtrained = true;
-	res.ranks[2].facts.moved_symbol_errors = 7;
+	res.ranks[2].facts.fabric_moved.v[IX_CC_ERROR] = 7;
+	res.ranks[2].facts.fabric_moved.has = 1u << IX_CC_ERROR;
 	ix_coll_merge(&res);
 	buf = text(&res);
 	cr_assert(strstr(buf, "\nBus bandwidth the links allow: 50.0 GB/s (network, n0: 1 NIC, "
@@ -135,10 +136,9 @@ Test(text_coll, links_and_ceiling)
 	cr_assert(strstr(buf,
 			 "Slow link: rank 1 on n1 <-> rank 2 on n2, at 0.10 x the others of "
 			 "its kind\n  its links: PCIe Gen5 x16; no NVLink; nearest NIC mlx5_0/1 "
-			 "(PIX, 50.0 GB/s); during the run: 0 errors, 0 drops, 0 symbol errors, "
-			 "0 link downs\n  its links: PCIe Gen4 x8, DOWNTRAINED (the GPU can do "
-			 "Gen5 x16); no NVLink; nearest NIC mlx5_0/1 (PIX, 50.0 GB/s); during the "
-			 "run: 0 errors, 0 drops, 7 symbol errors, 0 link downs\n"),
+			 "(PIX, 50.0 GB/s); no fabric counter moved during the run\n  its links: "
+			 "PCIe Gen4 x8, DOWNTRAINED (the GPU can do Gen5 x16); no NVLink; nearest "
+			 "NIC mlx5_0/1 (PIX, 50.0 GB/s); during the run: 7 errors\n"),
 		  "%s", buf);
 	free(buf);
 	res.ranks[1].facts.nic_Bps = 0;
