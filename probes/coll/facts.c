@@ -179,7 +179,18 @@ static void within(const struct ix_coll_result *r, struct ix_coll_ceiling *c)
 	for (int i = 0; i < r->nranks; i++) {
 		const struct ix_coll_facts *f = &r->ranks[i].facts;
 
-		if (node_ranks(r, i) > 1 && f->nvlinks <= 0)
+		if (node_ranks(r, i) < 2)
+			continue;
+		/* AMD GPUs talk over xGMI (Infinity Fabric), which nothing here
+		 * reads: a PCIe figure could be far below what they reach. */
+		if (!strcmp(r->gpu_backend, "rocm")) {
+			snprintf(
+				c->unknown, sizeof(c->unknown),
+				"rank %d on %.64s: the GPUs' xGMI links are not read (NVLink only)",
+				i, r->ranks[i].node);
+			return;
+		}
+		if (f->nvlinks <= 0)
 			nvlink_all = false;
 	}
 	for (int i = 0; i < r->nranks; i++) {

@@ -127,6 +127,14 @@ Test(facts, what_was_not_read_leaves_it_unknown)
 		  r->ceiling.unknown);
 	result_free(r);
 
+	r = result(2, 2, 10e9); /* AMD GPUs: their xGMI links are not read */
+	snprintf(r->gpu_backend, sizeof(r->gpu_backend), "rocm");
+	ix_coll_ceiling(r);
+	cr_assert_float_eq(r->ceiling.Bps, 0, 1e-9, "never their PCIe link as the ceiling");
+	cr_assert_str_eq(r->ceiling.unknown,
+			 "rank 0 on n0: the GPUs' xGMI links are not read (NVLink only)");
+	result_free(r);
+
 	r = result(1, 1, 0); /* one rank: no link */
 	ix_coll_ceiling(r);
 	cr_assert_float_eq(r->ceiling.Bps, 0, 1e-9);
