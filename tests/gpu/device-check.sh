@@ -51,7 +51,7 @@ if [ -z "$ixperf" ]; then
 	mkdir -p _build-gpu
 	if ! (cd _build-gpu && { [ -f Makefile ] || ../configure >"$out/configure.log" 2>&1; } &&
 		make -j"$(nproc)" ixperf >"$out/make.log" 2>&1); then
-		tail -30 "$out/configure.log" "$out/make.log" 2>/dev/null
+		tail -n 30 "$out/configure.log" "$out/make.log" 2>/dev/null
 		say "FAIL build (logs in $out)"
 		exit 2
 	fi

@@ -71,7 +71,7 @@ boot=$!
 IX_PIDS+=("$boot")
 ix_wait_for 600 test -e "$O/up1" -a -e "$O/up2" || {
 	cat "$O/fabric.err" 2>/dev/null
-	tail -5 "$O"/console*.log
+	tail -n 5 "$O"/console*.log
 	not_ok "the VMs came up"
 	ix_done
 }
