@@ -269,6 +269,11 @@ void ix_coll_merge(struct ix_coll_result *res)
 {
 	int nodes = 0;
 
+	/* From the reports alone, each time: nothing of an earlier merge kept. */
+	free(res->pairs);
+	res->pairs = NULL;
+	res->npairs = 0;
+	memset(&res->verdict, 0, sizeof(res->verdict));
 	res->bus_factor = ix_coll_bus_factor(res->opts.op, res->nranks);
 	res->complete = res->missing == 0;
 	for (int r = 0; r < res->nranks; r++) {

@@ -9,7 +9,8 @@
  * res->opts, nranks, ranks (every rank's report, in rank order; a rank that
  * sent none has joined and complete false and its error saying so) and
  * missing set by the caller; fills the rows (a cell only where every rank
- * measured it), the pairs and the verdict, and complete.
+ * measured it), the pairs and the verdict, the ceiling, and complete; a
+ * merge again starts from the reports alone (res zeroed before the first).
  *
  * A ring link is slow when below IX_COLL_SLOW_SHARE of the median of the
  * other links of its kind (within a node, or across nodes); when the only
