@@ -234,25 +234,31 @@ static void within(const struct ix_coll_result *r, struct ix_coll_ceiling *c)
 /* Across nodes: the node whose NICs carry the least together. */
 static void across(const struct ix_coll_result *r, struct ix_coll_ceiling *c)
 {
+	int *mine = calloc((size_t)r->nranks, sizeof(*mine)); /* one node's ranks */
+
+	if (!mine) {
+		snprintf(c->unknown, sizeof(c->unknown), "out of memory");
+		return;
+	}
 	for (int i = 0; i < r->nranks; i++) {
 		const struct ix_coll_rank *k = &r->ranks[i];
 		double sum = 0;
-		int nics = 0;
+		int nics = 0, n = 0;
 		bool first = true, unknown = false;
 
 		for (int j = 0; j < i && first; j++) /* each node once, at its first rank */
 			first = strcmp(r->ranks[j].node, k->node) != 0;
 		if (!first)
 			continue;
-		for (int j = i; j < r->nranks; j++) {
-			const struct ix_coll_facts *f = &r->ranks[j].facts;
+		for (int j = i; j < r->nranks; j++)
+			if (!strcmp(r->ranks[j].node, k->node))
+				mine[n++] = j;
+		for (int a = 0; a < n; a++) {
+			const struct ix_coll_facts *f = &r->ranks[mine[a]].facts;
 			bool seen = false;
 
-			if (strcmp(r->ranks[j].node, k->node))
-				continue;
-			for (int m = i; m < j && !seen; m++) /* a NIC two GPUs share counts once */
-				seen = !strcmp(r->ranks[m].node, k->node) &&
-				       !strcmp(r->ranks[m].facts.nic, f->nic);
+			for (int b = 0; b < a && !seen; b++) /* a NIC two GPUs share counts once */
+				seen = !strcmp(r->ranks[mine[b]].facts.nic, f->nic);
 			if (!f->nic[0] || f->nic_Bps <= 0)
 				unknown = true;
 			else if (!seen) {
@@ -270,6 +276,7 @@ static void across(const struct ix_coll_result *r, struct ix_coll_ceiling *c)
 		snprintf(c->why, sizeof(c->why), "%s: %d NIC%s, %.1f GB/s together each way",
 			 k->node, nics, nics == 1 ? "" : "s", sum / 1e9);
 	}
+	free(mine);
 }
 
 void ix_coll_ceiling(struct ix_coll_result *r)

@@ -140,3 +140,36 @@ Test(html_coll, page_fails_on_slow_links_without_one_culprit)
 	cr_assert(strstr(buf, "FAIL"), "%s", buf);
 	free(buf);
 }
+
+/* A rank's links in its row, and what the links allow in the facts. */
+Test(html_coll, links_and_ceiling)
+{
+	json_t *o = result(true), *k, *ceiling;
+	char *buf;
+
+	k = json_object_get(json_array_get(json_object_get(o, "ranks"), 2), "facts");
+	json_object_set_new(k, "pcie",
+			    json_pack("{s:i,s:i,s:i,s:i,s:f,s:b}", "gen", 4, "width", 8, "max_gen",
+				      5, "max_width", 16, "Bps", 15.75e9, "downtrained", 1));
+	json_object_set_new(k, "nic", json_string("mlx5_1/1"));
+	json_object_set_new(k, "nic_path", json_string("PIX"));
+	json_object_set_new(k, "moved", json_pack("{s:i}", "errors", 7));
+	ceiling = json_object_get(o, "ceiling");
+	json_object_set_new(ceiling, "Bps", json_real(50e9));
+	json_object_set_new(ceiling, "why", json_string("n1: 1 NIC <b>"));
+	json_object_set_new(ceiling, "share", json_real(0.5));
+	buf = render(o);
+	cr_assert(strstr(buf, "<td>PCIe Gen4 x8 <b>downtrained</b>; mlx5_1/1 PIX; <b>during the "
+			      "run: 7 errors</b></td>"),
+		  "%s", buf);
+	cr_assert(strstr(buf, "<dt>the links allow</dt><dd>50.00 GB/s busbw (n1: 1 NIC &lt;b&gt;); "
+			      "the largest size reached 50% of it</dd>"),
+		  "%s", buf);
+	free(buf);
+	json_object_set_new(ceiling, "Bps", json_null());
+	json_object_set_new(ceiling, "unknown", json_string("rank 0 on n0: NVLink not read"));
+	buf = render(o);
+	cr_assert(strstr(buf, "<dd>unknown: rank 0 on n0: NVLink not read</dd>"), "%s", buf);
+	free(buf);
+	json_decref(o);
+}
