@@ -45,7 +45,7 @@ static const struct ix_option bw_options[] = {
 	{ 'n', "bytes", IX_OPT_SIZE, offsetof(struct bw_opts, bytes), "BYTES",
 	  "send this many bytes per direction (split over the streams) instead of --time", 1, 0 },
 	{ 'P', "parallel", IX_OPT_UINT, offsetof(struct bw_opts, parallel), "N",
-	  "parallel streams per direction, one thread each (default 1)", 1, IX_MAX_STREAMS },
+	  "parallel streams per direction (default 1)", 1, IX_MAX_STREAMS },
 	{ 'R', "reverse", IX_OPT_FLAG, offsetof(struct bw_opts, reverse), NULL,
 	  "the server sends, the client receives", 0, 0 },
 	{ 0, "bidir", IX_OPT_FLAG, offsetof(struct bw_opts, bidir), NULL, "both directions at once",
@@ -139,9 +139,21 @@ static int check(const struct bw_opts *o, int argc, char **argv, int pos,
 		return ix_fail(err, IX_EXIT_USAGE, "one HOST only; unexpected '%s'", argv[pos + 1]);
 	if (ix_path_lookup(o->c.path, tp, err) < 0)
 		return -1;
-	if (o->iters || ix_rdma_cli_used(&o->r))
+	/* --threads is every path's that carries streams several to a thread. */
+	struct ix_rdma_cli r = o->r;
+
+	r.threads = 0;
+	if (o->iters || ix_rdma_cli_used(&r))
 		return ix_fail(err, IX_EXIT_USAGE, "%s applies to --path rdma only",
-			       o->iters ? "--iters" : ix_rdma_cli_used(&o->r));
+			       o->iters ? "--iters" : ix_rdma_cli_used(&r));
+	if (o->r.threads && !(*tp)->mux)
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--threads applies to --path tcp and rdma (each UDP stream has a "
+			       "thread of its own)");
+	if (o->r.threads && (o->rate || o->zerocopy))
+		return ix_fail(err, IX_EXIT_USAGE,
+			       "--threads does not apply with --rate or --zerocopy (paced and "
+			       "zero-copy streams have a thread each)");
 	if (o->reverse && o->bidir)
 		return ix_fail(err, IX_EXIT_USAGE, "--reverse and --bidir exclude each other");
 	if (o->bytes && o->c.time_s > 0)
@@ -237,6 +249,7 @@ int cmd_bw(int argc, char **argv, const struct ix_env *env)
 	p.window = o.window;
 	p.no_offload = o.no_offload;
 	p.zerocopy = o.zerocopy;
+	p.threads = (uint32_t)o.r.threads;
 	if (o.congestion)
 		snprintf(p.congestion, sizeof(p.congestion), "%s", o.congestion);
 

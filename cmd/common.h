@@ -145,9 +145,11 @@ struct ix_rdma_cli {
 	{ 0, "qps", IX_OPT_UINT, offsetof(type, m.qps), "N",                            \
 	  "rdma: queue pairs (default 1)", 1, 256 },                                      \
 	{ 0, "threads", IX_OPT_UINT, offsetof(type, m.threads), "N",                    \
-	  "rdma bandwidth: polling threads at this end, QP q on thread q % N, each with " \
+	  "bandwidth: threads at each end; rdma: QP q polled by thread q % N, each with " \
 	  "its own CQ (default: 1 below 4 QPs, else one per 2 QPs on at most half the "  \
-	  "CPUs)", 1, 16 },                                                               \
+	  "CPUs); tcp: stream i of a direction on thread i % N (default: a thread per "  \
+	  "stream on loopback or beyond twice the CPUs, else at most half the CPUs)",    \
+	  1, 16 },                                                                        \
 	{ 0, "tx-depth", IX_OPT_UINT, offsetof(type, m.tx_depth), "N",                  \
 	  "rdma: send WRs in flight per QP (default 128; lat 1)", 1, 65536 },             \
 	{ 0, "rx-depth", IX_OPT_UINT, offsetof(type, m.rx_depth), "N",                  \

@@ -72,6 +72,9 @@ struct ix_bw_params {
 	 * server's end too), so that a flow's 5-tuple is known and the same
 	 * in every test; 0: ports the kernel picks. */
 	uint16_t src_port;
+	/* TCP: the data threads each end runs per direction, streams spread
+	 * over them; 0: each end's own choice (ix_bw_threads). */
+	uint32_t threads;
 };
 
 struct ix_lat_params {
@@ -165,6 +168,7 @@ struct ix_link_limit {
 /* CPU time consumed by one end of a test. */
 struct ix_cpu {
 	bool valid;
+	uint32_t threads; /* the data threads counted (0: not known) */
 	double user_s;
 	double system_s;
 	double wall_s;

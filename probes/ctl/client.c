@@ -450,6 +450,7 @@ static void bw_fill_local(struct bw_run *b)
 		ix_stream_end_fill(&b->s[i], b->s[i].sending ? &b->r->streams[i].sender
 							     : &b->r->streams[i].receiver);
 	cpu_since(&b->ru0, b->t0, &b->r->cpu_local);
+	b->r->cpu_local.threads = ix_streams_threads(b->s, b->n);
 }
 
 /* STOP, then the server's late INTERVALs and its RESULT. */

@@ -35,6 +35,8 @@ json_t *ix_wire_bw_params(const struct ix_bw_params *p)
 	 * for nothing (it would ignore it; the REPORT's ports tell). */
 	if (o && p->src_port)
 		json_object_set_new(o, "src_port", json_integer(p->src_port));
+	if (o && p->threads)
+		json_object_set_new(o, "threads", json_integer(p->threads));
 	return o;
 }
 
@@ -143,6 +145,13 @@ int ix_wire_parse_bw(json_t *j, const struct ix_limits *lim, struct ix_bw_params
 				       "test request: source ports %llu to %llu go past 65535",
 				       (unsigned long long)sp, (unsigned long long)(sp + last - 1));
 		p->src_port = (uint16_t)sp;
+	}
+	if (json_object_get(j, "threads")) {
+		uint64_t th;
+
+		if (get_u64(j, "threads", 1, IX_MAX_STREAMS, &th, err) < 0)
+			return -1;
+		p->threads = (uint32_t)th;
 	}
 	if (p->zerocopy && strcmp(p->path, "tcp") != 0)
 		return ix_fail(err, IX_EXIT_USAGE, "test request: 'zerocopy' is for TCP only");
@@ -367,14 +376,21 @@ int ix_wire_parse_stream_end(json_t *j, struct ix_stream_end *e)
 
 json_t *ix_wire_cpu(const struct ix_cpu *c)
 {
+	json_t *o;
+
 	if (!c->valid)
 		return json_null();
-	return json_pack("{s:f,s:f,s:f}", "user_s", c->user_s, "system_s", c->system_s, "wall_s",
-			 c->wall_s);
+	o = json_pack("{s:f,s:f,s:f}", "user_s", c->user_s, "system_s", c->system_s, "wall_s",
+		      c->wall_s);
+	if (o && c->threads)
+		json_object_set_new(o, "threads", json_integer(c->threads));
+	return o;
 }
 
 void ix_wire_parse_cpu(json_t *j, struct ix_cpu *c)
 {
+	json_int_t t;
+
 	memset(c, 0, sizeof(*c));
 	if (!json_is_object(j))
 		return;
@@ -383,4 +399,6 @@ void ix_wire_parse_cpu(json_t *j, struct ix_cpu *c)
 	c->wall_s = json_number_value(json_object_get(j, "wall_s"));
 	c->valid = isfinite(c->user_s) && isfinite(c->system_s) && isfinite(c->wall_s) &&
 		   c->wall_s > 0;
+	t = json_integer_value(json_object_get(j, "threads"));
+	c->threads = t > 0 && t <= 2 * IX_MAX_STREAMS ? (uint32_t)t : 0;
 }

@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>
@@ -77,21 +79,117 @@ static void *stream_main(void *arg)
 	return NULL;
 }
 
+/* Streams that one thread can carry among others. */
+static bool muxable(const struct ix_stream *s)
+{
+	return s->tp && s->tp->mux && !s->echo && !s->blocks && !s->rate_bps && !s->zerocopy;
+}
+
+uint32_t ix_bw_threads(uint32_t asked, uint32_t streams, int ncpus, bool same_host)
+{
+	uint32_t half = ncpus > 1 ? (uint32_t)ncpus / 2 : 1;
+
+	if (streams == 0)
+		return 0;
+	if (asked)
+		return asked < streams ? asked : streams;
+	if (same_host || streams > 2 * (uint32_t)(ncpus > 1 ? ncpus : 1))
+		return streams;
+	return streams < half ? streams : half;
+}
+
+/* The CPUs this process may run on. */
+static int cpus_here(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static void *group_main(void *arg)
+{
+	struct ix_stream_group *g = arg;
+
+	g->s[0]->tp->mux(g->s, g->n); /* each stream's failure marked on it */
+	if (getrusage(RUSAGE_THREAD, &g->s[0]->ru) == 0)
+		g->s[0]->ru_valid = true;
+	return NULL;
+}
+
+/* Start the thread of group g of s's muxable streams of one direction
+ * (stream j of them on group j % ng). */
+static int start_group(struct ix_stream *s, uint32_t n, bool sending, uint32_t g, uint32_t ng)
+{
+	struct ix_stream_group *grp = calloc(1, sizeof(*grp));
+	uint32_t j = 0;
+	int rc;
+
+	if (!grp || !(grp->s = calloc(n, sizeof(*grp->s)))) {
+		free(grp);
+		return ENOMEM;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		if (muxable(&s[i]) && s[i].sending == sending && j++ % ng == g)
+			grp->s[grp->n++] = &s[i];
+	grp->s[0]->group = grp;
+	if (grp->n == 1)
+		rc = pthread_create(&grp->s[0]->thread, NULL, stream_main, grp->s[0]);
+	else
+		rc = pthread_create(&grp->s[0]->thread, NULL, group_main, grp);
+	if (rc == 0)
+		grp->s[0]->running = true;
+	return rc;
+}
+
 int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		int rc = pthread_create(&s[i].thread, NULL, stream_main, &s[i]);
-		if (rc != 0) {
-			/* The ones already running use s: they end before it is
-			 * given back. */
-			atomic_store(s[0].stop, 1);
-			ix_streams_join(s, i);
-			return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread %u of %u: %s",
-				       i + 1, n, strerror(rc));
+	uint32_t started = 0;
+	int rc = 0, ncpus = cpus_here();
+	bool same = false;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (muxable(&s[i]) && s[i].fd >= 0) {
+			same = ix_net_peer_local(s[i].fd);
+			break;
 		}
-		s[i].running = true;
+	for (int dir = 0; dir < 2 && rc == 0; dir++) {
+		uint32_t m = 0, ng;
+
+		for (uint32_t i = 0; i < n; i++)
+			m += muxable(&s[i]) && s[i].sending == (dir == 0);
+		ng = ix_bw_threads(s[0].threads, m, ncpus, same);
+		for (uint32_t g = 0; g < ng && rc == 0; g++, started++)
+			rc = start_group(s, n, dir == 0, g, ng);
+	}
+	for (uint32_t i = 0; i < n && rc == 0; i++) {
+		if (muxable(&s[i]))
+			continue;
+		rc = pthread_create(&s[i].thread, NULL, stream_main, &s[i]);
+		if (rc == 0) {
+			s[i].running = true;
+			started++;
+		}
+	}
+	if (rc != 0) {
+		/* The ones already running use s: they end before it is
+		 * given back. */
+		atomic_store(s[0].stop, 1);
+		ix_streams_join(s, n);
+		return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread %u: %s", started + 1,
+			       strerror(rc));
 	}
 	return 0;
+}
+
+static void group_free(struct ix_stream *s)
+{
+	if (s->group) {
+		free(s->group->s);
+		free(s->group);
+		s->group = NULL;
+	}
 }
 
 bool ix_streams_done(struct ix_stream *s, uint32_t n)
@@ -100,6 +198,7 @@ bool ix_streams_done(struct ix_stream *s, uint32_t n)
 		if (s[i].running && pthread_tryjoin_np(s[i].thread, NULL) == EBUSY)
 			return false;
 		s[i].running = false;
+		group_free(&s[i]);
 	}
 	return true;
 }
@@ -110,6 +209,7 @@ void ix_streams_join(struct ix_stream *s, uint32_t n)
 		if (s[i].running)
 			pthread_join(s[i].thread, NULL);
 		s[i].running = false;
+		group_free(&s[i]);
 	}
 }
 
@@ -162,6 +262,15 @@ static double tv_s(struct timeval tv)
 	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
 }
 
+uint32_t ix_streams_threads(const struct ix_stream *s, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += s[i].ru_valid;
+	return k;
+}
+
 void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_cpu *cpu)
 {
 	memset(cpu, 0, sizeof(*cpu));
@@ -173,6 +282,7 @@ void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_
 		cpu->system_s += tv_s(s[i].ru.ru_stime);
 	}
 	cpu->wall_s = (double)wall_ns / 1e9;
+	cpu->threads = ix_streams_threads(s, n);
 }
 
 void ix_bw_layout(const struct ix_bw_params *p, bool client, struct ix_stream *s, uint32_t *n)
@@ -220,6 +330,7 @@ void ix_bw_arm(struct ix_stream *s, uint32_t n, const struct ix_bw_params *p,
 			p->bytes ? 0 : t_start + ix_seconds_to_ns(p->warmup_s + p->duration_s);
 		s[i].no_offload = p->no_offload;
 		s[i].zerocopy = p->zerocopy;
+		s[i].threads = p->threads;
 	}
 }
 

@@ -467,6 +467,16 @@ bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_st
 	return false;
 }
 
+bool ix_net_peer_local(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof(me);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) < 0 || ix_net_peer_addr(fd, &peer) < 0)
+		return false;
+	return ix_net_is_loopback(&peer) || ix_net_same_host(&me, &peer);
+}
+
 bool ix_net_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
 {
 	struct in_addr x, y;

@@ -60,6 +60,9 @@ uint16_t ix_net_peer_port(int fd);
 int ix_net_peer_addr(int fd, struct sockaddr_storage *ss);
 /* Same host address (ports ignored; IPv4-mapped IPv6 equals IPv4). */
 bool ix_net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+/* A connected socket whose peer is this host (a loopback address, or its
+ * own address): both ends share its CPUs. */
+bool ix_net_peer_local(int fd);
 /* The same source for the agent's caps: the same IPv4 address, or the
  * same IPv6 /64 (one host holds a whole one). */
 bool ix_net_same_source(const struct sockaddr_storage *a, const struct sockaddr_storage *b);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -23,6 +24,9 @@
 #define LOWAT_MAX      TCP_RECV_MIN
 #define LOWAT_HOLD_NS  1000000LL
 #define LOWAT_EVERY_NS (10 * 1000000LL)
+#define MUX_WAIT_NS    (20 * 1000000LL) /* a thread of several streams waits no longer */
+
+static void tcp_finish(struct ix_stream *s);
 
 static uint8_t *pattern_buf(uint64_t len)
 {
@@ -178,6 +182,141 @@ static int tcp_recv(struct ix_stream *s)
 	}
 	free(buf);
 	return rc;
+}
+
+/* Several streams in one thread (ix_streams_start's groups): each socket
+ * is driven without blocking, round robin, and the thread sleeps in
+ * poll(2) only when none of them can move. Unpaced, copying sends only
+ * (engine.c keeps paced and zero-copy streams a thread each). */
+struct mux_end {
+	struct ix_stream *s;
+	uint64_t bytes;
+	bool warm, done;
+	struct lowat lw;
+};
+
+/* Mark a stream's warm-up boundary once its time has come. */
+static void mux_warm(struct mux_end *m, int64_t now)
+{
+	struct tcp_info ti;
+
+	if (m->warm || now < m->s->warm_until)
+		return;
+	if (m->s->sending && tcp_info(m->s->fd, &ti) == 0)
+		m->s->warm_retrans = ti.tcpi_total_retrans;
+	ix_stream_mark_warm(m->s, now, m->bytes, 0);
+	m->warm = true;
+}
+
+/* One non-blocking step of stream m: 1 moved bytes, 0 would block, -1 done
+ * (ended or failed; its error recorded). */
+static int mux_step(struct mux_end *m, uint8_t *buf, size_t len, int64_t now)
+{
+	struct ix_stream *s = m->s;
+	ssize_t n;
+
+	mux_warm(m, now);
+	if (s->sending) {
+		if (ix_stream_stopped(s) || (s->send_until && now >= s->send_until) ||
+		    (s->byte_limit && m->bytes >= s->byte_limit))
+			return -1;
+		if (s->byte_limit && s->byte_limit - m->bytes < len)
+			len = (size_t)(s->byte_limit - m->bytes);
+		n = send(s->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	} else {
+		n = recv(s->fd, buf, len, MSG_DONTWAIT);
+		if (n == 0)
+			return -1;
+	}
+	if (n > 0) {
+		m->bytes += (uint64_t)n;
+		atomic_store_explicit(&s->c.bytes, m->bytes, memory_order_relaxed);
+		if (!s->sending) {
+			s->last_t = now;
+			lowat_follow(s->fd, &m->lw, m->bytes, now);
+		}
+		return 1;
+	}
+	if (errno == EAGAIN || errno == EINTR)
+		return ix_stream_stopped(s) && !s->sending ? -1 : 0;
+	ix_fail(&s->err, IX_EXIT_FAIL, "stream %u: %s failed: %s", s->id,
+		s->sending ? "send" : "receive", strerror(errno));
+	s->failed = true;
+	return -1;
+}
+
+static void mux_end_stream(struct mux_end *m)
+{
+	m->done = true;
+	if (m->s->sending) {
+		m->s->last_t = ix_now_ns();
+		tcp_finish(m->s);
+	}
+}
+
+static int tcp_mux(struct ix_stream **ss, uint32_t n)
+{
+	size_t len = 0;
+	uint32_t left = n;
+	struct mux_end *m = calloc(n, sizeof(*m));
+	struct pollfd *pf = calloc(n, sizeof(*pf));
+	uint8_t *buf;
+	int64_t t0 = ix_now_ns();
+
+	for (uint32_t i = 0; i < n; i++)
+		if (ss[i]->msg_size > len)
+			len = ss[i]->msg_size;
+	if (!ss[0]->sending && len < TCP_RECV_MIN)
+		len = TCP_RECV_MIN;
+	buf = pattern_buf(len);
+	if (!m || !pf || !buf) {
+		for (uint32_t i = 0; i < n; i++) {
+			ix_fail(&ss[i]->err, IX_EXIT_FAIL, "out of memory");
+			ss[i]->failed = true;
+		}
+		free(m);
+		free(pf);
+		free(buf);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++)
+		m[i] = (struct mux_end){ .s = ss[i], .lw = { .t = t0, .mark = 1 } };
+	while (left > 0) {
+		bool moved = false;
+		nfds_t k = 0;
+		int64_t now = ix_now_ns(), wait_ns = MUX_WAIT_NS;
+
+		for (uint32_t i = 0; i < n; i++) {
+			int r;
+
+			if (m[i].done)
+				continue;
+			r = mux_step(&m[i], buf, m[i].s->sending ? m[i].s->msg_size : len, now);
+			if (r < 0) {
+				mux_end_stream(&m[i]);
+				left--;
+			} else if (r > 0)
+				moved = true;
+		}
+		if (moved || left == 0)
+			continue;
+		for (uint32_t i = 0; i < n; i++) {
+			if (m[i].done)
+				continue;
+			pf[k++] = (struct pollfd){ .fd = m[i].s->fd,
+						   .events = m[i].s->sending ? POLLOUT : POLLIN };
+			if (m[i].s->sending && m[i].s->send_until &&
+			    m[i].s->send_until - now < wait_ns)
+				wait_ns = m[i].s->send_until - now;
+		}
+		/* A sender's deadline is kept to the millisecond, the stop flag
+		 * seen within MUX_WAIT_NS. */
+		poll(pf, k, wait_ns > 0 ? (int)((wait_ns + 999999) / 1000000) : 0);
+	}
+	free(m);
+	free(pf);
+	free(buf);
+	return 0;
 }
 
 static void tcp_sender_info(struct ix_stream *s, struct ix_stream_end *e)
@@ -409,6 +548,7 @@ const struct ix_transport ix_tcp_transport = {
 	.tune = tcp_tune,
 	.send = tcp_send,
 	.recv = tcp_recv,
+	.mux = tcp_mux,
 	.echo = tcp_echo,
 	.serve_blocks = tcp_serve_blocks,
 	.ping = tcp_ping,

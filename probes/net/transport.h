@@ -48,6 +48,11 @@ struct ix_counters {
 	_Atomic uint64_t jitter_ns;
 };
 
+struct ix_stream_group {
+	struct ix_stream **s;
+	uint32_t n;
+};
+
 struct ix_stream {
 	uint32_t id;
 	enum ix_dir dir;
@@ -68,6 +73,7 @@ struct ix_stream {
 	char io[8];        /* UDP: how its datagrams went ("gso", "gro", "mmsg") */
 	uint32_t io_batch; /* UDP: the most datagrams one call carried */
 	bool zerocopy;     /* TCP sender: MSG_ZEROCOPY */
+	uint32_t threads;  /* bw: data threads per direction asked (0: automatic) */
 	struct ix_zerocopy zc;
 	/* The port this end's data socket binds (ix_bw_params.src_port + the
 	 * stream's index; the server's end binds it on UDP only); 0: any. */
@@ -88,6 +94,7 @@ struct ix_stream {
 	bool failed;
 	pthread_t thread;
 	bool running;
+	struct ix_stream_group *group; /* the streams its thread carries (mux) */
 };
 
 /* What a client needs to open data channels. */
@@ -123,6 +130,9 @@ struct ix_transport {
 		    struct ix_err *err);
 	int (*send)(struct ix_stream *s); /* data loop until done */
 	int (*recv)(struct ix_stream *s);
+	/* Several unpaced bandwidth streams of one direction in one thread
+	 * (NULL: a thread each); each stream's failure is its own. */
+	int (*mux)(struct ix_stream **s, uint32_t n);
 	int (*echo)(struct ix_stream *s); /* latency responder */
 	/* Block responder: read a request (8-byte big-endian size), send that
 	 * many bytes, until the peer closes. */
@@ -155,12 +165,22 @@ static inline bool ix_stream_stopped(const struct ix_stream *s)
 	return atomic_load_explicit(s->stop, memory_order_relaxed) != 0;
 }
 
-/* Run every stream's data loop in its own thread; join them. */
+/* The data threads of one direction of a bandwidth test at one end:
+ * asked (--threads), else a thread per stream where the peer is this host
+ * itself or the streams outnumber twice the CPUs, else at most half the
+ * CPUs, each carrying several streams. */
+uint32_t ix_bw_threads(uint32_t asked, uint32_t streams, int ncpus, bool same_host);
+/* Run the streams' data loops: streams the transport can carry several to
+ * a thread (mux: unpaced, copying bandwidth streams) go over
+ * ix_bw_threads threads per direction, stream j of a direction on thread
+ * j % threads; every other stream in a thread of its own. Join them. */
 int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err);
 void ix_streams_join(struct ix_stream *s, uint32_t n);
 bool ix_streams_done(struct ix_stream *s, uint32_t n);
 /* Fill one end's figures of stream s from what its thread recorded. */
 void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e);
+/* The data threads that ran s's streams (counted once they ended). */
+uint32_t ix_streams_threads(const struct ix_stream *s, uint32_t n);
 void ix_streams_cpu(struct ix_stream *s, uint32_t n, int64_t wall_ns, struct ix_cpu *cpu);
 /* Streams of a bandwidth test as seen from the client or the server:
  * forward streams first, then reverse ones. s has room for 2 * streams. */

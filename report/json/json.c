@@ -50,11 +50,16 @@ json_t *ix_json_document(const char *command, int argc, char **argv, json_t *res
 
 static json_t *cpu_json(const struct ix_cpu *c)
 {
+	json_t *o;
+
 	if (!c->valid)
 		return json_null();
-	return json_pack("{s:f,s:f,s:f,s:f}", "user_s", c->user_s, "system_s", c->system_s,
-			 "wall_s", c->wall_s, "percent",
-			 c->wall_s > 0 ? 100.0 * (c->user_s + c->system_s) / c->wall_s : 0.0);
+	o = json_pack("{s:f,s:f,s:f,s:f}", "user_s", c->user_s, "system_s", c->system_s, "wall_s",
+		      c->wall_s, "percent",
+		      c->wall_s > 0 ? 100.0 * (c->user_s + c->system_s) / c->wall_s : 0.0);
+	if (o && c->threads)
+		json_object_set_new(o, "threads", json_integer(c->threads));
+	return o;
 }
 
 /* A bw end's CPU, with its seconds per GB moved. */
@@ -191,6 +196,8 @@ json_t *ix_json_bw(const struct ix_bw_result *r)
 		summary_json(r, IX_DIR_FORWARD), "reverse", summary_json(r, IX_DIR_REVERSE),
 		"streams", streams, "intervals", intervals_json(r), "cpu", "local",
 		bw_cpu_json(r, &r->cpu_local), "remote", bw_cpu_json(r, &r->cpu_remote));
+	json_object_set_new(json_object_get(o, "params"), "threads",
+			    p->threads ? json_integer(p->threads) : json_null());
 	json_object_set_new(o, "link", ix_link_json(&r->link));
 	json_object_set_new(o, "link_remote", ix_link_json(&r->link_remote));
 	json_object_set_new(o, "counters", ix_json_counters_pair(&r->ctr_local, &r->ctr_remote));

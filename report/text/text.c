@@ -296,6 +296,18 @@ void ix_text_bw_summary(FILE *f, const struct ix_bw_result *r, const struct ix_u
 		fprintf(f, "%s (of one core)%s%s%s\n", cpu, per,
 			r->congestion_used[0] ? ", congestion control " : "", r->congestion_used);
 	}
+	/* Streams that shared threads: say so, the CPU figures are theirs. */
+	if ((r->cpu_local.threads && r->cpu_local.threads < r->nstreams) ||
+	    (r->cpu_remote.threads && r->cpu_remote.threads < r->nstreams)) {
+		char a[16] = "-", b[16] = "-";
+
+		if (r->cpu_local.threads)
+			snprintf(a, sizeof(a), "%u", r->cpu_local.threads);
+		if (r->cpu_remote.threads)
+			snprintf(b, sizeof(b), "%u", r->cpu_remote.threads);
+		fprintf(f, "Data threads: local %s, remote %s, for %u stream(s)%s\n", a, b,
+			r->nstreams, r->params.threads ? " (--threads)" : "");
+	}
 	if (r->params.window) {
 		struct ix_opt_u64 g = ix_bw_window_granted(r);
 		if (g.valid)

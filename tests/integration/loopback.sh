@@ -61,6 +61,19 @@ run bidir bw -t 1 -w 0 --bidir -P 2
 check "bidir: 4 streams, both directions measured" jq_true "$J/bidir.json" \
 	'(.results[0].streams | length) == 4 and .results[0].summary.forward.bytes > 0 and .results[0].summary.reverse.bytes > 0'
 
+# Streams sharing threads: --threads 1 carries 4 streams in one thread at
+# each end, each stream's bytes its own, exactly what --bytes splits; by
+# default, on loopback, a thread each.
+run mux bw -n 40Mi -w 0 -P 4 --threads 1 --bidir
+check "--threads 1: one data thread per direction at each end" jq_true "$J/mux.json" \
+	'.results[0].params.threads == 1 and .results[0].cpu.local.threads == 2 and .results[0].cpu.remote.threads == 2'
+check "--threads 1: every stream delivers its share of 40 MiB each way" jq_true "$J/mux.json" \
+	'.results[0].complete and .results[0].summary.forward.bytes == 41943040 and .results[0].summary.reverse.bytes == 41943040 and ([.results[0].streams[] | .receiver.bytes > 0] | all)'
+schema_check "$J/mux.json"
+run muxauto bw -t 1 -w 0 -P 3
+check "loopback by default: a thread per stream at each end" jq_true "$J/muxauto.json" \
+	'.results[0].params.threads == null and .results[0].cpu.local.threads == 3 and .results[0].cpu.remote.threads == 3'
+
 # --window: window_granted is the smallest buffer either end of a stream
 # was granted. 1024 bytes is below the kernel's minimums, which are larger
 # for SO_SNDBUF than for SO_RCVBUF: a forward test (the server receives)

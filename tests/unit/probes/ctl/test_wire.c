@@ -1,5 +1,5 @@
-/* Unit tests for probes/ctl/wire.c (test requests and figures on the wire,
- * refusing hostile input) and the interval merge of probes/net/sampler.c. */
+/* Unit tests for probes/ctl/wire.c: test requests and figures on the wire,
+ * refusing hostile input. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -8,7 +8,6 @@
 #include <criterion/criterion.h>
 
 #include "probes/ctl/wire.h"
-#include "probes/net/sampler.h"
 #include "probes/net/transport.h"
 #include "tests/unit/common.h"
 
@@ -152,6 +151,27 @@ Test(bw, zerocopy_flag)
 	bw_field_refused(&p, "zerocopy", json_string("yes"), IX_EXIT_USAGE, "'zerocopy'");
 	p = good_udp_bw();
 	bw_field_refused(&p, "zerocopy", json_true(), IX_EXIT_USAGE, "TCP only");
+}
+
+/* Data threads: sent only when asked (an older agent is not sent it for
+ * nothing); 1 to IX_MAX_STREAMS. */
+Test(bw, threads_asked)
+{
+	struct ix_bw_params p = good_tcp_bw(), q;
+	json_t *j = ix_wire_bw_params(&p);
+
+	cr_assert_null(json_object_get(j, "threads"), "automatic: not sent");
+	json_decref(j);
+	p.threads = 3;
+	j = ix_wire_bw_params(&p);
+	bw_accepted(j, NULL, &q);
+	cr_assert_eq(q.threads, 3);
+	json_decref(j);
+	p.threads = 0;
+	bw_field_refused(&p, "threads", json_integer(0), IX_EXIT_USAGE, "'threads'");
+	bw_field_refused(&p, "threads", json_integer(IX_MAX_STREAMS + 1), IX_EXIT_USAGE,
+			 "'threads'");
+	bw_field_refused(&p, "threads", json_string("2"), IX_EXIT_USAGE, "'threads'");
 }
 
 Test(bw, not_an_object)
@@ -642,159 +662,25 @@ Test(cpu, round_trip_and_invalid)
 	json_decref(zero);
 }
 
-/* ---- interval merge ---------------------------------------------------- */
-
-static void two_stream_result(struct ix_bw_result *r)
+/* The data threads an end ran travel with its CPU time; a count beyond
+ * what any test runs is not believed. */
+Test(cpu, threads_travel)
 {
-	struct ix_bw_params p = { .path = "tcp",
-				  .msg_size = 1000,
-				  .streams = 1,
-				  .mode = IX_MODE_BIDIR,
-				  .duration_s = 10,
-				  .interval_s = 1 };
+	struct ix_cpu c = { .valid = true, .user_s = 1, .system_s = 1, .wall_s = 2, .threads = 2 };
+	struct ix_cpu d;
+	json_t *j = ix_test_json_roundtrip(ix_wire_cpu(&c)), *bad;
 
-	ix_bw_result_init(r, &p);
-	cr_assert_eq(r->nstreams, 2);
-	r->streams[0].dir = IX_DIR_FORWARD;
-	r->streams[1].id = 1;
-	r->streams[1].dir = IX_DIR_REVERSE;
-}
-
-static json_t *parse_text(const char *text)
-{
-	json_error_t jerr;
-	json_t *j = json_loads(text, 0, &jerr);
-
-	cr_assert_not_null(j, "%s: %s", text, jerr.text);
-	return j;
-}
-
-Test(interval, wire_round_trip)
-{
-	struct ix_bw_result r;
-	struct ix_interval_stream e[2] = {
-		{ .have_rx = true, .rx_bytes = 125000, .lost = ix_u64(2) },
-		{ .have_tx = true,
-		  .tx_bytes = 9000,
-		  .retransmits = ix_u64(1),
-		  .rtt_us = ix_u64(70),
-		  .cwnd_bytes = ix_u64(14480) },
-	};
-	json_t *j;
-	struct ix_interval *iv;
-
-	two_stream_result(&r);
-	j = ix_test_json_roundtrip(ix_interval_to_wire(3, e, 2));
-	cr_assert_eq(json_integer_value(json_object_get(j, "k")), 3);
-	cr_assert_eq(ix_interval_merge_wire(&r, j), 0);
-	cr_assert_eq(r.nintervals, 4, "intervals up to k are created");
-	iv = &r.intervals[3];
-	cr_assert_float_eq(iv->start_s, 3.0, 1e-12);
-	cr_assert_float_eq(iv->end_s, 4.0, 1e-12);
-	cr_assert_eq(iv->nstreams, 2);
-	cr_assert(iv->streams[0].have_rx);
-	cr_assert_not(iv->streams[0].have_tx);
-	cr_assert_eq(iv->streams[0].rx_bytes, 125000);
-	cr_assert(iv->streams[0].lost.valid);
-	cr_assert_eq(iv->streams[0].lost.v, 2);
-	cr_assert(iv->streams[1].have_tx);
-	cr_assert_not(iv->streams[1].have_rx);
-	cr_assert_eq(iv->streams[1].tx_bytes, 9000);
-	cr_assert_eq(iv->streams[1].retransmits.v, 1);
-	cr_assert_eq(iv->streams[1].rtt_us.v, 70);
-	cr_assert_eq(iv->streams[1].cwnd_bytes.v, 14480);
-	cr_assert_not(r.intervals[1].streams[0].have_rx, "skipped intervals stay empty");
+	ix_wire_parse_cpu(j, &d);
+	cr_assert_eq(d.threads, 2);
 	json_decref(j);
-	ix_bw_result_free(&r);
-}
-
-Test(interval, both_ends_merge_into_one_interval)
-{
-	struct ix_bw_result r;
-	struct ix_interval_stream local[2] = { { .have_tx = true, .tx_bytes = 500 },
-					       { .have_rx = true, .rx_bytes = 700 } };
-	struct ix_interval_stream remote[2] = { { .have_rx = true, .rx_bytes = 480 },
-						{ .have_tx = true, .tx_bytes = 710 } };
-	json_t *j;
-	struct ix_interval *iv;
-
-	two_stream_result(&r);
-	cr_assert_eq(ix_interval_merge(&r, 0, local, 2), 0);
-	j = ix_test_json_roundtrip(ix_interval_to_wire(0, remote, 2));
-	cr_assert_eq(ix_interval_merge_wire(&r, j), 0);
-	cr_assert_eq(r.nintervals, 1);
-	iv = &r.intervals[0];
-	cr_assert(iv->streams[0].have_tx && iv->streams[0].have_rx);
-	cr_assert_eq(iv->streams[0].tx_bytes, 500);
-	cr_assert_eq(iv->streams[0].rx_bytes, 480);
-	cr_assert(iv->streams[1].have_tx && iv->streams[1].have_rx);
-	cr_assert_eq(iv->streams[1].tx_bytes, 710);
-	cr_assert_eq(iv->streams[1].rx_bytes, 700);
+	c.threads = 0;
+	j = ix_wire_cpu(&c);
+	cr_assert_null(json_object_get(j, "threads"), "not known: not sent");
 	json_decref(j);
-	ix_bw_result_free(&r);
-}
-
-Test(interval, refuses_wrong_stream_count)
-{
-	struct ix_bw_result r;
-	struct ix_interval_stream e[3] = { { .have_rx = true, .rx_bytes = 1 },
-					   { .have_rx = true, .rx_bytes = 2 },
-					   { .have_rx = true, .rx_bytes = 3 } };
-	json_t *one, *three;
-
-	two_stream_result(&r);
-	one = ix_interval_to_wire(0, e, 1);
-	three = ix_interval_to_wire(0, e, 3);
-	cr_assert_eq(ix_interval_merge_wire(&r, one), -1);
-	cr_assert_eq(ix_interval_merge_wire(&r, three), -1);
-	cr_assert_eq(r.nintervals, 0, "a refused body creates nothing");
-	/* the local merge refuses more entries than the result has */
-	cr_assert_eq(ix_interval_merge(&r, 0, e, 3), -1);
-	json_decref(one);
-	json_decref(three);
-	ix_bw_result_free(&r);
-}
-
-/* Parse text and merge it into r; returns the merge's result. */
-static int merge_text(struct ix_bw_result *r, const char *text)
-{
-	json_t *j = parse_text(text);
-	int rc = ix_interval_merge_wire(r, j);
-
-	json_decref(j);
-	return rc;
-}
-
-Test(interval, refuses_malformed_bodies)
-{
-	struct ix_bw_result r;
-
-	two_stream_result(&r);
-	cr_assert_eq(merge_text(&r, "{\"k\": -1, \"streams\": [{\"id\": 0}, {\"id\": 1}]}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"k\": \"0\", \"streams\": [{\"id\": 0}, {\"id\": 1}]}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"k\": 1.0, \"streams\": [{\"id\": 0}, {\"id\": 1}]}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"streams\": [{\"id\": 0}, {\"id\": 1}]}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"k\": 10000001, \"streams\": [{}, {}]}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"k\": 0, \"streams\": {\"0\": {}, \"1\": {}}}"), -1);
-	cr_assert_eq(merge_text(&r, "{\"k\": 0}"), -1);
-	cr_assert_eq(r.nintervals, 0, "a refused body creates nothing");
-	ix_bw_result_free(&r);
-}
-
-Test(interval, ignores_bad_figures_inside_entries)
-{
-	struct ix_bw_result r;
-	json_t *j;
-
-	two_stream_result(&r);
-	j = parse_text("{\"k\": 0, \"streams\": [{\"rx_bytes\": -5, \"lost\": \"x\"}, "
-		       "\"not an object\"]}");
-	cr_assert_eq(ix_interval_merge_wire(&r, j), 0);
-	cr_assert_eq(r.nintervals, 1);
-	cr_assert_not(r.intervals[0].streams[0].have_rx);
-	cr_assert_not(r.intervals[0].streams[0].lost.valid);
-	cr_assert_not(r.intervals[0].streams[1].have_rx);
-	cr_assert_not(r.intervals[0].streams[1].have_tx);
-	json_decref(j);
-	ix_bw_result_free(&r);
+	bad = json_pack("{s:f,s:f,s:f,s:i}", "user_s", 1.0, "system_s", 1.0, "wall_s", 2.0,
+			"threads", 100000);
+	ix_wire_parse_cpu(bad, &d);
+	cr_assert(d.valid);
+	cr_assert_eq(d.threads, 0);
+	json_decref(bad);
 }

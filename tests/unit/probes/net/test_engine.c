@@ -152,6 +152,24 @@ Test(streams, a_thread_that_cannot_start_leaves_none_running)
 #endif
 }
 
+/* The data threads of one direction: what was asked (never more than the
+ * streams); on the same host or beyond twice the CPUs a thread a stream;
+ * else at most half the CPUs. */
+Test(bw_threads, asked_automatic_and_bounds)
+{
+	cr_assert_eq(ix_bw_threads(2, 8, 2, false), 2, "asked");
+	cr_assert_eq(ix_bw_threads(16, 4, 2, false), 4, "no more than the streams");
+	cr_assert_eq(ix_bw_threads(1, 8, 64, true), 1, "asked, even on loopback");
+	cr_assert_eq(ix_bw_threads(0, 4, 2, true), 4, "loopback: a thread each");
+	cr_assert_eq(ix_bw_threads(0, 2, 2, false), 1, "2 CPUs: one");
+	cr_assert_eq(ix_bw_threads(0, 4, 2, false), 1, "2 CPUs, 4 streams: one");
+	cr_assert_eq(ix_bw_threads(0, 5, 2, false), 5, "beyond twice the CPUs: a thread each");
+	cr_assert_eq(ix_bw_threads(0, 1, 1, false), 1);
+	cr_assert_eq(ix_bw_threads(0, 16, 64, false), 16, "fewer streams than half the CPUs");
+	cr_assert_eq(ix_bw_threads(0, 100, 64, false), 32, "half of 64 CPUs");
+	cr_assert_eq(ix_bw_threads(0, 0, 4, false), 0, "no stream, no thread");
+}
+
 /* A bandwidth test's end holds each stream's buffers and its window. */
 Test(bw_mem, streams_buffers_and_windows)
 {

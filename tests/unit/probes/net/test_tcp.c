@@ -1,6 +1,7 @@
 /* Unit tests for probes/net/tcp.c: a latency ping towards a peer that
  * stops reading ends at its deadline or at the stop flag; a bandwidth
- * receiver's wake-up mark follows its stream's rate. */
+ * receiver's wake-up mark follows its stream's rate; streams sharing a
+ * thread (tcp_mux) move every byte, keep their deadline and stop. */
 #include "config.h"
 
 #include <arpa/inet.h>
@@ -157,4 +158,115 @@ Test(tcp_recv, wake_up_mark_follows_the_rate, .timeout = 30)
 	cr_expect_eq((intptr_t)rc, 0, "%s", s.err.msg);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/* Streams sharing threads (ix_streams_start with --threads 1): n loopback
+ * TCP connections, senders s[0..n-1], their receivers s[n..2n-1]. */
+struct mux {
+	struct ix_stream s[6];
+	int fds[3][2];
+	uint32_t n;
+	atomic_int stop;
+	struct ix_err err;
+};
+
+static void mux_open(struct mux *x, uint32_t n)
+{
+	memset(x, 0, sizeof(*x));
+	x->n = n;
+	atomic_init(&x->stop, 0);
+	for (uint32_t i = 0; i < n; i++) {
+		ix_test_tcp_pair(x->fds[i]);
+		ix_stream_init(&x->s[i], i, IX_DIR_FORWARD, true);
+		ix_stream_init(&x->s[n + i], n + i, IX_DIR_FORWARD, false);
+		x->s[i].fd = x->fds[i][0];
+		x->s[n + i].fd = x->fds[i][1];
+	}
+	for (uint32_t i = 0; i < 2 * n; i++) {
+		x->s[i].tp = &ix_tcp_transport;
+		x->s[i].stop = &x->stop;
+		x->s[i].msg_size = 128 * 1024;
+		x->s[i].threads = 1;
+		cr_assert_eq(ix_net_set_timeouts(x->s[i].fd, 200), 0);
+	}
+}
+
+static void mux_close(struct mux *x)
+{
+	for (uint32_t i = 0; i < x->n; i++) {
+		close(x->fds[i][0]);
+		close(x->fds[i][1]);
+	}
+}
+
+/* Three senders in one thread and their three receivers in another, each
+ * sender with a byte limit of its own: every byte arrives, each receiver
+ * sees its sender's end, two threads ran. */
+Test(tcp_mux, streams_share_a_thread_each_way, .timeout = 30)
+{
+	struct mux x;
+	struct ix_stream *s = x.s;
+
+	mux_open(&x, 3);
+	for (uint32_t i = 0; i < 3; i++)
+		s[i].byte_limit = (2 * i + 1) * (1u << 20) + 77 * i;
+	cr_assert_eq(ix_streams_start(s, 6, &x.err), 0, "%s", x.err.msg);
+	ix_streams_join(s, 6);
+	cr_assert_eq(ix_streams_threads(s, 6), 2, "one thread each way");
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_not(s[i].failed, "sender %u: %s", i, s[i].err.msg);
+		cr_assert_not(s[3 + i].failed, "receiver %u: %s", i, s[3 + i].err.msg);
+		cr_assert_eq(atomic_load(&s[i].c.bytes), s[i].byte_limit);
+		cr_assert_eq(atomic_load(&s[3 + i].c.bytes), s[i].byte_limit, "receiver %u", i);
+		cr_assert_gt(s[3 + i].last_t, 0);
+	}
+	mux_close(&x);
+}
+
+/* By time: the senders stop at their deadline (kept to the millisecond,
+ * not the poll's wait), and the receivers end on their EOF. */
+Test(tcp_mux, senders_keep_their_deadline, .timeout = 30)
+{
+	struct mux x;
+	struct ix_stream *s = x.s;
+	int64_t t0 = ix_now_ns();
+
+	mux_open(&x, 2);
+	for (uint32_t i = 0; i < 4; i++) {
+		s[i].t_start = t0;
+		s[i].warm_until = t0 + 100 * 1000000LL;
+		s[i].send_until = t0 + 300 * 1000000LL;
+	}
+	cr_assert_eq(ix_streams_start(s, 4, &x.err), 0, "%s", x.err.msg);
+	ix_streams_join(s, 4);
+	for (uint32_t i = 0; i < 2; i++) {
+		cr_assert_not(s[i].failed, "%s", s[i].err.msg);
+		cr_assert_geq(s[i].last_t, s[i].send_until);
+		cr_assert_lt(s[i].last_t, s[i].send_until + 150 * 1000000LL,
+			     "sender %u ended %.1f ms late", i,
+			     (double)(s[i].last_t - s[i].send_until) / 1e6);
+		cr_assert_geq(s[i].warm_t, s[i].warm_until, "warm-up marked");
+		cr_assert_gt(s[i].warm_bytes, 0);
+		cr_assert_eq(atomic_load(&s[2 + i].c.bytes), atomic_load(&s[i].c.bytes));
+	}
+	mux_close(&x);
+}
+
+/* A receiver whose sender never sends ends at the stop flag, within the
+ * poll's wait. */
+Test(tcp_mux, silent_streams_end_at_stop, .timeout = 30)
+{
+	struct mux x;
+	int64_t t;
+
+	mux_open(&x, 2);
+	/* Only the receivers run: their senders are this test, silent. */
+	cr_assert_eq(ix_streams_start(x.s + 2, 2, &x.err), 0, "%s", x.err.msg);
+	usleep(100 * 1000);
+	t = ix_now_ns();
+	atomic_store(&x.stop, 1);
+	ix_streams_join(x.s + 2, 2);
+	cr_assert_lt(ix_now_ns() - t, 500 * 1000000LL, "stop seen late");
+	cr_assert_eq(ix_streams_threads(x.s + 2, 2), 1);
+	mux_close(&x);
 }

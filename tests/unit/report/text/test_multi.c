@@ -1,6 +1,6 @@
 /* Unit tests for report/text/multi.c: mesh and incast results as text,
  * from hand-built structs (tests/unit/report/fixtures.h); and the UDP
- * summary line of report/text/text.c. */
+ * summary line of report/text/text.c, its zero-copy and data-thread lines. */
 #include "config.h"
 
 #include <stdio.h>
@@ -292,4 +292,49 @@ Test(bw, zerocopy_lines_per_direction)
 		"%s", buf);
 	free(buf);
 	ix_bw_result_free(&r);
+}
+
+/* Streams that shared threads: the summary says how many each end ran;
+ * a thread a stream at both ends says nothing. */
+static void write_summary(FILE *f, const void *r)
+{
+	struct ix_unit_choice u = { 0 };
+
+	ix_text_bw_summary(f, r, &u);
+}
+
+static char *threads_summary(uint32_t local, uint32_t remote, uint32_t asked)
+{
+	struct ix_bw_params p = { .path = "tcp", .streams = 4, .threads = asked };
+	struct ix_bw_result r;
+	char *buf;
+
+	ix_bw_result_init(&r, &p);
+	for (uint32_t i = 0; i < 4; i++) {
+		r.streams[i].receiver =
+			(struct ix_stream_end){ .valid = true, .bytes = 1000000, .seconds = 1 };
+		r.streams[i].sender = r.streams[i].receiver;
+	}
+	r.cpu_local = (struct ix_cpu){ .valid = true, .wall_s = 1, .threads = local };
+	r.cpu_remote = (struct ix_cpu){ .valid = true, .wall_s = 1, .threads = remote };
+	buf = ix_test_render(write_summary, &r);
+	ix_bw_result_free(&r);
+	return buf;
+}
+
+Test(bw, summary_names_shared_threads)
+{
+	char *buf = threads_summary(1, 0, 0);
+
+	cr_assert_not_null(strstr(buf, "Data threads: local 1, remote -, for 4 stream(s)\n"), "%s",
+			   buf);
+	free(buf);
+	buf = threads_summary(2, 2, 2);
+	cr_assert_not_null(strstr(buf, "Data threads: local 2, remote 2, for 4 stream(s) "
+				       "(--threads)\n"),
+			   "%s", buf);
+	free(buf);
+	buf = threads_summary(4, 4, 0);
+	cr_assert_null(strstr(buf, "Data threads"), "%s", buf);
+	free(buf);
 }
