@@ -50,6 +50,7 @@ int cmd_wire(int argc, char **argv, const struct ix_env *env);
 int cmd_fabric(int argc, char **argv, const struct ix_env *env);
 int cmd_gpu(int argc, char **argv, const struct ix_env *env);
 int cmd_coll(int argc, char **argv, const struct ix_env *env);
+int cmd_mem(int argc, char **argv, const struct ix_env *env);
 
 extern const struct ix_cmd_spec ix_bw_spec;
 extern const struct ix_cmd_spec ix_lat_spec;
@@ -68,6 +69,7 @@ extern const struct ix_cmd_spec ix_wire_spec;
 extern const struct ix_cmd_spec ix_fabric_spec;
 extern const struct ix_cmd_spec ix_gpu_spec;
 extern const struct ix_cmd_spec ix_coll_spec;
+extern const struct ix_cmd_spec ix_mem_spec;
 
 /* ixperf bw --path pcie: the host <-> GPU tests of ixperf gpu over each
  * GPU's PCIe link (cmd/gpu.c). argv is bw's (argv[0] "bw"); it takes

@@ -29,6 +29,7 @@ static const struct ix_command commands[] = {
 	{ "fabric", cmd_fabric, &ix_fabric_spec, 0 },
 	{ "gpu", cmd_gpu, &ix_gpu_spec, 0 },
 	{ "coll", cmd_coll, &ix_coll_spec, 0 },
+	{ "mem", cmd_mem, &ix_mem_spec, 0 },
 	{ "help", cmd_help, &ix_help_spec, 0 },
 };
 

@@ -31,6 +31,13 @@
 #      and both left to the scheduler, with each tool's run-to-run spread
 #      (goal: ratio <= 1). Both block in receive by default; ixperf
 #      --busy-poll is shown for information only.
+#   6. Memory: ixperf mem on node 0
+#      from node 0 against mbw (one thread: its MEMCPY against ixperf -T 1's
+#      copy), sysbench memory (read and write, a thread per CPU, blocks
+#      larger than the caches) and memlat (contrib/memlat.c, a pointer chase
+#      after lmbench's lat_mem_rd in random order, over the same size; lmbench
+#      itself is not packaged by Debian). Goal: bandwidth at or above theirs,
+#      latency within 5% of memlat's.
 #
 # This is a benchmark, not a test: a MISS still exits 0. The exit status is
 # non-zero only when a tool cannot be run or its output cannot be read.
@@ -39,13 +46,14 @@
 #   BENCH_RUNS   runs per tool and measurement (default 5)
 #   BENCH_TIME   seconds per run (default 4)
 #   BENCH_STREAMS  the stream counts of the TCP and UDP sweeps (default "1 2 4 8 16")
-#   BENCH_ONLY   the parts to run, of "tcp udp tbf lat" (default all)
+#   BENCH_ONLY   the parts to run, of "tcp udp tbf lat mem" (default all)
 #   BENCH_VETH_MTU  the veth pair's MTU (default 1500)
 #   BENCH_PORT   first of the 12 consecutive ports used (default 15301)
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
 #   BENCH_UDP_RATE  ixperf's UDP rate, all streams together (default 10G)
 #   BENCH_TBF_MBIT  the shaped link's rate for the accuracy rows (default 500)
+#   BENCH_MEM_MIB   the memory tests' buffers in MiB (default 256)
 set -euo pipefail
 
 usage() {
@@ -61,7 +69,8 @@ IXPERF=$(cd "$(dirname "$IXPERF")" && pwd)/$(basename "$IXPERF")
 RUNS=${BENCH_RUNS:-5}
 T=${BENCH_TIME:-4}
 STREAMS=${BENCH_STREAMS:-1 2 4 8 16}
-ONLY=${BENCH_ONLY:-tcp udp tbf lat}
+ONLY=${BENCH_ONLY:-tcp udp tbf lat mem}
+MEM_MIB=${BENCH_MEM_MIB:-256} # the memory tests' buffers, MiB
 PORT=${BENCH_PORT:-15301}
 HOST=127.0.0.1
 LAT_SIZE=64
@@ -72,8 +81,8 @@ LAT_WARMUP=0.5 # ixperf lat warm-up; sockperf discards its own first 400 ms
 [[ $STREAMS =~ ^[1-9][0-9]*( [1-9][0-9]*)*$ ]] ||
 	{ echo "bench: BENCH_STREAMS must be stream counts separated by spaces (e.g. \"1 4 16\")" >&2; exit 2; }
 for part in $ONLY; do
-	[[ " tcp udp tbf lat " == *" $part "* ]] ||
-		{ echo "bench: BENCH_ONLY: '$part' is not one of tcp, udp, tbf, lat" >&2; exit 2; }
+	[[ " tcp udp tbf lat mem " == *" $part "* ]] ||
+		{ echo "bench: BENCH_ONLY: '$part' is not one of tcp, udp, tbf, lat, mem" >&2; exit 2; }
 done
 # section NAME: whether that part runs (BENCH_ONLY).
 section() { [[ " $ONLY " == *" $1 "* ]]; }
@@ -760,6 +769,70 @@ if section lat; then
 	for m in $PMODES; do lat_pass "$m"; done
 fi
 
+# ---- 6: memory ------------------------------------------------------------------
+
+# mem_ixperf RUN: ixperf mem on node 0 from node 0, all its CPUs (read,
+# write, latency over MEM_MIB), then one thread (copy, as mbw copies).
+mem_ixperf() {
+	local i=$1 n="mem-ixperf-$1" d
+	run_client "$n" "$IXPERF" mem -i 0 -m 0 --tests read,write,latency -s "${MEM_MIB}Mi" \
+		--latency-size "${MEM_MIB}Mi" -t 2 -J
+	d=$WORK/$n.out
+	sample mem-ixperf-read "$(calc 'a/1e9' a="$(jq_num "$d" '.results[0].cells[0].bandwidth_Bps.read')")"
+	sample mem-ixperf-write "$(calc 'a/1e9' a="$(jq_num "$d" '.results[0].cells[0].bandwidth_Bps.write')")"
+	sample mem-ixperf-lat "$(jq_num "$d" '.results[0].cells[0].latency_ns')"
+	run_client "$n-1" "$IXPERF" mem -i 0 -m 0 -T 1 --tests copy -s "$((2 * MEM_MIB))Mi" -t 2 -J
+	sample mem-ixperf-copy1 "$(calc 'a/1e9' a="$(jq_num "$WORK/$n-1.out" '.results[0].cells[0].bandwidth_Bps.copy')")"
+	printf '  run %d/%d  ixperf    read %6.2f  write %6.2f  copy (1 thread) %6.2f GB/s  latency %7.2f ns\n' \
+		"$i" "$RUNS" "$(tail -n 1 "$WORK/samples/mem-ixperf-read")" "$(tail -n 1 "$WORK/samples/mem-ixperf-write")" \
+		"$(tail -n 1 "$WORK/samples/mem-ixperf-copy1")" "$(tail -n 1 "$WORK/samples/mem-ixperf-lat")"
+}
+
+# mem_peers RUN: mbw's MEMCPY (MiB/s of arrays of MEM_MIB copied), sysbench
+# memory read and write (MiB/s, a thread per CPU, one block of MEM_MIB /
+# threads each), memlat over MEM_MIB; all in GB/s and ns.
+mem_peers() {
+	local i=$1 n="mem-peers-$1" th v
+	th=$(getconf _NPROCESSORS_ONLN)
+	run_client "$n-mbw" numactl --cpunodebind=0 --membind=0 mbw -q -n 5 -t0 "$MEM_MIB"
+	v=$(awk '/^AVG/ { for (f = 1; f <= NF; f++) if ($f == "Copy:") print $(f + 1) }' "$WORK/$n-mbw.out")
+	[ -n "$v" ] || die "$n-mbw: no AVG line in mbw's output"
+	sample mem-mbw-copy "$(calc 'a*1048576/1e9' a="$v")"
+	for op in read write; do
+		run_client "$n-sb-$op" numactl --cpunodebind=0 --membind=0 sysbench memory --threads="$th" \
+			--memory-block-size="$((MEM_MIB / th))M" --memory-total-size=10000G --memory-oper="$op" \
+			--memory-access-mode=seq --time=4 run
+		v=$(sed -n 's/.*transferred (\([0-9.]*\) MiB\/sec).*/\1/p' "$WORK/$n-sb-$op.out")
+		[ -n "$v" ] || die "$n-sb-$op: no 'MiB/sec' in sysbench's output"
+		sample "mem-sysbench-$op" "$(calc 'a*1048576/1e9' a="$v")"
+	done
+	run_client "$n-memlat" numactl --cpunodebind=0 --membind=0 "$MEMLAT" "$MEM_MIB" 2
+	sample mem-memlat "$(awk '{ print $1; exit }' "$WORK/$n-memlat.out")"
+	printf '  run %d/%d  peers     sysbench read %6.2f  write %6.2f  mbw copy %6.2f GB/s  memlat %7.2f ns\n' \
+		"$i" "$RUNS" "$(tail -n 1 "$WORK/samples/mem-sysbench-read")" "$(tail -n 1 "$WORK/samples/mem-sysbench-write")" \
+		"$(tail -n 1 "$WORK/samples/mem-mbw-copy")" "$(tail -n 1 "$WORK/samples/mem-memlat")"
+}
+
+if section mem; then
+	for tool in mbw sysbench numactl cc; do
+		command -v "$tool" >/dev/null || die "$tool is missing (apt-get install -y mbw sysbench numactl gcc)"
+	done
+	MEMLAT=$WORK/memlat
+	cc -O2 -o "$MEMLAT" "$(dirname "$0")/memlat.c" || die "cannot build contrib/memlat.c"
+	echo "== Memory, node 0 from node 0: ixperf mem vs sysbench memory, mbw and memlat ($MEM_MIB MiB buffers)"
+	echo "   mbw: $(dpkg-query -W -f='${Version}' mbw 2>/dev/null), sysbench: $(sysbench --version 2>&1 | head -n 1)"
+	for ((i = 1; i <= RUNS; i++)); do
+		if ((i % 2)); then
+			mem_ixperf "$i"
+			mem_peers "$i"
+		else
+			mem_peers "$i"
+			mem_ixperf "$i"
+		fi
+	done
+	echo
+fi
+
 # ---- summary ------------------------------------------------------------------
 
 # row METRIC IX PEER GOAL: one table line; GOAL is ">=N", "<=N" (on the
@@ -858,6 +931,13 @@ fi
 spread() {
 	sort -g "$WORK/samples/$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'
 }
+if section mem; then
+	row "mem read, GB/s (sysbench)" "$(median_of mem-ixperf-read)" "$(median_of mem-sysbench-read)" ">=1"
+	row "mem write, GB/s (sysbench)" "$(median_of mem-ixperf-write)" "$(median_of mem-sysbench-write)" ">=1"
+	row "mem copy 1 thread, GB/s (mbw)" "$(median_of mem-ixperf-copy1)" "$(median_of mem-mbw-copy)" ">=1"
+	row "mem latency, ns (memlat)" "$(median_of mem-ixperf-lat)" "$(median_of mem-memlat)" "<=1.05"
+	printf '%-34s %12s %12s   (the runs, lowest-highest)\n' "" "$(spread mem-ixperf-lat)" "$(spread mem-memlat)"
+fi
 if section lat; then
 	for m in $PMODES; do
 		for path in tcp udp; do

@@ -17,6 +17,7 @@
 #include "probes/cluster/multi.h"
 #include "probes/cluster/patrun.h"
 #include "probes/coll/coll.h"
+#include "probes/mem/mem.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -148,5 +149,10 @@ json_t *ix_json_gpu(const struct ix_gpu_result *r);
 /* ---- coll.c ---- */
 /* The "coll" result: library, params, rows, ranks, pairs, verdict. */
 json_t *ix_json_coll(const struct ix_coll_result *r);
+
+/* ---- mem.c ---- */
+/* The "mem" result: params, nodes (with HMAT), cells (figures, advertised
+ * beside, pages, curve), slow pairs. */
+json_t *ix_json_mem(const struct ix_mem_result *r);
 
 #endif

@@ -18,6 +18,7 @@
 #include "probes/cluster/multi.h"
 #include "probes/cluster/patrun.h"
 #include "probes/coll/coll.h"
+#include "probes/mem/mem.h"
 #include "probes/core/probe.h"
 #include "probes/core/wirefig.h"
 #include "probes/gpu/bench.h"
@@ -187,6 +188,12 @@ void ix_text_gpu(FILE *f, const struct ix_gpu_result *r);
 /* ---- coll.c ---- */
 /* nccl-tests' table, the ranks, the pair scan's and the late rank's verdicts. */
 void ix_text_coll(FILE *f, const struct ix_coll_result *r);
+
+/* ---- mem.c ---- */
+/* The nodes with their HMAT classes, each pair's bandwidth and latency with
+ * the advertised figures beside, the chase's pages, the loaded-latency
+ * curves, and the pairs slower than advertised. */
+void ix_text_mem(FILE *f, const struct ix_mem_result *r);
 
 /* The tests and groups --test takes, one a line. */
 void ix_text_gpu_tests(FILE *f);

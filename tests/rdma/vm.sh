@@ -19,7 +19,10 @@
 #                            IX_VM_CAPTURE="FILTER": a capture of every
 #                            bridge port, see ix_vm_capture;
 #                            IX_VM_FABRIC=ecmp: a routed fabric, see
-#                            ix_vm_fabric)
+#                            ix_vm_fabric; IX_VM_MACHINE: QEMU's -machine,
+#                            IX_VM_QEMU_ARGS: an array of more arguments,
+#                            IX_VM_PCI_BUS: the bus of the VM's own
+#                            virtio devices)
 #
 # Nothing binary is committed: the kernel comes from Debian's registry at
 # test time.
@@ -27,7 +30,10 @@
 # The modules the VMs load, each after what its .modinfo says it depends
 # on; one built into the kernel is left out. crc32_generic has no module
 # depending on it: rdma_rxe asks the crypto layer for "crc32" by name.
-IX_VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net crc32_generic rdma_rxe sch_netem"
+# cxl_acpi, cxl_pci and cxl_mem: the CXL port tree and memory devices of
+# a q35 machine with cxl=on (tests/integration/mem_cxl.sh); elsewhere they
+# find nothing to bind.
+IX_VM_MODULES="virtio_pci 9pnet_virtio 9p virtio_net crc32_generic rdma_rxe sch_netem cxl_acpi cxl_pci cxl_mem"
 
 # Why VMs cannot run here, or nothing.
 ix_vm_missing() {
@@ -257,8 +263,9 @@ ix_vm_capture() {
 
 # ix_vm_boot CACHE OUT SCRIPT NODE...: OUT must be an absolute path.
 ix_vm_boot() {
-	local c=$1 out=$2 script=$3 n pids=() port net cap= ns ip gw
+	local c=$1 out=$2 script=$3 n pids=() port net cap='' ns ip gw bus=${IX_VM_PCI_BUS:+,bus=$IX_VM_PCI_BUS}
 	shift 3
+	[ -n "${IX_VM_QEMU_ARGS+x}" ] || IX_VM_QEMU_ARGS=()
 	port=$((20000 + RANDOM % 20000))
 	ix_vm_net "$@"
 	# IX_VM_SHAPE="N TBF-ARGS": a tbf on the bridge's port to VM N, as on a
@@ -297,15 +304,16 @@ ix_vm_boot() {
 		fi
 		${ns:+ip netns exec "$ns"} \
 			qemu-system-x86_64 -accel tcg -cpu max -smp "${IX_VM_SMP:-1}" -m "${IX_VM_MEM:-768}" \
+			${IX_VM_MACHINE:+-machine "$IX_VM_MACHINE"} "${IX_VM_QEMU_ARGS[@]}" \
 			-display none -monitor none -no-reboot -serial "file:$out/console$n.log" \
 			-kernel "$c/vmlinuz" -initrd "$c/initrd.gz" \
 			-append "console=ttyS0 panic=-1 quiet rdinit=/init ix.node=$n ix.ip=$ip${gw:+ ix.gw=$gw} ix.script=$script ix.out=$out" \
 			-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap \
-			-device virtio-9p-pci,fsdev=root,mount_tag=hostroot \
+			-device "virtio-9p-pci,fsdev=root,mount_tag=hostroot$bus" \
 			-fsdev local,id=out,path="$out",security_model=none \
-			-device virtio-9p-pci,fsdev=out,mount_tag=out \
+			-device "virtio-9p-pci,fsdev=out,mount_tag=out$bus" \
 			-netdev "$net" \
-			-device virtio-net-pci,netdev=n0,mac="52:54:00:77:00:$(printf %02x "$n")" \
+			-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:$(printf %02x "$n")$bus" \
 			>"$out/qemu$n.log" 2>&1 &
 		pids+=($!)
 		IX_PIDS+=($!)

@@ -14,6 +14,7 @@
 #include "probes/cluster/multi.h"
 #include "probes/cluster/rails.h"
 #include "probes/host/links.h"
+#include "probes/mem/mem.h"
 #include "tests/unit/data.h"
 
 static struct ix_host hostv[3] = { { "n1", 5301, 0, "" },
@@ -260,6 +261,82 @@ static inline void rails(struct rails_fixture *x)
 	}
 	x->r.mesh[1].findings.median_bw_bps = 1e9;
 	ix_rails_judge(&x->r, &x->r.mesh[0].params.rules);
+}
+
+/* A mem result: node 0 (CPUs 0-1, HMAT class 1: 90 ns, 20000 MB/s), node 1
+ * (no CPUs, class 0 from node 0: 250 ns, 8000 MB/s), node 2 (no CPUs, no
+ * HMAT). 0 -> 0 measured with huge pages and a curve; 0 -> 1 measured over
+ * 4 KiB pages, slower than advertised; 0 -> 2 not measured. cells has
+ * room for 3. */
+/* A measured cell: read, write, nt_write, copy (bytes/s), latency, placed. */
+static inline void mem_measured(struct ix_mem_cell *c, const double bw[IX_MEM_NKINDS], double lat,
+				double placed)
+{
+	c->measured = true;
+	for (int k = 0; k < IX_MEM_NKINDS; k++)
+		c->bw[k] = bw[k];
+	c->lat_ns = lat;
+	c->placed = placed;
+}
+
+static inline void ix_test_mem_result(struct ix_mem_result *r, struct ix_mem_cell *cells)
+{
+	memset(r, 0, sizeof(*r));
+	r->params = (struct ix_mem_params){ .time_s = 0.5, .slack = 0.25, .tests = IX_MEM_T_ALL };
+	r->complete = true;
+	r->nt_stores = true;
+	r->llc_bytes = 32u << 20;
+	r->nnodes = 3;
+	r->nodes[0] = (struct ix_mem_node){ .id = 0,
+					    .cpus = "0-1",
+					    .ncpus = 2,
+					    .mem_known = true,
+					    .mem_bytes = 16ull << 30,
+					    .free_bytes = 8ull << 30 };
+	r->nodes[0].access[1] = (struct ix_mem_hmat){ .present = true,
+						      .read_mbps = 20000,
+						      .write_mbps = 20000,
+						      .read_ns = 90,
+						      .write_ns = 90,
+						      .initiators = 1 };
+	r->nodes[1] = (struct ix_mem_node){
+		.id = 1, .mem_known = true, .mem_bytes = 64ull << 30, .free_bytes = 64ull << 30
+	};
+	r->nodes[1].access[0] = (struct ix_mem_hmat){ .present = true,
+						      .read_mbps = 8000,
+						      .write_mbps = 8000,
+						      .read_ns = 250,
+						      .initiators = 1 };
+	r->nodes[2] = (struct ix_mem_node){
+		.id = 2, .mem_known = true, .mem_bytes = 1ull << 30, .free_bytes = 10ull << 20
+	};
+	for (int i = 0; i < 3; i++) {
+		cells[i] = (struct ix_mem_cell){ .initiator = 0,
+						 .target = i,
+						 .threads = 2,
+						 .buf_bytes = 64u << 20,
+						 .lat_bytes = 256u << 20,
+						 .lat_ns = -1,
+						 .placed = -1 };
+		for (int k = 0; k < IX_MEM_NKINDS; k++)
+			cells[i].bw[k] = -1;
+	}
+	mem_measured(&cells[0], (const double[]){ 18e9, 9e9, 17e9, 8e9 }, 95.5, 1);
+	cells[0].pages = (struct ix_mem_pages){
+		.page_bytes = 4096, .huge_bytes = 256u << 20, .huge_asked = true, .thp = "madvise"
+	};
+	cells[0].ncurve = 3;
+	cells[0].curve[0] = (struct ix_mem_point){ .lat_ns = 95.5 };
+	cells[0].curve[1] = (struct ix_mem_point){ .delay = 500, .load_Bps = 4e9, .lat_ns = 101 };
+	cells[0].curve[2] = (struct ix_mem_point){ .delay = 0, .load_Bps = 16e9, .lat_ns = 180 };
+	mem_measured(&cells[1], (const double[]){ 4e9, 2e9, 3e9, 1.5e9 }, 400, 0.5);
+	cells[1].pages =
+		(struct ix_mem_pages){ .page_bytes = 4096, .huge_asked = true, .thp = "never" };
+	snprintf(cells[2].why, sizeof(cells[2].why),
+		 "node 2 has 10 MiB free; the test needs 384 MiB and leaves 64");
+	r->cells = cells;
+	r->ncells = 3;
+	ix_mem_compare(r);
 }
 
 #endif
