@@ -1,18 +1,155 @@
-/* Memory kernels. A line is eight 64-bit words; the compiler widens the
- * loops as the CPU allows. The write loops hold a compiler barrier per
- * line, so that they stay stores and never become a call to memset (which
- * switches to non-temporal stores above a size of its own choosing). */
+/* Memory kernels. The write loops hold a compiler barrier every four
+ * vectors, so that they stay stores and never become a call to memset
+ * (which switches to non-temporal stores above a size of its own
+ * choosing). */
 #include "config.h"
 
 #include <string.h>
 
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include "probes/mem/kern.h"
 
 #define WORDS (IX_MEM_LINE / 8)
+
+/* The widest vectors the CPU has (x86-64: AVX-512, AVX2, else SSE2), held
+ * in registers, four at a time; the rest word by word. A kernel per width,
+ * chosen once at run time. */
+#define V_READ(name, bytes, attr)                                                  \
+	attr static uint64_t name(const void *buf, size_t len)                     \
+	{                                                                          \
+		typedef uint64_t v __attribute__((vector_size(bytes), may_alias)); \
+		const v *p = buf;                                                  \
+		v a0 = { 0 }, a1 = { 0 }, a2 = { 0 }, a3 = { 0 };                  \
+		size_t n = len / (4 * bytes) * 4, i;                               \
+		uint64_t x = 0;                                                    \
+		for (i = 0; i < n; i += 4) {                                       \
+			a0 ^= p[i];                                                \
+			a1 ^= p[i + 1];                                            \
+			a2 ^= p[i + 2];                                            \
+			a3 ^= p[i + 3];                                            \
+		}                                                                  \
+		a0 ^= a1 ^ a2 ^ a3;                                                \
+		for (size_t k = 0; k < bytes / 8; k++)                             \
+			x ^= a0[k];                                                \
+		for (size_t w = n * bytes / 8; w < len / 8; w++)                   \
+			x ^= ((const uint64_t *)buf)[w];                           \
+		return x;                                                          \
+	}
+
+#define V_WRITE(name, bytes, attr)                                                 \
+	attr static void name(void *buf, size_t len, uint64_t x)                   \
+	{                                                                          \
+		typedef uint64_t v __attribute__((vector_size(bytes), may_alias)); \
+		v *p = buf, val;                                                   \
+		size_t n = len / (4 * bytes) * 4, i;                               \
+		for (size_t k = 0; k < bytes / 8; k++)                             \
+			val[k] = x;                                                \
+		for (i = 0; i < n; i += 4) {                                       \
+			p[i] = val;                                                \
+			p[i + 1] = val;                                            \
+			p[i + 2] = val;                                            \
+			p[i + 3] = val;                                            \
+			__asm__ volatile("" : : "r"(p + i) : "memory");            \
+		}                                                                  \
+		for (size_t w = n * bytes / 8; w < len / 8; w++)                   \
+			((uint64_t *)buf)[w] = x;                                  \
+	}
+
+V_READ(read_v16, 16, )
+V_WRITE(write_v16, 16, )
+#if defined(__x86_64__)
+V_READ(read_v32, 32, __attribute__((target("avx2"))))
+V_WRITE(write_v32, 32, __attribute__((target("avx2"))))
+V_READ(read_v64, 64, __attribute__((target("avx512f"))))
+V_WRITE(write_v64, 64, __attribute__((target("avx512f"))))
+
+__attribute__((target("avx2"))) static void nt_v32(void *buf, size_t len, uint64_t v)
+{
+	__m256i x = _mm256_set1_epi64x((long long)v);
+	char *p = buf;
+
+	for (size_t i = 0; i + IX_MEM_LINE <= len; i += IX_MEM_LINE) {
+		_mm256_stream_si256((__m256i *)(p + i), x);
+		_mm256_stream_si256((__m256i *)(p + i + 32), x);
+	}
+	_mm_sfence();
+}
+
+__attribute__((target("avx512f"))) static void nt_v64(void *buf, size_t len, uint64_t v)
+{
+	__m512i x = _mm512_set1_epi64((long long)v);
+	char *p = buf;
+
+	for (size_t i = 0; i + IX_MEM_LINE <= len; i += IX_MEM_LINE)
+		_mm512_stream_si512((void *)(p + i), x);
+	_mm_sfence();
+}
+
+/* Copy with streaming stores: four vectors loaded, four stored. */
+#define NT_COPY(name, T, load, store, attr)                                          \
+	attr static void name(void *dst, const void *src, size_t len)                \
+	{                                                                            \
+		T *d = dst;                                                          \
+		const T *s = src;                                                    \
+		size_t n = len / (4 * sizeof(T)) * 4;                                \
+		for (size_t i = 0; i < n; i += 4) {                                  \
+			T a = load(s + i), b = load(s + i + 1), c = load(s + i + 2), \
+			  e = load(s + i + 3);                                       \
+			store(d + i, a);                                             \
+			store(d + i + 1, b);                                         \
+			store(d + i + 2, c);                                         \
+			store(d + i + 3, e);                                         \
+		}                                                                    \
+		memcpy(d + n, s + n, len - n * sizeof(T));                           \
+		_mm_sfence();                                                        \
+	}
+
+#define LD64(p)    _mm512_load_si512((const void *)(p))
+#define ST64(p, x) _mm512_stream_si512((void *)(p), x)
+NT_COPY(copy_v64, __m512i, LD64, ST64, __attribute__((target("avx512f"))))
+NT_COPY(copy_v32, __m256i, _mm256_load_si256, _mm256_stream_si256, __attribute__((target("avx2"))))
+NT_COPY(copy_v16, __m128i, _mm_load_si128, _mm_stream_si128, )
+
+static void nt_v16(void *buf, size_t len, uint64_t v)
+{
+	__m128i x = _mm_set1_epi64x((long long)v);
+	char *p = buf;
+
+	for (size_t i = 0; i + IX_MEM_LINE <= len; i += IX_MEM_LINE) {
+		_mm_stream_si128((__m128i *)(p + i), x);
+		_mm_stream_si128((__m128i *)(p + i + 16), x);
+		_mm_stream_si128((__m128i *)(p + i + 32), x);
+		_mm_stream_si128((__m128i *)(p + i + 48), x);
+	}
+	_mm_sfence();
+}
+#endif
+
+/* 64, 32 or 16: the vector width the kernels use here. */
+static unsigned width(void)
+{
+	static unsigned w;
+
+	if (!w) {
+		w = 16;
+#if defined(__x86_64__)
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f"))
+			w = 64;
+		else if (__builtin_cpu_supports("avx2"))
+			w = 32;
+#endif
+	}
+	return w;
+}
+
+unsigned ix_mem_vector_bytes(void)
+{
+	return width();
+}
 
 bool ix_mem_have_nt(void)
 {
@@ -25,41 +162,35 @@ bool ix_mem_have_nt(void)
 
 uint64_t ix_mem_read_pass(const void *buf, size_t len)
 {
-	const uint64_t *p = buf;
-	uint64_t acc[WORDS] = { 0 }, x = 0;
-
-	for (size_t i = 0; i < len / 8; i += WORDS)
-		for (int k = 0; k < WORDS; k++)
-			acc[k] ^= p[i + k];
-	for (int k = 0; k < WORDS; k++)
-		x ^= acc[k];
-	return x;
+#if defined(__x86_64__)
+	if (width() == 64)
+		return read_v64(buf, len);
+	if (width() == 32)
+		return read_v32(buf, len);
+#endif
+	return read_v16(buf, len);
 }
 
 void ix_mem_write_pass(void *buf, size_t len, uint64_t v)
 {
-	uint64_t *p = buf;
-
-	for (size_t i = 0; i < len / 8; i += WORDS) {
-		for (int k = 0; k < WORDS; k++)
-			p[i + k] = v;
-		__asm__ volatile("" : : "r"(p + i) : "memory");
-	}
+#if defined(__x86_64__)
+	if (width() == 64)
+		return write_v64(buf, len, v);
+	if (width() == 32)
+		return write_v32(buf, len, v);
+#endif
+	write_v16(buf, len, v);
 }
 
 bool ix_mem_ntwrite_pass(void *buf, size_t len, uint64_t v)
 {
 #if defined(__x86_64__)
-	__m128i x = _mm_set1_epi64x((long long)v);
-	char *p = buf;
-
-	for (size_t i = 0; i < len; i += IX_MEM_LINE) {
-		_mm_stream_si128((__m128i *)(p + i), x);
-		_mm_stream_si128((__m128i *)(p + i + 16), x);
-		_mm_stream_si128((__m128i *)(p + i + 32), x);
-		_mm_stream_si128((__m128i *)(p + i + 48), x);
-	}
-	_mm_sfence();
+	if (width() == 64)
+		nt_v64(buf, len, v);
+	else if (width() == 32)
+		nt_v32(buf, len, v);
+	else
+		nt_v16(buf, len, v);
 	return true;
 #else
 	(void)buf;
@@ -67,6 +198,20 @@ bool ix_mem_ntwrite_pass(void *buf, size_t len, uint64_t v)
 	(void)v;
 	return false;
 #endif
+}
+
+void ix_mem_copy_pass(void *dst, const void *src, size_t len)
+{
+#if defined(__x86_64__)
+	if (((uintptr_t)dst | (uintptr_t)src) % 64 == 0) {
+		if (width() == 64)
+			return copy_v64(dst, src, len);
+		if (width() == 32)
+			return copy_v32(dst, src, len);
+		return copy_v16(dst, src, len);
+	}
+#endif
+	memcpy(dst, src, len);
 }
 
 uint64_t ix_mem_read_delayed(const void *buf, size_t len, uint32_t delay)

@@ -9,6 +9,9 @@
 
 #define IX_MEM_LINE 64 /* bytes a chase step and a loaded-latency step touch */
 
+/* The vector width of the kernels on this CPU: 64 (AVX-512), 32 (AVX2) or
+ * 16 bytes. */
+unsigned ix_mem_vector_bytes(void);
 /* Whether this build and CPU have non-temporal stores (x86-64: SSE2). */
 bool ix_mem_have_nt(void);
 
@@ -18,6 +21,9 @@ uint64_t ix_mem_read_pass(const void *buf, size_t len);
 void ix_mem_write_pass(void *buf, size_t len, uint64_t v);
 /* Non-temporal stores; false (nothing written) where there are none. */
 bool ix_mem_ntwrite_pass(void *buf, size_t len, uint64_t v);
+/* Copy src to dst: streaming stores where the CPU has them and both are
+ * 64-byte aligned, else memcpy. */
+void ix_mem_copy_pass(void *dst, const void *src, size_t len);
 /* Read a line, then spin delay iterations; the loaders of the
  * loaded-latency curve. */
 uint64_t ix_mem_read_delayed(const void *buf, size_t len, uint32_t delay);

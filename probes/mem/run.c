@@ -78,9 +78,9 @@ static void *worker_main(void *arg)
 		case OP_NTWRITE:
 			ix_mem_ntwrite_pass(p, n, w->done);
 			break;
-		case OP_COPY: /* the first half into the second */
+		case OP_COPY: /* the first half into the second, streaming stores */
 			n = w->len / 2 - off < CHUNK ? w->len / 2 - off : CHUNK;
-			memcpy(w->buf + w->len / 2 + off, w->buf + off, n);
+			ix_mem_copy_pass(w->buf + w->len / 2 + off, w->buf + off, n);
 			break;
 		case OP_LOAD:
 			w->sink ^= ix_mem_read_delayed(p, n, w->delay);

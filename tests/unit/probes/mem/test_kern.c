@@ -51,6 +51,29 @@ Test(kern, writes_fill_every_word)
 	free(b);
 }
 
+/* Copies are exact, aligned (streaming stores) or not (memcpy), with a
+ * tail that is no whole number of vectors. */
+Test(kern, copy_is_exact)
+{
+	uint64_t *src = words(), *dst = aligned_alloc(64, LEN);
+	size_t sizes[] = { LEN, LEN - 64, LEN - 8 };
+
+	cr_assert_not_null(dst);
+	cr_assert_gt(ix_mem_vector_bytes(), 8);
+	for (size_t k = 0; k < 3; k++) {
+		memset(dst, 0, LEN);
+		ix_mem_copy_pass(dst, src, sizes[k]);
+		cr_assert_eq(memcmp(dst, src, sizes[k]), 0, "%zu bytes", sizes[k]);
+		if (sizes[k] < LEN)
+			cr_assert_eq(((char *)dst)[sizes[k]], 0, "nothing past the end");
+	}
+	memset(dst, 0, LEN);
+	ix_mem_copy_pass((char *)dst + 8, src, LEN - 64);
+	cr_assert_eq(memcmp((char *)dst + 8, src, LEN - 64), 0, "unaligned");
+	free(src);
+	free(dst);
+}
+
 /* Every line once before the start comes round again, and a walk of n
  * steps ends where n single steps end. */
 Test(kern, chase_is_one_cycle_through_every_line)
