@@ -106,4 +106,12 @@ struct ix_coll_req {
 };
 int ix_coll_check_run(const struct ix_coll_req *q, json_t **out, struct ix_err *err);
 
+/* The memory of a mem check of ixperf run (cmd/mem.c), on this machine,
+ * its nodes read under sysfs: the mem result appended to results (when it
+ * ran); -1 with err when it could not run, or when a pair could not be
+ * measured (naming it). */
+struct ix_mem_params;
+int ix_mem_check_run(const struct ix_mem_params *p, const char *sysfs, json_t *results,
+		     struct ix_err *err);
+
 #endif

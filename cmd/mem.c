@@ -139,6 +139,29 @@ static uint32_t measured(const struct ix_mem_result *r, uint32_t *slow)
 	return n;
 }
 
+int ix_mem_check_run(const struct ix_mem_params *p, const char *sysfs, json_t *results,
+		     struct ix_err *err)
+{
+	struct ix_mem_params q = *p;
+	struct ix_mem_result r;
+	int rc = 0;
+
+	q.sysfs = sysfs;
+	if (ix_mem_run(&q, &r, NULL, err) < 0) {
+		ix_mem_result_free(&r);
+		return -1;
+	}
+	json_array_append_new(results, ix_json_mem(&r));
+	for (uint32_t i = 0; i < r.ncells && rc == 0; i++)
+		if (!r.cells[i].measured)
+			rc = ix_fail(err, IX_EXIT_FAIL, "node %d from node %d not measured: %s",
+				     r.cells[i].target, r.cells[i].initiator, r.cells[i].why);
+	if (rc == 0 && !r.ncells)
+		rc = ix_fail(err, IX_EXIT_FAIL, "no (initiator, memory node) pair to measure");
+	ix_mem_result_free(&r);
+	return rc;
+}
+
 int cmd_mem(int argc, char **argv, const struct ix_env *env)
 {
 	struct mem_opts o = { .slack = -1 };

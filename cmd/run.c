@@ -445,12 +445,14 @@ static int run_coll(const struct ix_check *c, json_t *results, struct ix_err *er
 	return rc;
 }
 
-/* gpu, coll and topo: this machine, no agent. Its result appended to
- * results (the gpu and coll ones also when a test failed); -1 with err. */
+/* gpu, coll, mem and topo: this machine, no agent. Its result appended to
+ * results (the gpu, coll and mem ones also when a test failed); -1 with err. */
 static int run_here(const struct ix_check *c, json_t *results, struct ix_err *err)
 {
 	if (c->probe == IX_CHECK_COLL)
 		return run_coll(c, results, err);
+	if (c->probe == IX_CHECK_MEM) /* cmd/mem.c */
+		return ix_mem_check_run(&c->mem, c->sysfs, results, err);
 	if (c->probe == IX_CHECK_GPU) {
 		struct ix_gpu_req q = { .tests = c->gpu_tests[0] ? c->gpu_tests : NULL,
 					.gpus = c->gpus[0] ? c->gpus : NULL,
@@ -492,8 +494,8 @@ static json_t *run_check(const struct ctx *x, const struct ix_check *c, json_t *
 	struct ix_headline h;
 	struct target t;
 	char why[IX_ERR_MAX] = "";
-	bool here =
-		c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO || c->probe == IX_CHECK_COLL;
+	bool here = c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO ||
+		    c->probe == IX_CHECK_COLL || c->probe == IX_CHECK_MEM;
 	int rc;
 
 	if (c->needs && !machine_has(c, why, sizeof(why))) {

@@ -372,6 +372,14 @@ static void measure_cell(struct cell_ctx *x)
 		snprintf(c->why, sizeof(c->why), "cannot start %u threads", c->threads);
 		goto out;
 	}
+	for (uint32_t i = 0; i < c->threads; i++)
+		if (!x->w[i].pinned) {
+			snprintf(c->why, sizeof(c->why),
+				 "thread %u could not be pinned to CPU %d: the figures are of "
+				 "wherever the scheduler ran it",
+				 i, x->w[i].cpu);
+			break;
+		}
 	c->placed = placed_on(x->w[0].buf, c->buf_bytes, c->target);
 	c->measured = true;
 	if (want_bw)

@@ -272,6 +272,45 @@ static bool coll_figure(json_t *results, const char *fig, double *out)
 	return false;
 }
 
+/* mem: the slowest measured pair's read or write bandwidth (streaming
+ * stores where there were any), the slowest pair's latency, the pairs
+ * slower than advertised. */
+static bool mem_figure(json_t *results, const char *fig, double *out)
+{
+	json_t *r = json_array_get(results, 0), *c;
+	bool lat = !strcmp(fig, "latency_ns"), any = false;
+	size_t i;
+
+	if (!strcmp(fig, "slow")) {
+		*out = (double)json_array_size(json_object_get(r, "slow"));
+		return json_is_array(json_object_get(r, "slow"));
+	}
+	if (!lat && strcmp(fig, "read_bits_per_second") && strcmp(fig, "write_bits_per_second"))
+		return false;
+	json_array_foreach(json_object_get(r, "cells"), i, c)
+	{
+		json_t *bw = json_object_get(c, "bandwidth_Bps");
+		double v;
+		bool got;
+
+		if (lat)
+			got = num(json_object_get(c, "latency_ns"), &v);
+		else if (fig[0] == 'r')
+			got = num(json_object_get(bw, "read"), &v);
+		else
+			got = num(json_object_get(bw, "nt_write"), &v) ||
+			      num(json_object_get(bw, "write"), &v);
+		if (!got)
+			continue;
+		if (!lat)
+			v *= 8.0;
+		if (!any || (lat ? v > *out : v < *out))
+			*out = v;
+		any = true;
+	}
+	return any;
+}
+
 /* topo: what ixperf topo flagged. */
 static bool topo_figure(json_t *results, const char *fig, double *out)
 {
@@ -402,6 +441,8 @@ bool ix_figure_of(const char *probe, json_t *results, const char *figure, double
 		return gpu_figure(results, figure, value);
 	if (!strcmp(probe, "coll"))
 		return coll_figure(results, figure, value);
+	if (!strcmp(probe, "mem"))
+		return mem_figure(results, figure, value);
 	if (!strcmp(probe, "topo"))
 		return topo_figure(results, figure, value);
 	if (!strcmp(probe, "inventory"))
@@ -450,6 +491,15 @@ void ix_headline_of(const char *probe, json_t *results, struct ix_headline *h)
 	} else if (!strcmp(probe, "coll")) {
 		h->name = "average bus bandwidth";
 		h->valid = coll_figure(results, "busbw_bits_per_second", &h->value);
+	} else if (!strcmp(probe, "mem")) {
+		h->name = "slowest pair's read bandwidth";
+		h->valid = mem_figure(results, "read_bits_per_second", &h->value);
+		if (!h->valid && mem_figure(results, "latency_ns", &h->value)) {
+			h->name = "slowest pair's latency";
+			h->unit = "ns";
+			h->higher_better = false;
+			h->valid = true;
+		}
 	} else if (!strcmp(probe, "topo")) {
 		h->name = "findings";
 		h->unit = "";

@@ -159,6 +159,24 @@ static void synth_check(struct hcheck *c, json_t *r, size_t i, size_t n, bool by
 		if (strcmp(c->verdict, "ERROR") && ((ix_html_num(r, "wrong", &v) && v > 0) ||
 						    (culprit && strcmp(culprit, "none") != 0)))
 			c->verdict = "FAIL";
+	} else if (kind && !strcmp(kind, "mem")) {
+		json_t *cell;
+		size_t k;
+
+		c->path = NULL;
+		c->hosts = NULL;
+		c->head_name = "highest read bandwidth";
+		c->head_unit = "GB/s";
+		json_array_foreach(json_object_get(r, "cells"), k, cell)
+		{
+			if (ix_html_num(cell, "bandwidth_Bps.read", &v) &&
+			    (!c->has_head || v / 1e9 > c->head)) {
+				c->head = v / 1e9;
+				c->has_head = true;
+			}
+		}
+		if (strcmp(c->verdict, "ERROR") && json_array_size(json_object_get(r, "slow")))
+			c->verdict = "FAIL";
 	} else if (kind && !strcmp(kind, "ib_fabric")) {
 		c->hosts = NULL;
 		c->path = "infiniband";
@@ -504,6 +522,8 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_gpu(f, r);
 			else if (!strcmp(p, "coll"))
 				ix_html_coll(f, r);
+			else if (!strcmp(p, "mem"))
+				ix_html_mem(f, r);
 			else if (!strcmp(p, "topo"))
 				ix_html_topo_tree(f, r);
 			else if (!strcmp(p, "ib_fabric"))

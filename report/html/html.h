@@ -111,5 +111,9 @@ void ix_html_gpu(FILE *f, json_t *result);
 /* The HTML section of one "coll" result: busbw by size, nccl-tests' table,
  * the verdicts and the ranks (coll.c). */
 void ix_html_coll(FILE *f, json_t *result);
+/* The HTML section of one "mem" result: nodes, heatmaps of read bandwidth
+ * and idle latency, every pair with HMAT beside, the loaded-latency
+ * curves (mem.c). */
+void ix_html_mem(FILE *f, json_t *result);
 
 #endif

@@ -23,14 +23,15 @@
 #define P_TOPO   (1u << IX_CHECK_TOPO)
 #define P_INV    (1u << IX_CHECK_INVENTORY)
 #define P_COLL   (1u << IX_CHECK_COLL)
+#define P_MEM    (1u << IX_CHECK_MEM)
 #define P_PAIR   (P_BW | P_LAT)
 #define P_NET    (P_BW | P_LAT | P_MESH | P_INCAST)
-#define P_ALL    (P_NET | P_GPU | P_TOPO | P_INV | P_COLL)
+#define P_ALL    (P_NET | P_GPU | P_TOPO | P_INV | P_COLL | P_MEM)
 
 /* Which path a key holds for only: socket paths (tcp, udp) or rdma. */
 enum key_path { ANY_PATH, SOCKET_ONLY, RDMA_ONLY };
 
-static bool parse_bool(const char *v, bool *out)
+bool ix_plan_bool(const char *v, bool *out)
 {
 	if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1") || !strcmp(v, "on"))
 		return (*out = true);
@@ -40,7 +41,7 @@ static bool parse_bool(const char *v, bool *out)
 }
 
 /* "10%" or "0.1" as a fraction; "1%" style for loss is a percent. */
-static int parse_percent(const char *v, double *frac, struct ix_err *err)
+int ix_plan_percent(const char *v, double *frac, struct ix_err *err)
 {
 	char buf[64];
 	size_t n = strlen(v);
@@ -93,7 +94,7 @@ static int share_of(const char *v, double *frac, enum ix_expect_ref *ref)
 			continue;
 		*ref = refs[i].ref;
 		snprintf(buf, sizeof(buf), "%.*s%%", (int)(n - k), v);
-		if (parse_percent(buf, frac, &perr) < 0 || *frac <= 0 || *frac > 1)
+		if (ix_plan_percent(buf, frac, &perr) < 0 || *frac <= 0 || *frac > 1)
 			return -1;
 		return 1;
 	}
@@ -117,7 +118,7 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "max_p90", P_LAT, ANY_PATH, IX_EXPECT_MAX, "p90_ns", 'd' },
 		{ "max_p99", P_LAT, ANY_PATH, IX_EXPECT_MAX, "p99_ns", 'd' },
 		{ "max_p999", P_LAT, ANY_PATH, IX_EXPECT_MAX, "p99_9_ns", 'd' },
-		{ "max_lat", P_GPU, ANY_PATH, IX_EXPECT_MAX, "latency_ns", 'd' },
+		{ "max_lat", P_GPU | P_MEM, ANY_PATH, IX_EXPECT_MAX, "latency_ns", 'd' },
 		{ "max_bad_pairs", P_MESH, ANY_PATH, IX_EXPECT_MAX, "bad_pairs", 'c' },
 		{ "max_bad_hosts", P_MESH, ANY_PATH, IX_EXPECT_MAX, "bad_hosts", 'c' },
 		{ "min_pair_bw", P_MESH, ANY_PATH, IX_EXPECT_MIN, "min_pair_bps", 'r' },
@@ -137,7 +138,9 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 		{ "max_fabric_errors", P_NET, ANY_PATH, IX_EXPECT_MAX, "fabric_errors", 'c' },
 		{ "min_busbw", P_COLL, ANY_PATH, IX_EXPECT_MIN, "busbw_bits_per_second", 'r' },
 		{ "max_wrong", P_COLL, ANY_PATH, IX_EXPECT_MAX, "wrong", 'c' },
-		{ "max_slow", P_COLL, ANY_PATH, IX_EXPECT_MAX, "slow", 'c' },
+		{ "max_slow", P_COLL | P_MEM, ANY_PATH, IX_EXPECT_MAX, "slow", 'c' },
+		{ "min_read", P_MEM, ANY_PATH, IX_EXPECT_MIN, "read_bits_per_second", 'r' },
+		{ "min_write", P_MEM, ANY_PATH, IX_EXPECT_MIN, "write_bits_per_second", 'r' },
 		{ "max_regression", P_ALL, ANY_PATH, IX_EXPECT_REGRESSION, "headline", 'p' },
 		{ "max_pair_regression", P_MESH, ANY_PATH, IX_EXPECT_REGRESSION, "nodes_and_pairs",
 		  'p' },
@@ -208,7 +211,7 @@ static int add_expect(struct ix_plan_parse *ps, struct ix_check *c, const char *
 			break;
 		case 'p':
 			e->unit = keys[i].kind == IX_EXPECT_REGRESSION ? "" : "%";
-			if (parse_percent(v, &d, &perr) < 0)
+			if (ix_plan_percent(v, &d, &perr) < 0)
 				return ix_plan_bad(ps, "bad value for %s: %s", key, perr.msg);
 			e->limit = keys[i].kind == IX_EXPECT_REGRESSION ? d : d * 100.0;
 			break;
@@ -324,10 +327,10 @@ static int sizes(struct ix_plan_parse *ps, struct ix_check *c, const char *key, 
 /* probe = NAME: the check's kind, before any other key. */
 static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v)
 {
-	static const enum ix_rdma_kind kinds[IX_CHECK_PROBES] = { IX_RDMA_BW,   IX_RDMA_LAT,
-								  IX_RDMA_MESH, IX_RDMA_INCAST,
-								  IX_RDMA_BW,   IX_RDMA_BW,
-								  IX_RDMA_BW,   IX_RDMA_BW };
+	static const enum ix_rdma_kind kinds[IX_CHECK_PROBES] = {
+		IX_RDMA_BW, IX_RDMA_LAT, IX_RDMA_MESH, IX_RDMA_INCAST, IX_RDMA_BW,
+		IX_RDMA_BW, IX_RDMA_BW,  IX_RDMA_BW,   IX_RDMA_BW
+	};
 
 	if (c->have_probe)
 		return ix_plan_bad(ps, "[%s] names its probe twice%s", c->name, "");
@@ -340,7 +343,8 @@ static int set_probe(struct ix_plan_parse *ps, struct ix_check *c, const char *v
 			return 1;
 		}
 	return ix_plan_bad(
-		ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu, coll, topo or inventory)", v);
+		ps, "unknown probe '%s' (bw, lat, mesh, incast, gpu, coll, mem, topo or inventory)",
+		v);
 }
 
 /* requires = rdma,gpu */
@@ -482,11 +486,11 @@ static const struct {
 	{ "hosts", P_NET | P_INV, ANY_PATH },
 	{ "host", P_NET | P_INV, ANY_PATH },
 	{ "requires", P_ALL, ANY_PATH },
-	{ "time", P_NET, ANY_PATH },
+	{ "time", P_NET | P_MEM, ANY_PATH },
 	{ "warmup", P_NET, ANY_PATH },
 	{ "round_timeout", P_INCAST, ANY_PATH },
 	{ "sizes", P_PAIR, ANY_PATH },
-	{ "size", P_PAIR | P_GPU, ANY_PATH },
+	{ "size", P_PAIR | P_GPU | P_MEM, ANY_PATH },
 	{ "sweep", P_PAIR, ANY_PATH },
 	{ "streams", P_BW | P_MESH, SOCKET_ONLY },
 	{ "iters", P_NET | P_GPU | P_COLL, ANY_PATH },
@@ -519,7 +523,13 @@ static const struct {
 	{ "ib_dev", P_PAIR, RDMA_ONLY },
 	{ "ib_port", P_PAIR, RDMA_ONLY },
 	{ "gpu", P_PAIR | P_MESH, RDMA_ONLY },
-	{ "tests", P_GPU, ANY_PATH },
+	{ "tests", P_GPU | P_MEM, ANY_PATH },
+	{ "initiators", P_MEM, ANY_PATH },
+	{ "nodes", P_MEM, ANY_PATH },
+	{ "threads", P_MEM, ANY_PATH },
+	{ "latency_size", P_MEM, ANY_PATH },
+	{ "hugepages", P_MEM, ANY_PATH },
+	{ "slack", P_MEM, ANY_PATH },
 	{ "gpus", P_GPU | P_COLL, ANY_PATH },
 	{ "backend", P_GPU | P_COLL, ANY_PATH },
 	{ "lib", P_GPU | P_COLL, ANY_PATH },
@@ -534,7 +544,7 @@ static const struct {
 	{ "warmup_iters", P_COLL, ANY_PATH },
 	{ "timeout", P_COLL, ANY_PATH },
 	{ "samples", P_GPU, ANY_PATH },
-	{ "sysfs", P_TOPO | P_COLL, ANY_PATH },
+	{ "sysfs", P_TOPO | P_COLL | P_MEM, ANY_PATH },
 };
 
 /* Settings of a check: what to run. */
@@ -566,8 +576,8 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		path_key(ps, c, RDMA_ONLY, k); /* bw over sockets runs for a time */
 	if (!strcmp(k, "requires"))
 		return set_needs(ps, c, k, v);
-	if ((rc = ix_plan_coll_key(ps, c, k, v)) >= 0 || (rc = set_rdma(ps, c, k, v)) >= 0 ||
-	    (rc = set_host_probe(ps, c, k, v)) >= 0)
+	if ((rc = ix_plan_coll_key(ps, c, k, v)) >= 0 || (rc = ix_plan_mem_key(ps, c, k, v)) >= 0 ||
+	    (rc = set_rdma(ps, c, k, v)) >= 0 || (rc = set_host_probe(ps, c, k, v)) >= 0)
 		return rc;
 	if (!strcmp(k, "path")) {
 		const struct ix_transport *tp;
@@ -668,7 +678,7 @@ static int setting(struct ix_plan_parse *ps, struct ix_check *c, const char *k, 
 		return 1;
 	}
 	if (!strcmp(k, "busy_poll") || !strcmp(k, "both_directions") || !strcmp(k, "retest")) {
-		if (!parse_bool(v, &b))
+		if (!ix_plan_bool(v, &b))
 			return ix_plan_bad(ps, "bad value '%s' for %s (yes or no)", v, k);
 		if (!strcmp(k, "busy_poll"))
 			c->lat.busy_poll = b;

@@ -38,6 +38,15 @@ int ix_plan_check_key(struct ix_plan_parse *ps, struct ix_check *c, const char *
  * -1 not one of them. */
 int ix_plan_coll_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v);
 
+/* The settings of a probe = mem check (keys_mem.c): 1 taken, 0 refused,
+ * -1 not one of them (or not a mem check). */
+int ix_plan_mem_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v);
+
+/* yes/true/1/on and no/false/0/off (keys.c). */
+bool ix_plan_bool(const char *v, bool *out);
+/* "10%" as a fraction, 0.1 (keys.c); -1 with err. */
+int ix_plan_percent(const char *v, double *frac, struct ix_err *err);
+
 /* A mesh check fails on a bad pair unless it says how many it allows
  * (max_bad_pairs), as 'ixperf mesh' exits 4 on one: a dead pair is never
  * a pass; with rails, on a bad rail too (max_bad_rails). Adds the limits

@@ -96,8 +96,9 @@ static const char default_plan[] = "[plan]\n"
 
 const char *ix_check_probe_name(enum ix_check_probe p)
 {
-	static const char *const n[IX_CHECK_PROBES] = { "bw",  "lat",  "mesh",      "incast",
-							"gpu", "topo", "inventory", "coll" };
+	static const char *const n[IX_CHECK_PROBES] = { "bw",        "lat",  "mesh",
+							"incast",    "gpu",  "topo",
+							"inventory", "coll", "mem" };
 	return n[p];
 }
 
@@ -277,6 +278,19 @@ static void host_check_defaults(struct ix_check *c)
 		expect_none(c, "max_wrong", "wrong");
 		expect_none(c, "max_slow", "slow");
 	}
+	/* A pair slower than its firmware advertises fails a mem check
+	 * unless the check allows some. */
+	if (c->probe == IX_CHECK_MEM) {
+		c->bw.path = c->lat.path = "memory";
+		expect_none(c, "max_slow", "slow");
+		if (!c->mem.tests)
+			c->mem.tests = IX_MEM_T_ALL;
+		if (c->mem.time_s <= 0)
+			c->mem.time_s = 0.5;
+		if (!c->mem_have_slack)
+			c->mem.slack = 0.25;
+		c->mem.sysfs = c->sysfs;
+	}
 	if (c->probe == IX_CHECK_TOPO || c->probe == IX_CHECK_INVENTORY)
 		expect_none(c, "max_findings", "findings");
 	if (c->probe == IX_CHECK_INVENTORY) {
@@ -301,7 +315,8 @@ static int finish(struct ix_plan_parse *ps)
 			return ix_fail(ps->err, IX_EXIT_USAGE, "%s:%d: [%s] names no probe",
 				       ps->file, c->line, c->name);
 		if (c->probe == IX_CHECK_GPU || c->probe == IX_CHECK_TOPO ||
-		    c->probe == IX_CHECK_INVENTORY || c->probe == IX_CHECK_COLL) {
+		    c->probe == IX_CHECK_INVENTORY || c->probe == IX_CHECK_COLL ||
+		    c->probe == IX_CHECK_MEM) {
 			host_check_defaults(c);
 			continue;
 		}
@@ -465,10 +480,11 @@ enum ix_check_source ix_check_source(const struct ix_plan *pl, const struct ix_c
 	return launched ? IX_SRC_TASKS : IX_SRC_LOCAL;
 }
 
-/* gpu, coll and topo checks run on this machine, without agents. */
+/* gpu, coll, mem and topo checks run on this machine, without agents. */
 static bool on_agents(const struct ix_check *c)
 {
-	return c->probe != IX_CHECK_GPU && c->probe != IX_CHECK_TOPO && c->probe != IX_CHECK_COLL;
+	return c->probe != IX_CHECK_GPU && c->probe != IX_CHECK_TOPO && c->probe != IX_CHECK_COLL &&
+	       c->probe != IX_CHECK_MEM;
 }
 
 uint32_t ix_plan_local_agents(const struct ix_plan *pl, uint32_t max)

@@ -17,6 +17,7 @@
 #include "probes/cluster/rails.h"
 #include "probes/core/err.h"
 #include "probes/core/probe.h"
+#include "probes/mem/mem.h"
 #include "probes/rdma/session.h"
 #include "probes/rdma/setup.h"
 
@@ -34,8 +35,9 @@ enum ix_check_probe {
 	IX_CHECK_TOPO,      /* ixperf topo's reading and findings, of this machine */
 	IX_CHECK_INVENTORY, /* every agent's inventory, the odd ones out and findings */
 	IX_CHECK_COLL,      /* a collective of ixperf coll over this machine's GPUs */
+	IX_CHECK_MEM,       /* ixperf mem: this machine's NUMA nodes' memory */
 };
-#define IX_CHECK_PROBES 8
+#define IX_CHECK_PROBES 9
 
 /* What a check needs of this machine (requires = rdma,gpu): a check whose
  * need is not met is a SKIP with its reason, never run, never a pass. */
@@ -120,7 +122,11 @@ struct ix_check {
 	uint64_t coll_minbytes, coll_maxbytes, coll_factor;
 	uint32_t coll_warmup; /* UINT32_MAX: none */
 	double coll_timeout_s;
-	/* probe = topo: a saved sysfs tree ("": this machine's). */
+	/* probe = mem: ixperf mem's settings (sysfs set from the check's at
+	 * the end of the parse); the slack as given, or the default. */
+	struct ix_mem_params mem;
+	bool mem_have_slack;
+	/* probe = topo, coll, mem: a saved sysfs tree ("": this machine's). */
 	char sysfs[512];
 	struct ix_expect expect[IX_PLAN_MAX_EXPECT];
 	uint32_t nexpect;

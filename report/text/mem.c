@@ -106,9 +106,13 @@ static void pages_line(FILE *f, const struct ix_mem_cell *c)
 static void curve(FILE *f, const struct ix_mem_cell *c)
 {
 	fprintf(f, "  %3d -> %-3d", c->initiator, c->target);
-	for (uint32_t i = 0; i < c->ncurve; i++)
-		fprintf(f, "%s%.1f GB/s %.0f ns", i ? ", " : " ", c->curve[i].load_Bps / 1e9,
-			c->curve[i].lat_ns);
+	for (uint32_t i = 0; i < c->ncurve; i++) {
+		if (!i) {
+			fprintf(f, " idle %.0f ns", c->curve[i].lat_ns);
+			continue;
+		}
+		fprintf(f, ", %.1f GB/s %.0f ns", c->curve[i].load_Bps / 1e9, c->curve[i].lat_ns);
+	}
 	fputc('\n', f);
 }
 
@@ -140,7 +144,7 @@ void ix_text_mem(FILE *f, const struct ix_mem_result *r)
 			pages_line(f, &r->cells[i]);
 	if (curves) {
 		fprintf(f, "\nLoaded latency (what the other threads read, and the chase's "
-			   "latency meanwhile; idle first):\n");
+			   "latency meanwhile):\n");
 		for (uint32_t i = 0; i < r->ncells; i++)
 			if (r->cells[i].ncurve > 1)
 				curve(f, &r->cells[i]);

@@ -60,6 +60,32 @@ check "HMAT this machine beats: not SLOW, --check exits 0" test $? = 0
 check "ratios above 1 for bandwidth, below for latency" jq_true "$J/slow.json" \
 	'.results[0].cells[0].advertised | (.slow | not) and .read_ratio > 1 and .latency_ratio < 1'
 
+# --- ixperf run: probe = mem checks ---------------------------------------------
+# Judged on the slowest pair's read bandwidth and latency; a pair slower
+# than its HMAT figures FAILs a check by default (max_slow = 0); a node
+# that cannot be measured is an ERROR naming it; the HTML report draws it.
+MEMSET="probe = mem\ninitiators = 0\nsize = 8Mi\nlatency_size = 16Mi\ntime = 100ms\n"
+printf '%b' "[ok]\n${MEMSET}tests = read,write,latency\nmin_read = 100MB/s\nmin_write = 100MB/s\nmax_lat = 1ms\n[fast]\n${MEMSET}tests = read\nmin_read = 1000TB/s\n[slow]\n${MEMSET}tests = read,latency\nnodes = 0\nsysfs = $J/fast\n[room]\n${MEMSET}tests = read\nsysfs = $J/fast\n" >"$J/mem.ini"
+timeout 300 "$IXPERF" run -J -d "$J/run" "$J/mem.ini" >"$J/run.json" 2>"$J/run.err"
+check "ixperf run with mem checks: exit 1 (an ERROR, FAILs)" test "$?" = 1 || cat "$J/run.err"
+schema_check "$J/run.json"
+jqt() { jq_true "$2" "$1"; }
+check "mem check: PASS on read, write and latency, the headline the slowest pair's read" \
+	jqt '.results[0].checks[0] | .verdict == "PASS" and .probe == "mem" and .path == "memory"
+	     and .headline.name == "slowest pair'"'"'s read bandwidth" and .headline.value > 8e8
+	     and ([.expectations[] | {key, pass}] == [{key: "min_read", pass: true},
+		 {key: "min_write", pass: true}, {key: "max_lat", pass: true}, {key: "max_slow", pass: true}])
+	     and ((.expectations[0].measured - .results[0].cells[0].bandwidth_Bps.read * 8) | fabs) <= 1e-6 * .expectations[0].measured' "$J/run.json"
+check "mem check: a read bandwidth above what was measured FAILs with the figure" \
+	jqt '.results[0].checks[1] | .verdict == "FAIL" and .expectations[0].pass == false and .expectations[0].measured > 0' "$J/run.json"
+check "mem check: a pair slower than its HMAT figures FAILs it (max_slow = 0 by default)" \
+	jqt '.results[0].checks[2] | .verdict == "FAIL" and (.expectations[] | select(.key == "max_slow") | .measured == 1 and .text == "0 (default)")' "$J/run.json"
+check "mem check: a node without room is an ERROR naming it" \
+	jqt '.results[0].checks[3] | .verdict == "ERROR" and (.error | test("node 1 from node 0 not measured: node 1 has 0 MiB free"))' "$J/run.json"
+"$IXPERF" report --format html -o "$J/run.html" "$J/run.json" 2>"$J/html.err"
+check "the HTML report draws the mem checks: heatmaps, pairs, SLOW" bash -c \
+	"grep -q '<h4>Read bandwidth</h4>' '$J/run.html' && grep -q '<h4>Idle latency</h4>' '$J/run.html' && grep -q '<b>SLOW</b>' '$J/run.html'"
+
 "$IXPERF" mem --tests bogus >/dev/null 2>"$J/bad.err"
 check "a bad --tests is refused (exit 2)" test $? = 2
 check "... naming it" grep -q "'bogus' is not one of" "$J/bad.err"

@@ -340,6 +340,42 @@ Test(coll, busbw_wrong_and_slow)
 	json_decref(none);
 }
 
+/* mem results: the slowest pair's read and write (streaming stores where
+ * measured) in bit/s, the slowest latency, the SLOW pairs; a pair not
+ * measured counts for none of them. */
+Test(mem, slowest_pair_and_slow)
+{
+	json_t *r = parse("[{\"kind\":\"mem\",\"slow\":[{\"initiator\":0,\"target\":1}],\"cells\":["
+			  "{\"bandwidth_Bps\":{\"read\":2e10,\"write\":1e10,\"nt_write\":1.5e10},"
+			  "\"latency_ns\":90},"
+			  "{\"bandwidth_Bps\":{\"read\":5e9,\"write\":4e9,\"nt_write\":null},"
+			  "\"latency_ns\":250},"
+			  "{\"bandwidth_Bps\":{\"read\":null,\"write\":null,\"nt_write\":null},"
+			  "\"latency_ns\":null}]}]");
+	json_t *none = parse("[{\"kind\":\"mem\",\"slow\":[],\"cells\":[]}]");
+	struct ix_headline h;
+	double v;
+
+	cr_assert(ix_figure_of("mem", r, "read_bits_per_second", &v));
+	cr_assert_float_eq(v, 4e10, 1, "5 GB/s in bit/s");
+	cr_assert(ix_figure_of("mem", r, "write_bits_per_second", &v));
+	cr_assert_float_eq(v, 3.2e10, 1, "the plain write where no streaming one was measured");
+	cr_assert(ix_figure_of("mem", r, "latency_ns", &v));
+	cr_assert_float_eq(v, 250, 1e-9);
+	cr_assert(ix_figure_of("mem", r, "slow", &v));
+	cr_assert_float_eq(v, 1, 1e-12);
+	ix_headline_of("mem", r, &h);
+	cr_assert(h.valid && h.higher_better);
+	cr_assert_str_eq(h.name, "slowest pair's read bandwidth");
+	cr_assert(!ix_figure_of("mem", none, "read_bits_per_second", &v), "none measured");
+	cr_assert(!ix_figure_of("mem", none, "latency_ns", &v));
+	cr_assert(ix_figure_of("mem", none, "slow", &v));
+	cr_assert_float_eq(v, 0, 1e-12);
+	cr_assert(!ix_figure_of("mem", r, "bits_per_second", &v), "no such mem figure");
+	json_decref(r);
+	json_decref(none);
+}
+
 Test(topo, findings_counted)
 {
 	json_t *r = parse("[{\"kind\":\"topo\",\"findings\":[{\"message\":\"a\"},"

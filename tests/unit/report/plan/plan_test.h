@@ -26,4 +26,13 @@ static inline void refused(const char *text, const char *part)
 	cr_assert_not_null(strstr(err.msg, part), "'%s' lacks '%s'", err.msg, part);
 }
 
+/* The expectation of check c named key, or NULL. */
+static inline const struct ix_expect *expect_of(const struct ix_check *c, const char *key)
+{
+	for (uint32_t i = 0; i < c->nexpect; i++)
+		if (!strcmp(c->expect[i].key, key))
+			return &c->expect[i];
+	return NULL;
+}
+
 #endif

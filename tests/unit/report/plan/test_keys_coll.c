@@ -10,14 +10,6 @@
 #include "report/plan/plan.h"
 #include "tests/unit/report/plan/plan_test.h"
 
-static const struct ix_expect *expect_of(const struct ix_check *c, const char *key)
-{
-	for (uint32_t i = 0; i < c->nexpect; i++)
-		if (!strcmp(c->expect[i].key, key))
-			return &c->expect[i];
-	return NULL;
-}
-
 Test(plan_keys_coll, settings)
 {
 	struct ix_plan p;
