@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <time.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -214,6 +215,30 @@ void ix_mem_copy_pass(void *dst, const void *src, size_t len)
 	memcpy(dst, src, len);
 }
 
+double ix_mem_pause_ns(void)
+{
+	static double ns;
+
+	if (ns <= 0) {
+		struct timespec a, b;
+		uint64_t x = 0;
+
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		for (int i = 0; i < 100000; i++)
+#if defined(__x86_64__)
+			_mm_pause();
+#else
+			__asm__ volatile("" : "+r"(x));
+#endif
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		ns = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e5;
+		if (ns <= 0)
+			ns = 1;
+		(void)x;
+	}
+	return ns;
+}
+
 uint64_t ix_mem_read_delayed(const void *buf, size_t len, uint32_t delay)
 {
 	const uint64_t *p = buf;
@@ -222,8 +247,14 @@ uint64_t ix_mem_read_delayed(const void *buf, size_t len, uint32_t delay)
 	for (size_t i = 0; i < len / 8; i += WORDS) {
 		for (int k = 0; k < WORDS; k++)
 			x ^= p[i + k];
+		/* A spin-wait pause, as Intel MLC's loaders wait: it leaves an
+		 * SMT sibling's execution units to the chase on it. */
 		for (uint32_t d = 0; d < delay; d++)
+#if defined(__x86_64__)
+			_mm_pause();
+#else
 			__asm__ volatile("" : "+r"(x));
+#endif
 	}
 	return x;
 }

@@ -24,7 +24,9 @@ bool ix_mem_ntwrite_pass(void *buf, size_t len, uint64_t v);
 /* Copy src to dst: streaming stores where the CPU has them and both are
  * 64-byte aligned, else memcpy. */
 void ix_mem_copy_pass(void *dst, const void *src, size_t len);
-/* Read a line, then spin delay iterations; the loaders of the
+/* What one pause of ix_mem_read_delayed takes here, in ns (measured once). */
+double ix_mem_pause_ns(void);
+/* Read a line, then pause (x86: the PAUSE instruction) delay times; the loaders of the
  * loaded-latency curve. */
 uint64_t ix_mem_read_delayed(const void *buf, size_t len, uint32_t delay);
 

@@ -66,9 +66,9 @@ struct ix_mem_pages {
 };
 
 struct ix_mem_point {
-	uint32_t delay;  /* loaders' pause between cache lines, in spin iterations */
-	double load_Bps; /* what the loaders read, bytes/s (0 at the idle point) */
-	double lat_ns;   /* the chase's latency meanwhile */
+	uint32_t delay_ns; /* the loaders' wait after each line (pauses that long) */
+	double load_Bps;   /* what the loaders read, bytes/s (0 at the idle point) */
+	double lat_ns;     /* the chase's latency meanwhile */
 };
 
 /* From one initiator node to one target node. */

@@ -28,8 +28,10 @@
 #define MAX_CPUS      1024
 #define FREE_MARGIN   (64ull << 20) /* left free on a node, at least */
 
-/* Loaded latency: the loaders' pause between lines, heaviest load last. */
-static const uint32_t delays[IX_MEM_CURVE_MAX - 1] = { 5000, 2000, 1000, 500, 200, 100, 50, 20, 0 };
+/* Loaded latency: the loaders' wait after each line, in ns (pauses as many
+ * as take that long here), heaviest load last. */
+static const uint32_t delays_ns[IX_MEM_CURVE_MAX - 1] = { 10000, 3000, 1000, 500, 250,
+							  100,   50,   20,   0 };
 
 enum op { OP_TOUCH, OP_READ, OP_WRITE, OP_NTWRITE, OP_COPY, OP_LOAD, OP_CHASE };
 
@@ -326,13 +328,13 @@ static void latency(struct cell_ctx *x, struct worker *chaser)
 		w[0] = *chaser;
 		for (uint32_t i = 1; i <= loaders; i++) {
 			w[i].op = OP_LOAD;
-			w[i].delay = delays[d];
+			w[i].delay = (uint32_t)(delays_ns[d] / ix_mem_pause_ns() + 0.5);
 		}
 		if (!run_workers(w, loaders + 1, x->p->time_s, x->stop) || !w[0].done)
 			break;
 		chaser->chase = w[0].chase;
 		c->curve[c->ncurve++] = (struct ix_mem_point){
-			.delay = delays[d],
+			.delay_ns = delays_ns[d],
 			.load_Bps = rate(w + 1, loaders),
 			.lat_ns = (double)(w[0].t1 - w[0].t0) / (double)w[0].done,
 		};

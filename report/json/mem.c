@@ -63,9 +63,10 @@ static json_t *curve_json(const struct ix_mem_cell *c)
 
 	for (uint32_t i = 0; i < c->ncurve; i++)
 		json_array_append_new(
-			a, json_pack("{s:o,s:f,s:f}", "delay",
-				     i ? json_integer(c->curve[i].delay) : json_null(), "load_Bps",
-				     c->curve[i].load_Bps, "latency_ns", c->curve[i].lat_ns));
+			a,
+			json_pack("{s:o,s:f,s:f}", "delay_ns",
+				  i ? json_integer(c->curve[i].delay_ns) : json_null(), "load_Bps",
+				  c->curve[i].load_Bps, "latency_ns", c->curve[i].lat_ns));
 	return a;
 }
 

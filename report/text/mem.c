@@ -111,7 +111,12 @@ static void curve(FILE *f, const struct ix_mem_cell *c)
 			fprintf(f, " idle %.0f ns", c->curve[i].lat_ns);
 			continue;
 		}
-		fprintf(f, ", %.1f GB/s %.0f ns", c->curve[i].load_Bps / 1e9, c->curve[i].lat_ns);
+		if (c->curve[i].load_Bps < 1e9)
+			fprintf(f, ", %.0f MB/s %.0f ns", c->curve[i].load_Bps / 1e6,
+				c->curve[i].lat_ns);
+		else
+			fprintf(f, ", %.1f GB/s %.0f ns", c->curve[i].load_Bps / 1e9,
+				c->curve[i].lat_ns);
 	}
 	fputc('\n', f);
 }

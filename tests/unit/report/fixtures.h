@@ -327,8 +327,9 @@ static inline void ix_test_mem_result(struct ix_mem_result *r, struct ix_mem_cel
 	};
 	cells[0].ncurve = 3;
 	cells[0].curve[0] = (struct ix_mem_point){ .lat_ns = 95.5 };
-	cells[0].curve[1] = (struct ix_mem_point){ .delay = 500, .load_Bps = 4e9, .lat_ns = 101 };
-	cells[0].curve[2] = (struct ix_mem_point){ .delay = 0, .load_Bps = 16e9, .lat_ns = 180 };
+	cells[0].curve[1] =
+		(struct ix_mem_point){ .delay_ns = 500, .load_Bps = 4e9, .lat_ns = 101 };
+	cells[0].curve[2] = (struct ix_mem_point){ .delay_ns = 0, .load_Bps = 16e9, .lat_ns = 180 };
 	mem_measured(&cells[1], (const double[]){ 4e9, 2e9, 3e9, 1.5e9 }, 400, 0.5);
 	cells[1].pages =
 		(struct ix_mem_pages){ .page_bytes = 4096, .huge_asked = true, .thp = "never" };

@@ -29,6 +29,8 @@ Test(kern, read_sees_every_word)
 		x ^= b[i];
 	cr_assert_eq(ix_mem_read_pass(b, LEN), x);
 	cr_assert_eq(ix_mem_read_delayed(b, LEN, 3), x, "the delayed read too");
+	cr_assert_gt(ix_mem_pause_ns(), 0, "a pause takes some time");
+	cr_assert_lt(ix_mem_pause_ns(), 1e5, "and not 100 us");
 	b[LEN / 8 - 1] ^= 1; /* the last word counts */
 	cr_assert_eq(ix_mem_read_pass(b, LEN), x ^ 1);
 	free(b);

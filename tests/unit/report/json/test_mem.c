@@ -39,7 +39,7 @@ Test(mem, fields_and_nulls)
 		17e9, 1);
 	cr_assert_eq(json_array_size(json_object_get(c, "loaded")), 3);
 	cr_assert(json_is_null(json_object_get(json_array_get(json_object_get(c, "loaded"), 0),
-					       "delay")),
+					       "delay_ns")),
 		  "the idle point has no delay");
 	adv = json_object_get(cell(j, 1), "advertised");
 	cr_assert_eq(json_integer_value(json_object_get(adv, "class")), 0);
