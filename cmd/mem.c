@@ -81,32 +81,6 @@ static void on_signal(int sig)
 	atomic_store(&interrupted, 1);
 }
 
-static int parse_tests(const char *s, unsigned *out, struct ix_err *err)
-{
-	static const char *const names[] = { "read", "write",   "nt_write",
-					     "copy", "latency", "loaded" };
-
-	*out = 0;
-	while (*s) {
-		size_t len = strcspn(s, ",");
-		unsigned bit = len == 3 && !strncmp(s, "all", 3) ? IX_MEM_T_ALL : 0;
-
-		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-			if (strlen(names[i]) == len && !strncmp(s, names[i], len))
-				bit = 1u << i;
-		if (!bit)
-			return ix_fail(err, IX_EXIT_USAGE,
-				       "--tests: '%.*s' is not one of read, write, nt_write, copy, "
-				       "latency, loaded, all",
-				       (int)len, s);
-		*out |= bit;
-		s += len + (s[len] == ',');
-	}
-	if (!*out)
-		return ix_fail(err, IX_EXIT_USAGE, "--tests: no test named");
-	return 0;
-}
-
 static int params(const struct mem_opts *o, struct ix_mem_params *p, struct ix_err *err)
 {
 	memset(p, 0, sizeof(*p));
@@ -115,8 +89,8 @@ static int params(const struct mem_opts *o, struct ix_mem_params *p, struct ix_e
 		return ix_fail_prefix(err, "--initiators");
 	if (o->nodes && ix_mem_nodelist(o->nodes, &p->targets, err) < 0)
 		return ix_fail_prefix(err, "--nodes");
-	if (o->tests && parse_tests(o->tests, &p->tests, err) < 0)
-		return -1;
+	if (o->tests && ix_mem_tests_parse(o->tests, &p->tests, err) < 0)
+		return ix_fail_prefix(err, "--tests");
 	p->threads = (uint32_t)o->threads;
 	p->buf_bytes = o->size;
 	p->lat_bytes = o->lat_size;

@@ -123,6 +123,9 @@ int ix_mem_nodes(const char *root, struct ix_mem_result *r, struct ix_err *err);
 /* Parse a cpulist ("0-3,8,10-11") into CPU numbers; the count, -1 when
  * malformed or longer than max. */
 int ix_mem_cpulist(const char *s, int *cpus, int max);
+/* Parse a list of tests ("read,latency", "all") into IX_MEM_T_* bits; -1
+ * with err naming the bad one. */
+int ix_mem_tests_parse(const char *s, unsigned *out, struct ix_err *err);
 /* Parse a node list ("0,2-3", "all") into a mask; -1 with err. */
 int ix_mem_nodelist(const char *s, uint64_t *mask, struct ix_err *err);
 

@@ -78,6 +78,32 @@ static bool join(char *out, size_t len, const char *dir, const char *name)
 	return n > 0 && (size_t)n < len;
 }
 
+int ix_mem_tests_parse(const char *s, unsigned *out, struct ix_err *err)
+{
+	static const char *const names[] = { "read", "write",   "nt_write",
+					     "copy", "latency", "loaded" };
+
+	*out = 0;
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		unsigned bit = len == 3 && !strncmp(s, "all", 3) ? IX_MEM_T_ALL : 0;
+
+		for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i]) == len && !strncmp(s, names[i], len))
+				bit = 1u << i;
+		if (!bit)
+			return ix_fail(err, IX_EXIT_USAGE,
+				       "'%.*s' is not one of read, write, nt_write, copy, latency, "
+				       "loaded, all",
+				       (int)len, s);
+		*out |= bit;
+		s += len + (s[len] == ',');
+	}
+	if (!*out)
+		return ix_fail(err, IX_EXIT_USAGE, "no test named");
+	return 0;
+}
+
 /* "MemTotal:" and "MemFree:" of a node's meminfo ("Node 0 MemTotal: 123 kB"). */
 static void read_meminfo(const char *dir, struct ix_mem_node *nd)
 {

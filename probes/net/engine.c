@@ -2,9 +2,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdlib.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <time.h>

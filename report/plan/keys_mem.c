@@ -11,34 +11,6 @@
 #include "report/plan/parse.h"
 #include "report/plan/plan.h"
 
-static const char *const test_names[] = {
-	"read", "write", "nt_write", "copy", "latency", "loaded"
-};
-
-/* "read,latency" into IX_MEM_T_* bits; -1 with the bad name. */
-static int tests(struct ix_plan_parse *ps, const char *v, unsigned *out)
-{
-	*out = 0;
-	while (*v) {
-		size_t len = strcspn(v, ","), i;
-		unsigned bit = len == 3 && !strncmp(v, "all", 3) ? IX_MEM_T_ALL : 0;
-
-		for (i = 0; i < sizeof(test_names) / sizeof(test_names[0]); i++)
-			if (strlen(test_names[i]) == len && !strncmp(v, test_names[i], len))
-				bit = 1u << i;
-		if (!bit)
-			return ix_plan_bad(ps,
-					   "bad value for tests: '%.*s' is not one of read, write, "
-					   "nt_write, copy, latency, loaded, all",
-					   (int)len, v);
-		*out |= bit;
-		v += len + (v[len] == ',');
-	}
-	if (!*out)
-		return ix_plan_bad(ps, "bad value for tests: none named%s", "");
-	return 1;
-}
-
 int ix_plan_mem_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k, const char *v)
 {
 	struct ix_err perr = { 0 };
@@ -54,8 +26,11 @@ int ix_plan_mem_key(struct ix_plan_parse *ps, struct ix_check *c, const char *k,
 			return ix_plan_bad(ps, "bad value for %s: %s", k, perr.msg);
 		return 1;
 	}
-	if (!strcmp(k, "tests"))
-		return tests(ps, v, &c->mem.tests);
+	if (!strcmp(k, "tests")) {
+		if (ix_mem_tests_parse(v, &c->mem.tests, &perr) < 0)
+			return ix_plan_bad(ps, "bad value for tests: %s", perr.msg);
+		return 1;
+	}
 	if (!strcmp(k, "threads")) {
 		if (ix_parse_uint(v, 1, 1024, &u, &perr) < 0)
 			return ix_plan_bad(ps, "bad value for %s: %s", k, perr.msg);

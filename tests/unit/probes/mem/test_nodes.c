@@ -1,5 +1,5 @@
 /* Unit tests for probes/mem/nodes.c: nodes, CPU-less ones and HMAT classes
- * read from a sysfs tree made here; CPU and node lists; measured against
+ * read from a sysfs tree made here; CPU, node and test lists; measured against
  * advertised. */
 #include "config.h"
 
@@ -123,6 +123,25 @@ Test(lists, cpulists_and_nodelists)
 	cr_assert_not_null(strstr(err.msg, "nodes 0 to 63"), "%s", err.msg);
 	cr_assert_eq(ix_mem_nodelist("x", &m, &err), -1);
 	cr_assert_not_null(strstr(err.msg, "'x' is not a list of NUMA nodes"), "%s", err.msg);
+}
+
+/* The tests of --tests and a plan's tests key: one parser for both. */
+Test(lists, tests)
+{
+	unsigned t;
+	struct ix_err err = { 0 };
+
+	cr_assert_eq(ix_mem_tests_parse("read,latency", &t, &err), 0, "%s", err.msg);
+	cr_assert_eq(t, IX_MEM_T_READ | IX_MEM_T_LATENCY);
+	cr_assert_eq(ix_mem_tests_parse("all", &t, &err), 0);
+	cr_assert_eq(t, IX_MEM_T_ALL);
+	cr_assert_eq(ix_mem_tests_parse("nt_write,loaded,", &t, &err), 0);
+	cr_assert_eq(t, IX_MEM_T_NTWRITE | IX_MEM_T_LOADED);
+	cr_assert_eq(ix_mem_tests_parse("read,reads", &t, &err), -1);
+	cr_assert_str_eq(err.msg,
+			 "'reads' is not one of read, write, nt_write, copy, latency, loaded, all");
+	cr_assert_eq(ix_mem_tests_parse("", &t, &err), -1);
+	cr_assert_str_eq(err.msg, "no test named");
 }
 
 /* Ratios against the class that lists the initiator (class 1 before 0);
