@@ -51,8 +51,10 @@ const struct ix_cmd_spec ix_report_spec = {
 	.opts = report_options,
 	.nopts = IX_OPTS_END(report_options),
 	.epilog =
-		"Reads documents saved by 'ixperf run', bw, lat, mesh, incast or gpu with --json.\n"
-		"text: a mesh or incast (alone or in a check of a run) as the command printed it.\n"
+		"Reads documents saved by 'ixperf run', bw, lat, mesh, incast, mem or gpu with "
+		"--json.\n"
+		"text: a mesh, incast or mem (alone or in a check of a run) as the command printed "
+		"it.\n"
 		"json: one input is written back validated; several become a JSON array.\n"
 		"csv: one row per figure: file,key,check,name,value,unit.\n"
 		"html: one input only.\n"
@@ -66,13 +68,14 @@ enum format { FMT_TEXT, FMT_HTML, FMT_JSON, FMT_CSV };
 
 static const char *const format_names[] = { "text", "html", "json", "csv" };
 
-/* A mesh or incast result read back, for its text. */
+/* A mesh, incast, pattern or mem result read back, for its text. */
 struct multi {
 	const char *check; /* the run check holding it; NULL: the document's own result */
-	bool mesh, pattern;
+	bool mesh, pattern, mem;
 	struct ix_mesh_saved m;
 	struct ix_pattern_saved p;
 	struct ix_incast_saved c;
+	struct ix_mem_result mm;
 	char error[IX_ERR_MAX]; /* in a check: why it could not be read back ("" if it was) */
 	json_t *res;            /* the result itself (borrowed from the document) */
 };
@@ -98,6 +101,7 @@ static void clear_input(struct input *in)
 		ix_mesh_saved_free(&in->multi[i].m);
 		ix_incast_saved_free(&in->multi[i].c);
 		ix_pattern_saved_free(&in->multi[i].p);
+		ix_mem_result_free(&in->multi[i].mm);
 	}
 	free(in->multi);
 	if (in->rails)
@@ -132,7 +136,7 @@ static int load_input(struct input *in, const char *path, struct ix_err *err)
 
 static const char *str_or(json_t *o, const char *key, const char *dflt);
 
-/* Read res back when it is a mesh or an incast; 0 when it is neither. A
+/* Read res back when it is a mesh, incast, pattern or mem; 0 when it is none. A
  * check's result that does not read back keeps the reason, for the text:
  * the run's own summary stands without it. */
 static int add_multi(struct input *in, json_t *res, const char *check, struct ix_err *err)
@@ -141,17 +145,19 @@ static int add_multi(struct input *in, json_t *res, const char *check, struct ix
 	struct multi *m;
 
 	if (!kind || (strcmp(kind, "mesh") != 0 && strcmp(kind, "incast") != 0 &&
-		      strcmp(kind, "pattern") != 0))
+		      strcmp(kind, "pattern") != 0 && strcmp(kind, "mem") != 0))
 		return 0;
 	m = &in->multi[in->nmulti];
 	memset(m, 0, sizeof(*m));
 	m->check = check;
 	m->mesh = strcmp(kind, "mesh") == 0;
 	m->pattern = strcmp(kind, "pattern") == 0;
+	m->mem = strcmp(kind, "mem") == 0;
 	m->res = res;
-	if (m->pattern ? ix_json_read_pattern(res, &m->p, err) < 0
-	    : m->mesh  ? ix_json_read_mesh(res, &m->m, err) < 0
-		       : ix_json_read_incast(res, &m->c, err) < 0) {
+	if (m->mem       ? ix_json_read_mem(res, &m->mm, err) < 0
+	    : m->pattern ? ix_json_read_pattern(res, &m->p, err) < 0
+	    : m->mesh    ? ix_json_read_mesh(res, &m->m, err) < 0
+			 : ix_json_read_incast(res, &m->c, err) < 0) {
 		if (!check)
 			return -1;
 		ix_text_safe(err->msg, m->error, sizeof(m->error));
@@ -564,15 +570,18 @@ static void text_trend(FILE *f, const struct input *in, const struct input *hist
 		fprintf(f, "  (no check of this run is in the earlier ones)\n");
 }
 
-/* A mesh or incast as its command printed it. */
+/* A mesh, incast, pattern or mem as its command printed it. */
 static void text_multi(FILE *f, const struct multi *m, const struct ix_unit_choice *u)
 {
 	if (m->error[0])
 		fprintf(f, "  the %s result cannot be shown: %s\n",
-			m->pattern ? "pattern"
-			: m->mesh  ? "mesh"
-				   : "incast",
+			m->mem       ? "mem"
+			: m->pattern ? "pattern"
+			: m->mesh    ? "mesh"
+				     : "incast",
 			m->error);
+	else if (m->mem)
+		ix_text_mem(f, &m->mm);
 	else if (m->pattern)
 		ix_text_pattern(f, &m->p.r, u);
 	else if (m->mesh)

@@ -12,8 +12,8 @@ top=$(pwd)
 
 PKGS=(build-essential autoconf automake libtool pkg-config
 	libjansson-dev libibverbs-dev libpcap-dev libncurses-dev libcurl4-openssl-dev
-	libinih-dev libnuma-dev libcriterion-dev libssl-dev liblldpctl-dev lldpd nftables
-	iproute2 ethtool jq bc clang-format procps python3-jsonschema stress-ng mbw sysbench numactl
+	libinih-dev libnuma-dev libcxl-dev libcriterion-dev libssl-dev liblldpctl-dev lldpd nftables
+	iproute2 ethtool jq bc clang-format procps python3-jsonschema stress-ng mbw sysbench numactl ndctl
 	chromium prometheus prometheus-pushgateway curl python3 tmux tshark
 	qemu-system-x86 busybox-static perftest clang libclang-rt-14-dev
 	libpmix-dev openmpi-bin slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -239,6 +240,90 @@ static void read_link(struct ix_pci *p, const char *root, struct ix_pci_dev *d)
 	l->max_gen = ix_pcie_gen(l->max_speed_gts);
 	l->bps = ix_pcie_bps(l->speed_gts, l->width);
 	l->max_bps = ix_pcie_bps(l->max_speed_gts, l->max_width);
+}
+
+#define CFG_READ     256  /* the capability list lives in the first 256 bytes */
+#define CFG_CAP_PTR  0x34 /* the first capability */
+#define CFG_CAP_MIN  0x40 /* capabilities sit past the header */
+#define CFG_CAP_HOPS 48   /* (256 - 64) / 4: more is a loop */
+#define CAP_PCIE     0x10
+#define PCIE_LNKCAP2 0x2c
+#define PCIE_LNKSTA2 0x32
+
+int ix_pci_retimers(const uint8_t *cfg, size_t n, bool *detect)
+{
+	size_t cap = 0;
+	uint32_t lnkcap2;
+	unsigned lnksta2;
+
+	*detect = false;
+	if (n < CFG_CAP_MIN || !(cfg[0x06] & 0x10)) /* Status: capabilities list */
+		return -1;
+	for (size_t at = cfg[CFG_CAP_PTR] & 0xfc, hop = 0; hop < CFG_CAP_HOPS; hop++) {
+		if (at < CFG_CAP_MIN || at + 2 > n)
+			return -1;
+		if (cfg[at] == CAP_PCIE) {
+			cap = at;
+			break;
+		}
+		at = cfg[at + 1] & 0xfc;
+	}
+	if (!cap || cap + PCIE_LNKSTA2 + 2 > n || (cfg[cap + 2] & 0x0f) < 2)
+		return -1;
+	lnkcap2 = (uint32_t)cfg[cap + PCIE_LNKCAP2] | (uint32_t)cfg[cap + PCIE_LNKCAP2 + 1] << 8 |
+		  (uint32_t)cfg[cap + PCIE_LNKCAP2 + 2] << 16 |
+		  (uint32_t)cfg[cap + PCIE_LNKCAP2 + 3] << 24;
+	lnksta2 = (unsigned)cfg[cap + PCIE_LNKSTA2] | (unsigned)cfg[cap + PCIE_LNKSTA2 + 1] << 8;
+	if (!(lnkcap2 & 1u << 23))
+		return 0;
+	*detect = true;
+	if ((lnkcap2 & 1u << 24) && (lnksta2 & 1u << 7))
+		return 2;
+	return lnksta2 & 1u << 6 ? 1 : 0;
+}
+
+/* What d says of the retimers on its link: -1 where its config space does
+ * not tell or it cannot detect them; *cut where that is because fewer
+ * bytes than its PCI Express capability needs could be read. */
+static int read_retimers(const char *root, const struct ix_pci_dev *d, bool *cut)
+{
+	char path[PATH_MAX];
+	uint8_t cfg[CFG_READ];
+	size_t n = 0;
+	bool detect;
+	int fd, r;
+
+	*cut = false;
+	if (!attr(path, sizeof(path), root, d->bdf, "config") ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while (n < sizeof(cfg)) {
+		ssize_t got = read(fd, cfg + n, sizeof(cfg) - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	r = ix_pci_retimers(cfg, n, &detect);
+	*cut = r < 0 && n < sizeof(cfg);
+	return detect ? r : -1;
+}
+
+/* Each link's retimers: what either end reports. */
+static void link_retimers(struct ix_pci *p, const int *own)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		struct ix_pci_link *l = &p->v[i].link;
+		int other = ix_pci_link_partner(p, i), r = own[i];
+
+		if (other >= 0 && own[other] > r)
+			r = own[other];
+		l->retimers_known = r >= 0;
+		l->retimers = r >= 0 ? r : 0;
+	}
 }
 
 /* "TOTAL_ERR_COR 17" among the lines of an aer_dev_* file. */
@@ -549,6 +634,8 @@ static int collect(struct ix_pci *p, const char *root, char (**parents)[IX_PCI_B
 int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 {
 	char(*parents)[IX_PCI_BDF_LEN] = NULL;
+	int *own;
+	size_t cut = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (collect(out, root, &parents, err) < 0) {
@@ -579,8 +666,15 @@ int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 		}
 		free(tmp);
 	}
+	own = calloc(out->n + 1, sizeof(*own));
+	if (!own) {
+		free(parents);
+		ix_pci_free(out);
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	}
 	for (size_t i = 0; i < out->n; i++) {
 		struct ix_pci_dev *d = &out->v[i];
+		bool short_read;
 
 		d->parent = parents[i][0] ? ix_pci_find(out, parents[i]) : -1;
 		if (parents[i][0] && d->parent < 0)
@@ -589,6 +683,8 @@ int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 		read_ids(out, root, d);
 		read_link(out, root, d);
 		read_aer(root, d);
+		own[i] = read_retimers(root, d, &short_read);
+		cut += short_read && d->link.present; /* one without a link has none */
 		d->nnetdevs = list_names(root, d->bdf, "net", d->netdevs);
 		d->nrdma = list_names(root, d->bdf, "infiniband", d->rdma);
 		d->type = endpoint_type(d);
@@ -596,5 +692,13 @@ int ix_pci_read(const char *root, struct ix_pci *out, struct ix_err *err)
 	free(parents);
 	classify_bridges(out);
 	expected_links(out);
+	link_retimers(out, own);
+	free(own);
+	if (cut)
+		ix_pci_note(out,
+			    "%zu PCI function(s) gave only part of their config space (without "
+			    "root, its first 64 bytes): whether retimers sit on their links is "
+			    "unknown",
+			    cut);
 	return 0;
 }

@@ -2,7 +2,8 @@
  * The PCI tree from sysfs: every function under ROOT/sys/bus/pci/devices,
  * its place in the tree (from the real path of its directory), what it is
  * (GPU, NIC, NVMe, CXL, root port, switch port), its link as trained and
- * as capable at both ends, and its AER counters.
+ * as capable at both ends, the retimers on it (from the config space),
+ * and its AER counters.
  */
 #ifndef IX_PCI_H
 #define IX_PCI_H
@@ -37,6 +38,12 @@ struct ix_pci_link {
 	 * device's capability); a link at a GPU that is only slower, not
 	 * narrower, is idle_slow instead: GPUs slow their link when idle. */
 	bool downtrained, idle_slow;
+	/* Retimers on the link, as either end reports them in its PCIe Link
+	 * Status 2 register: 0 to 2 where retimers_known, which takes an end
+	 * that can detect them and whose config space was read past its first
+	 * 64 bytes (only root can). */
+	bool retimers_known;
+	int retimers;
 };
 
 #define IX_PCI_NAMES 8 /* netdevs or RDMA devices kept per function */
@@ -115,6 +122,16 @@ const char *ix_pci_type_name(enum ix_pci_type t);
  * else's the function above it; ix_pci_read judges every link so. */
 void ix_pci_judge_link(struct ix_pci_link *l, const struct ix_pci_link *partner,
 		       bool device_is_gpu);
+/* The retimers a function reports on its link, from the n bytes of its
+ * config space in cfg (sysfs's "config" file): 0, 1 or 2 from Link Status
+ * 2 (bits 6 and 7), with *detect set where Link Capabilities 2 says the
+ * function can detect them (bits 23 and 24; one that cannot reports 0).
+ * -1 where the bytes do not tell: fewer than the PCI Express capability
+ * needs (64 are read without root), no capability list, no PCI Express
+ * capability in it (a list that loops or leaves the bytes ends the walk),
+ * or one of version 1, which has no Link Status 2. */
+int ix_pci_retimers(const uint8_t *cfg, size_t n, bool *detect);
+
 /* The function at the other end of function i's link: a root or switch
  * downstream port's link goes to the function below it (the first that
  * shows a link: the functions of one device share it), anything else's to

@@ -19,9 +19,10 @@ const char *ix_path_name(enum ix_path p)
 
 const char *ix_finding_name(enum ix_finding_kind k)
 {
-	static const char *const names[] = { "pcie_downtrained", "rdma_port_state", "mtu_mismatch",
-					     "numa_far", "aer" };
-	return k <= IX_FIND_AER ? names[k] : "?";
+	static const char *const names[] = {
+		"pcie_downtrained", "rdma_port_state", "mtu_mismatch", "numa_far", "aer", "cxl"
+	};
+	return k <= IX_FIND_CXL ? names[k] : "?";
 }
 
 static int numa_cmp(const void *a, const void *b)
@@ -87,6 +88,9 @@ static void read_numa(const char *root, struct ix_topo *t)
 		snprintf(path, sizeof(path), "%s/%.255s/cpulist", dir_path, e->d_name);
 		if (ix_sysfs_read(path, nd->cpus, sizeof(nd->cpus)) < 0)
 			nd->cpus[0] = '\0';
+		snprintf(path, sizeof(path), "%s/%.255s", dir_path, e->d_name);
+		ix_hmat_read(path, 0, &nd->access[0]);
+		ix_hmat_read(path, 1, &nd->access[1]);
 		snprintf(path, sizeof(path), "%s/%.255s/meminfo", dir_path, e->d_name);
 		if (!(f = fopen(path, "r")))
 			continue;
@@ -222,34 +226,16 @@ static void read_ports(const char *root, struct ix_topo *t)
 	}
 }
 
+/* The CXL bus: through libcxl on the live system, from the memory
+ * devices' own directories in a saved tree. */
 static void read_cxl(const char *root, struct ix_topo *t)
 {
-	char dir_path[2048];
-	struct dirent *e;
-	DIR *dir;
-
-	if (!ix_sysfs_path(dir_path, sizeof(dir_path), root, "/sys/bus/cxl/devices") ||
-	    !(dir = opendir(dir_path)))
-		return;
-	while ((e = readdir(dir))) {
-		char path[PATH_MAX];
-		struct ix_cxl_dev *v, *c;
-		long node;
-
-		if (strncmp(e->d_name, "mem", 3) != 0)
-			continue;
-		v = realloc(t->cxl, (t->ncxl + 1) * sizeof(*v));
-		if (!v)
-			break;
-		t->cxl = v;
-		c = &v[t->ncxl++];
-		snprintf(c->name, sizeof(c->name), "%.31s", e->d_name);
-		snprintf(path, sizeof(path), "%s/%.255s", dir_path, e->d_name);
-		c->pci = pci_of(root, &t->pci, path);
-		snprintf(path, sizeof(path), "%s/%.255s/numa_node", dir_path, e->d_name);
-		c->numa_node = ix_sysfs_read_long(path, &node) == 0 && node >= 0 ? (int)node : -1;
-	}
-	closedir(dir);
+	if (!root || !*root)
+		ix_cxl_read_live(root ? root : "", &t->cxl);
+	else
+		ix_cxl_read_tree(root, &t->cxl);
+	for (size_t i = 0; i < t->cxl.nmemdevs; i++)
+		t->cxl.memdevs[i].pci = ix_pci_find(&t->pci, t->cxl.memdevs[i].host);
 }
 
 int ix_topo_numa(const struct ix_topo *t, int pci)
@@ -370,7 +356,7 @@ void ix_topo_free(struct ix_topo *t)
 	free(t->numa);
 	free(t->ifaces);
 	free(t->ports);
-	free(t->cxl);
+	ix_cxl_free(&t->cxl);
 	free(t->path_dev);
 	free(t->paths);
 	free(t->findings);

@@ -1,7 +1,7 @@
 /*
  * The machine as the fabric sees it: the PCI tree (probes/host/pci.h), NUMA
- * nodes, network interfaces, RDMA ports with their GIDs, CXL memory
- * devices; the GPU/NIC path matrix in nvidia-smi's terms; and findings:
+ * nodes with the HMAT figures, network interfaces, RDMA ports with their
+ * GIDs, the CXL bus (probes/host/cxl.h); the GPU/NIC path matrix in nvidia-smi's terms; and findings:
  * what is mis-built or unhealthy, one sentence each.
  */
 #ifndef IX_TOPO_H
@@ -12,6 +12,8 @@
 #include <stdint.h>
 
 #include "probes/core/err.h"
+#include "probes/host/cxl.h"
+#include "probes/host/hmat.h"
 #include "probes/host/links.h"
 #include "probes/host/pci.h"
 
@@ -24,6 +26,7 @@ struct ix_numa_node {
 	 * (/proc/driver/nvidia/gpus/BDF/numa_status); "" for a socket's
 	 * memory or a CXL expander. */
 	char gpu[IX_PCI_BDF_LEN];
+	struct ix_hmat access[2]; /* what the firmware advertises (HMAT classes 0, 1) */
 };
 
 #define IX_TOPO_GIDS 16
@@ -48,12 +51,6 @@ struct ix_iface {
 	int pci; /* the PCI function under it, or -1 */
 };
 
-struct ix_cxl_dev {
-	char name[32];
-	int pci;
-	int numa_node; /* -1 when unknown */
-};
-
 /* Path classes, nearest first, as nvidia-smi topo -m names them. */
 enum ix_path {
 	IX_PATH_SELF, /* X */
@@ -73,6 +70,7 @@ enum ix_finding_kind {
 	IX_FIND_MTU,
 	IX_FIND_NUMA_FAR,
 	IX_FIND_AER,
+	IX_FIND_CXL, /* a CXL memory device's link protocols, setup, regions */
 };
 
 struct ix_finding {
@@ -91,9 +89,8 @@ struct ix_topo {
 	size_t nifaces;
 	struct ix_rdma_port *ports;
 	size_t nports;
-	struct ix_cxl_dev *cxl;
-	size_t ncxl;
-	int *path_dev; /* PCI indexes of the matrix: GPUs, then NICs */
+	struct ix_cxl cxl; /* the CXL bus; its memory devices' pci set to their functions */
+	int *path_dev;     /* PCI indexes of the matrix: GPUs, then NICs */
 	size_t npath;
 	size_t ngpus;
 	uint8_t *paths; /* npath x npath enum ix_path */

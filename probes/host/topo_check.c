@@ -70,10 +70,23 @@ static void check_links(struct ix_topo *t)
 	}
 }
 
+/* Where the link's Link Status 2 says retimers sit on it, they are
+ * suspects too: "; a retimer sits on this link (...)", else "". */
+static const char *retimer_suspect(const struct ix_pci_link *l)
+{
+	if (!l->retimers_known || l->retimers <= 0)
+		return "";
+	return l->retimers == 1 ? "; a retimer sits on this link (PCIe Link Status 2): a suspect "
+				  "beside the device and its slot"
+				: "; 2 retimers sit on this link (PCIe Link Status 2): suspects "
+				  "beside the device and its slot";
+}
+
 static void check_aer(struct ix_topo *t)
 {
 	for (size_t i = 0; i < t->pci.n; i++) {
 		const struct ix_pci_dev *d = &t->pci.v[i];
+		const char *rt = retimer_suspect(&d->link);
 		char w[128];
 
 		if (!d->aer_known || !(d->aer_cor || d->aer_nonfatal || d->aer_fatal))
@@ -82,9 +95,13 @@ static void check_aer(struct ix_topo *t)
 		if (d->aer_nonfatal || d->aer_fatal)
 			add(t, IX_FIND_AER, true, d->bdf,
 			    "%s (%s) reported %llu non-fatal and %llu fatal uncorrectable PCIe "
-			    "errors (and %llu correctable) since boot.",
+			    "errors (and %llu correctable) since boot%s.",
 			    d->bdf, w, (unsigned long long)d->aer_nonfatal,
-			    (unsigned long long)d->aer_fatal, (unsigned long long)d->aer_cor);
+			    (unsigned long long)d->aer_fatal, (unsigned long long)d->aer_cor, rt);
+		else if (rt[0])
+			add(t, IX_FIND_AER, false, d->bdf,
+			    "%s (%s) reported %llu correctable PCIe errors since boot%s.", d->bdf,
+			    w, (unsigned long long)d->aer_cor, rt);
 		else
 			add(t, IX_FIND_AER, false, d->bdf,
 			    "%s (%s) reported %llu correctable PCIe errors since boot: a marginal "
@@ -187,8 +204,37 @@ static void check_numa(const char *root, struct ix_topo *t)
 	}
 }
 
+/* CXL memory devices: the protocols their links trained with (a link at
+ * PCIe only leaves the memory unreachable), a device the driver did not
+ * enable or that has no endpoint port (no decoders), a region not
+ * committed. Their PCIe links are judged with every other link. */
+static void check_cxl(struct ix_topo *t)
+{
+	const struct ix_cxl *c = &t->cxl;
+	char issue[384];
+
+	for (size_t i = 0; i < c->nmemdevs; i++) {
+		const struct ix_cxl_memdev *m = &c->memdevs[i];
+
+		if (ix_cxl_link_issue(m, issue, sizeof(issue)))
+			add(t, IX_FIND_CXL, true, m->name, "CXL memory device %s.", issue);
+		else if (c->tree && (!m->enabled || m->endpoint < 0))
+			add(t, IX_FIND_CXL, false, m->name,
+			    "CXL memory device %s (%s) %s: its decoders and memory are not set "
+			    "up (cxl_mem not loaded, or no CXL port path to a root).",
+			    m->name, m->host,
+			    !m->enabled ? "is not enabled" : "has no endpoint port");
+	}
+	for (size_t i = 0; i < c->nregions; i++)
+		if (!c->regions[i].committed)
+			add(t, IX_FIND_CXL, false, c->regions[i].name,
+			    "CXL region %s (of %s) is not committed: its memory is not decoded.",
+			    c->regions[i].name, c->regions[i].decoder);
+}
+
 void ix_topo_check(const char *root, struct ix_topo *t)
 {
+	check_cxl(t);
 	check_links(t);
 	check_ports(t);
 	check_numa(root, t);

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "probes/core/err.h"
+#include "probes/host/hmat.h"
 
 #define IX_MEM_MAX_NODES 64 /* node ids 0..63 */
 #define IX_MEM_CURVE_MAX 10 /* loaded-latency points: idle, then 9 loads */
@@ -38,23 +39,13 @@ enum {
 	IX_MEM_T_ALL = (1u << 6) - 1,
 };
 
-/* One HMAT access class of a memory target, as
- * /sys/devices/system/node/nodeN/accessC/initiators/ shows it: the
- * figures of the best initiators (class 0: any, class 1: CPUs only). */
-struct ix_mem_hmat {
-	bool present;
-	uint64_t read_mbps, write_mbps; /* MB/s; 0 = not given */
-	uint64_t read_ns, write_ns;     /* 0 = not given */
-	uint64_t initiators;            /* bit n: node n is one of them */
-};
-
 struct ix_mem_node {
 	int id;
 	char cpus[256]; /* cpulist; "" for a CPU-less node */
 	uint32_t ncpus;
 	bool mem_known;
 	uint64_t mem_bytes, free_bytes;
-	struct ix_mem_hmat access[2];
+	struct ix_hmat access[2]; /* HMAT classes 0 and 1 */
 };
 
 /* What backed a latency buffer. */

@@ -126,43 +126,6 @@ static void read_meminfo(const char *dir, struct ix_mem_node *nd)
 	fclose(f);
 }
 
-static uint64_t read_u64(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	long v;
-
-	return join(path, sizeof(path), dir, name) && ix_sysfs_read_long(path, &v) == 0 && v > 0
-		       ? (uint64_t)v
-		       : 0;
-}
-
-/* accessC/initiators: the figures, and nodeN entries naming the
- * initiators that have them. */
-static void read_access(const char *dir, int c, struct ix_mem_hmat *h)
-{
-	char path[PATH_MAX], rel[32];
-	struct dirent *e;
-	DIR *d;
-
-	snprintf(rel, sizeof(rel), "access%d/initiators", c);
-	if (!join(path, sizeof(path), dir, rel) || !(d = opendir(path)))
-		return;
-	h->present = true;
-	h->read_mbps = read_u64(path, "read_bandwidth");
-	h->write_mbps = read_u64(path, "write_bandwidth");
-	h->read_ns = read_u64(path, "read_latency");
-	h->write_ns = read_u64(path, "write_latency");
-	while ((e = readdir(d))) {
-		char *end;
-		long id = strtol(e->d_name + 4, &end, 10);
-
-		if (!strncmp(e->d_name, "node", 4) && end != e->d_name + 4 && !*end && id >= 0 &&
-		    id < IX_MEM_MAX_NODES)
-			h->initiators |= 1ull << id;
-	}
-	closedir(d);
-}
-
 static int node_cmp(const void *a, const void *b)
 {
 	return ((const struct ix_mem_node *)a)->id - ((const struct ix_mem_node *)b)->id;
@@ -201,8 +164,8 @@ int ix_mem_nodes(const char *root, struct ix_mem_result *r, struct ix_err *err)
 		n = ix_mem_cpulist(nd->cpus, cpus, 1024);
 		nd->ncpus = n > 0 ? (uint32_t)n : 0;
 		read_meminfo(dir, nd);
-		read_access(dir, 0, &nd->access[0]);
-		read_access(dir, 1, &nd->access[1]);
+		ix_hmat_read(dir, 0, &nd->access[0]);
+		ix_hmat_read(dir, 1, &nd->access[1]);
 	}
 	closedir(d);
 	if (!r->nnodes)
@@ -231,7 +194,7 @@ void ix_mem_compare(struct ix_mem_result *r)
 	for (uint32_t i = 0; i < r->ncells; i++) {
 		struct ix_mem_cell *c = &r->cells[i];
 		const struct ix_mem_node *t = ix_mem_node(r, c->target);
-		const struct ix_mem_hmat *h = NULL;
+		const struct ix_hmat *h = NULL;
 		double wr;
 
 		c->hmat_class = -1;

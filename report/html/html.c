@@ -524,9 +524,10 @@ static bool check_section(FILE *f, const struct hcheck *c, size_t i, int *mesh_i
 				ix_html_coll(f, r);
 			else if (!strcmp(p, "mem"))
 				ix_html_mem(f, r);
-			else if (!strcmp(p, "topo"))
+			else if (!strcmp(p, "topo")) {
 				ix_html_topo_tree(f, r);
-			else if (!strcmp(p, "ib_fabric"))
+				ix_html_memory(f, r);
+			} else if (!strcmp(p, "ib_fabric"))
 				ix_html_ibfab(f, r);
 		}
 	}

@@ -102,6 +102,9 @@ void ix_html_fleet(FILE *f, json_t *fleet);
 /* An "ib_fabric" result (ibfab.c): its findings, its switches in tiers
  * with each cable coloured by what was found on it, and its cables. */
 void ix_html_ibfab(FILE *f, json_t *result);
+/* The memory side of a "topo" result (cxl.c): NUMA nodes with their HMAT
+ * figures, CXL memory devices with both ends' protocols, CXL regions. */
+void ix_html_memory(FILE *f, json_t *topo);
 /* The server's tree as an SVG (topotree.c), from a "topo" result. */
 void ix_html_topo_tree(FILE *f, json_t *topo);
 /* The colour scale: 256 entries, dark to light, readable in grey. */

@@ -132,5 +132,6 @@ void ix_html_topo(FILE *f, json_t *run)
 	ix_html_topo_tree(f, topo);
 	matrix(f, json_object_get(topo, "paths"));
 	links(f, topo);
+	ix_html_memory(f, topo);
 	fputs("</section>\n", f);
 }

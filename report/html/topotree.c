@@ -38,10 +38,16 @@ static void row(FILE *f, const struct ix_tree *tr, size_t i, int y)
 	if (n->parent >= 0)
 		fprintf(f, "<path d=\"M%d,%dV%dH%d\" fill=\"none\" stroke=\"#aaa\"/>",
 			x - INDENT + 4, y - ROW + 6, y, x - 2);
-	if (n->has_link)
-		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\"%s>Gen%d x%d</text>", LINK_X, y + 4,
+	if (n->has_link) {
+		fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\"%s>", LINK_X, y + 4,
 			health_colour(n->health),
-			n->health == IX_TREE_BAD ? " font-weight=\"bold\"" : "", n->gen, n->width);
+			n->health == IX_TREE_BAD ? " font-weight=\"bold\"" : "");
+		ix_html_esc(f, n->link);
+		if (n->retimers)
+			fprintf(f, "<title>%d retimer%s on this link (PCIe Link Status 2)</title>",
+				n->retimers, n->retimers > 1 ? "s" : "");
+		fputs("</text>", f);
+	}
 	fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"4\" fill=\"%s\"/>", x + 2, y, health_colour(h));
 	fprintf(f, "<text x=\"%d\" y=\"%d\"><tspan font-weight=\"bold\">", x + 10, y + 4);
 	ix_html_esc(f, n->name);

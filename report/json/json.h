@@ -118,6 +118,16 @@ json_t *ix_json_talkers(const struct ix_talkers_view *v);
 /* The "topo" result: numa, pci, interfaces, rdma, cxl, paths, findings, notes. */
 json_t *ix_json_topo(const struct ix_topo *t);
 
+/* ---- cxl.c ---- */
+
+/* The memory devices of the CXL bus ("cxl"): name, pci, port, numa_node,
+ * firmware, serial, ram_bytes, pmem_bytes, enabled, endpoint, flexbus
+ * (device and port: capable, enabled, flit68), issue. */
+json_t *ix_json_cxl_memdevs(const struct ix_topo *t);
+/* The bus as libcxl read it ("cxl_bus"): read, note, ports, decoders,
+ * regions. */
+json_t *ix_json_cxl_bus(const struct ix_cxl *c);
+
 /* ---- ibfab.c ---- */
 
 /* The "ib_fabric" result: via, reads (1 or 2), switches, adapters, links,
@@ -154,5 +164,7 @@ json_t *ix_json_coll(const struct ix_coll_result *r);
 /* The "mem" result: params, nodes (with HMAT), cells (figures, advertised
  * beside, pages, curve), slow pairs. */
 json_t *ix_json_mem(const struct ix_mem_result *r);
+/* One HMAT access class (the schema's mem_hmat): null when not shown. */
+json_t *ix_json_hmat(const struct ix_hmat *h);
 
 #endif

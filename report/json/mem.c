@@ -26,7 +26,7 @@ static json_t *node_list(uint64_t mask)
 	return a;
 }
 
-static json_t *hmat_json(const struct ix_mem_hmat *h)
+json_t *ix_json_hmat(const struct ix_hmat *h)
 {
 	if (!h->present)
 		return json_null();
@@ -44,7 +44,7 @@ static json_t *node_json(const struct ix_mem_node *n)
 		n->ncpus ? ix_json_string_lossy(n->cpus) : json_null(), "ncpus", (int)n->ncpus,
 		"memory_bytes", n->mem_known ? json_integer((json_int_t)n->mem_bytes) : json_null(),
 		"free_bytes", n->mem_known ? json_integer((json_int_t)n->free_bytes) : json_null(),
-		"hmat", hmat_json(&n->access[0]), hmat_json(&n->access[1]));
+		"hmat", ix_json_hmat(&n->access[0]), ix_json_hmat(&n->access[1]));
 }
 
 static json_t *bw_json(const struct ix_mem_cell *c)

@@ -20,6 +20,7 @@
 #include "probes/core/wirefig.h"
 #include "probes/host/topo.h"
 #include "probes/ibfab/ibfab.h"
+#include "probes/mem/mem.h"
 
 /* A mesh result read back and what it owns. */
 struct ix_mesh_saved {
@@ -92,5 +93,10 @@ int ix_json_read_wire(json_t *w, struct ix_wire_figures *out, struct ix_err *err
  * as an agent's reply is (read_fleet.c), the odd ones out computed again.
  * On failure *out is empty. Free it with ix_fleet_free. */
 int ix_json_read_fleet(json_t *fleet, struct ix_fleet_result *out, struct ix_err *err);
+
+/* A "mem" result ('ixperf mem --json') back into its struct, for the text
+ * of ixperf mem (read_mem.c): nodes, pairs, curves and the comparison with
+ * HMAT as saved. On failure *out is empty. Free it with ix_mem_result_free. */
+int ix_json_read_mem(json_t *res, struct ix_mem_result *out, struct ix_err *err);
 
 #endif

@@ -1,8 +1,8 @@
 /* A saved topology (a run's "topology", the result of 'ixperf topo --json')
  * read back into struct ix_topo, as much as the server's tree needs
  * (report/model/topotree.h): the PCI functions with their place, kind,
- * links, AER counts and names, the NUMA nodes, and the interfaces and
- * RDMA ports with their states. Every member is checked; a malformed one
+ * links (with their retimers), AER counts and names, the NUMA nodes, and
+ * the interfaces and RDMA ports with their states. Every member is checked; a malformed one
  * is an error naming it ("topology.pci[3].link.gen is -1, ..."). */
 #include "config.h"
 
@@ -54,6 +54,8 @@ static int small(json_t *o, const char *where, const char *key, int *out, struct
 static int read_link(json_t *o, const char *where, struct ix_pci_link *l, struct ix_err *err)
 {
 	char at[96];
+	json_t *rt;
+	double n;
 
 	snprintf(at, sizeof(at), "%s.link", where);
 	l->present = true;
@@ -69,6 +71,17 @@ static int read_link(json_t *o, const char *where, struct ix_pci_link *l, struct
 	    ix_member_num(o, at, "max_bps", IX_MEMBER_REQUIRED, 0, 1e15, &l->max_bps, err) < 0 ||
 	    ix_member_bool(o, at, "downtrained", &l->downtrained, err) < 0)
 		return -1;
+	/* Documents older than the retimers' member lack it: not known. */
+	rt = json_object_get(o, "retimers");
+	if (rt && !json_is_null(rt)) {
+		if (ix_member_num(o, at, "retimers", IX_MEMBER_REQUIRED, 0, 2, &n, err) < 0)
+			return -1;
+		if (n != (int)n)
+			return ix_fail(err, IX_EXIT_FAIL, "%s.retimers is %g, not a whole number",
+				       at, n);
+		l->retimers = (int)n;
+		l->retimers_known = true;
+	}
 	return 0;
 }
 
@@ -289,13 +302,95 @@ static int read_ports(json_t *topo, struct ix_topo *t, struct ix_err *err)
 	return 0;
 }
 
+/* "mem" "io" "cache" of a Flex Bus member's list into bits. */
+static int read_protocols(json_t *o, const char *at, const char *key, uint16_t *bits,
+			  struct ix_err *err)
+{
+	json_t *a, *v;
+	size_t i;
+
+	*bits = 0;
+	if (ix_member_array(o, at, key, 8, &a, err) < 0)
+		return -1;
+	json_array_foreach(a, i, v)
+	{
+		const char *s = json_string_value(v);
+
+		if (s && !strcmp(s, "mem"))
+			*bits |= IX_FLEXBUS_MEM;
+		else if (s && !strcmp(s, "io"))
+			*bits |= IX_FLEXBUS_IO;
+		else if (s && !strcmp(s, "cache"))
+			*bits |= IX_FLEXBUS_CACHE;
+		else
+			return ix_fail(err, IX_EXIT_FAIL,
+				       "%s.%s[%zu] is not a CXL protocol (mem, io or cache)", at,
+				       key, i);
+	}
+	return 0;
+}
+
+static int read_flexbus(json_t *fb, const char *at, const char *end, struct ix_cxl_flexbus *out,
+			struct ix_err *err)
+{
+	json_t *o = fb ? json_object_get(fb, end) : NULL;
+	char where[96];
+
+	memset(out, 0, sizeof(*out));
+	if (!o || json_is_null(o))
+		return 0;
+	snprintf(where, sizeof(where), "%s.flexbus.%s", at, end);
+	if (!json_is_object(o))
+		return ix_member_bad_type(err, where, "", "an object", o);
+	out->known = true;
+	return read_protocols(o, where, "capable", &out->cap, err) < 0 ||
+			       read_protocols(o, where, "enabled", &out->status, err) < 0
+		       ? -1
+		       : 0;
+}
+
+/* The CXL memory devices: what the tree shows of them. */
+static int read_cxl(json_t *topo, struct ix_topo *t, struct ix_err *err)
+{
+	json_t *a, *o;
+	size_t i;
+	char at[48];
+
+	if (ix_member_array(topo, "topology", "cxl", 4096, &a, err) < 0)
+		return -1;
+	if (!(t->cxl.memdevs = calloc(json_array_size(a) + 1, sizeof(*t->cxl.memdevs))))
+		return ix_fail(err, IX_EXIT_FAIL, "out of memory");
+	json_array_foreach(a, i, o)
+	{
+		struct ix_cxl_memdev *m = &t->cxl.memdevs[i];
+		json_t *fb = json_is_object(o) ? json_object_get(o, "flexbus") : NULL;
+
+		snprintf(at, sizeof(at), "topology.cxl[%zu]", i);
+		m->endpoint = -1;
+		if (ix_member_text(o, at, "name", IX_MEMBER_REQUIRED, m->name, sizeof(m->name),
+				   err) < 0 ||
+		    ix_member_text(o, at, "pci", IX_MEMBER_NULLABLE, m->host, sizeof(m->host),
+				   err) < 0 ||
+		    ix_member_text(o, at, "port", IX_MEMBER_NULLABLE, m->port, sizeof(m->port),
+				   err) < 0 ||
+		    ix_member_text(o, at, "firmware", IX_MEMBER_NULLABLE, m->firmware,
+				   sizeof(m->firmware), err) < 0 ||
+		    read_flexbus(fb, at, "device", &m->dev_fb, err) < 0 ||
+		    read_flexbus(fb, at, "port", &m->port_fb, err) < 0)
+			return -1;
+		m->pci = ix_pci_find(&t->pci, m->host);
+		t->cxl.nmemdevs = i + 1;
+	}
+	return 0;
+}
+
 int ix_json_read_topo(json_t *topo, struct ix_topo *out, struct ix_err *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (!json_is_object(topo))
 		return ix_member_bad_type(err, "topology", "", "an object", topo);
 	if (read_pci(topo, out, err) < 0 || read_numa(topo, out, err) < 0 ||
-	    read_ports(topo, out, err) < 0) {
+	    read_ports(topo, out, err) < 0 || read_cxl(topo, out, err) < 0) {
 		ix_topo_free(out);
 		return -1;
 	}

@@ -20,11 +20,12 @@ static json_t *link_json(const struct ix_pci_link *l)
 {
 	if (!l->present)
 		return json_null();
-	return json_pack("{s:f,s:i,s:i,s:f,s:i,s:i,s:f,s:f,s:b,s:i,s:i}", "speed_gts", l->speed_gts,
-			 "gen", l->gen, "width", l->width, "max_speed_gts", l->max_speed_gts,
-			 "max_gen", l->max_gen, "max_width", l->max_width, "bps", l->bps, "max_bps",
-			 l->max_bps, "downtrained", l->downtrained, "expected_gen", l->expected_gen,
-			 "expected_width", l->expected_width);
+	return json_pack("{s:f,s:i,s:i,s:f,s:i,s:i,s:f,s:f,s:b,s:i,s:i,s:o}", "speed_gts",
+			 l->speed_gts, "gen", l->gen, "width", l->width, "max_speed_gts",
+			 l->max_speed_gts, "max_gen", l->max_gen, "max_width", l->max_width, "bps",
+			 l->bps, "max_bps", l->max_bps, "downtrained", l->downtrained,
+			 "expected_gen", l->expected_gen, "expected_width", l->expected_width,
+			 "retimers", l->retimers_known ? json_integer(l->retimers) : json_null());
 }
 
 static json_t *names_json(char names[][32], size_t n)
@@ -76,12 +77,13 @@ static json_t *numa_json(const struct ix_topo *t)
 		const struct ix_numa_node *n = &t->numa[i];
 
 		json_array_append_new(
-			a,
-			json_pack("{s:i,s:s,s:b,s:o,s:o}", "node", n->node, "cpus", n->cpus,
-				  "cpuless", n->cpus[0] == '\0', "memory_bytes",
-				  n->memory_known ? json_integer((json_int_t)n->memory_bytes)
-						  : json_null(),
-				  "gpu_memory_of", n->gpu[0] ? json_string(n->gpu) : json_null()));
+			a, json_pack("{s:i,s:s,s:b,s:o,s:o,s:[o,o]}", "node", n->node, "cpus",
+				     n->cpus, "cpuless", n->cpus[0] == '\0', "memory_bytes",
+				     n->memory_known ? json_integer((json_int_t)n->memory_bytes)
+						     : json_null(),
+				     "gpu_memory_of", n->gpu[0] ? json_string(n->gpu) : json_null(),
+				     "hmat", ix_json_hmat(&n->access[0]),
+				     ix_json_hmat(&n->access[1])));
 	}
 	return a;
 }
@@ -153,14 +155,8 @@ static json_t *paths_json(const struct ix_topo *t)
 
 json_t *ix_json_topo(const struct ix_topo *t)
 {
-	json_t *cxl = json_array(), *findings = json_array(), *notes = json_array();
+	json_t *findings = json_array(), *notes = json_array();
 
-	for (size_t i = 0; i < t->ncxl; i++)
-		json_array_append_new(cxl, json_pack("{s:s,s:o,s:o}", "name", t->cxl[i].name, "pci",
-						     bdf_or_null(t, t->cxl[i].pci), "numa_node",
-						     t->cxl[i].numa_node >= 0
-							     ? json_integer(t->cxl[i].numa_node)
-							     : json_null()));
 	for (size_t i = 0; i < t->nfindings; i++)
 		json_array_append_new(
 			findings,
@@ -169,8 +165,9 @@ json_t *ix_json_topo(const struct ix_topo *t)
 				  t->findings[i].device, "message", t->findings[i].message));
 	for (size_t i = 0; i < t->pci.nnotes; i++)
 		json_array_append_new(notes, json_string(t->pci.notes[i]));
-	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "kind", "topo", "numa",
+	return json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "kind", "topo", "numa",
 			 numa_json(t), "pci", pci_json(t), "interfaces", ifaces_json(t), "rdma",
-			 ports_json(t), "cxl", cxl, "paths", paths_json(t), "findings", findings,
+			 ports_json(t), "cxl", ix_json_cxl_memdevs(t), "cxl_bus",
+			 ix_json_cxl_bus(&t->cxl), "paths", paths_json(t), "findings", findings,
 			 "notes", notes);
 }

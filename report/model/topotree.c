@@ -61,6 +61,31 @@ static void set_issue(struct ix_tree_node *n, enum ix_tree_health h, const char 
 	snprintf(n->issue, sizeof(n->issue), "%.*s", (int)sizeof(n->issue) - 1, text);
 }
 
+/* A CXL memory device on function i: its name, the protocols its link
+ * runs and its firmware after what it is; its link's CXL trouble. */
+static void describe_cxl(struct ix_tree_node *n, const struct ix_topo *t, size_t i, size_t len)
+{
+	for (size_t k = 0; k < t->cxl.nmemdevs; k++) {
+		const struct ix_cxl_memdev *m = &t->cxl.memdevs[k];
+		char proto[32], issue[384];
+
+		if (m->pci != (int)i)
+			continue;
+		if (len < sizeof(n->what))
+			len += (size_t)snprintf(
+				n->what + len, sizeof(n->what) - len, " %s%s%s%s%s", m->name,
+				m->dev_fb.known ? " CXL." : "",
+				m->dev_fb.known
+					? ix_cxl_protocols(m->dev_fb.status, proto, sizeof(proto))
+					: "",
+				m->firmware[0] ? " fw " : "", m->firmware);
+		/* The issue without the name and address the row shows. */
+		if (ix_cxl_link_issue(m, issue, sizeof(issue)))
+			set_issue(n, IX_TREE_BAD, "CXL LINK",
+				  strstr(issue, "): ") ? strstr(issue, "): ") + 3 : issue);
+	}
+}
+
 /* What a function is, its link and its health. */
 static void describe(struct ix_tree_node *n, const struct ix_topo *t, size_t i)
 {
@@ -75,6 +100,7 @@ static void describe(struct ix_tree_node *n, const struct ix_topo *t, size_t i)
 		len += (size_t)snprintf(n->what + len, sizeof(n->what) - len, " %s", d->netdevs[k]);
 	for (size_t k = 0; k < d->nrdma && len < sizeof(n->what); k++)
 		len += (size_t)snprintf(n->what + len, sizeof(n->what) - len, " %s", d->rdma[k]);
+	describe_cxl(n, t, i, len);
 	if (d->link.present) {
 		n->has_link = true;
 		n->gen = d->link.gen;
@@ -82,6 +108,11 @@ static void describe(struct ix_tree_node *n, const struct ix_topo *t, size_t i)
 		n->expected_gen = d->link.expected_gen;
 		n->expected_width = d->link.expected_width;
 		n->link_bps = d->link.bps;
+		n->retimers = d->link.retimers_known ? d->link.retimers : 0;
+		snprintf(n->link, sizeof(n->link), "Gen%d x%d%s", n->gen, n->width,
+			 n->retimers > 1 ? " +2R"
+			 : n->retimers   ? " +R"
+					 : "");
 	}
 	if (d->link.downtrained) {
 		snprintf(s, sizeof(s), "downtrained: Gen%d x%d of Gen%d x%d", d->link.gen,

@@ -2,9 +2,9 @@
  * The server as a tree to draw: NUMA nodes, their host bridges, and below
  * them the PCI functions that matter (root and switch ports, GPUs, NICs,
  * NVMe, CXL, anything others hang from), each with the link above it as
- * trained, its health (downtrained, AER errors, a port not up) and what it
- * carries now (the NICs' counters, summed up the tree against each link's
- * bandwidth). Nodes are in drawing order (depth first), so a renderer
+ * trained (and the retimers on it), its health (downtrained, AER errors, a
+ * port not up) and what it carries now (the NICs' counters, summed up the
+ * tree against each link's bandwidth). Nodes are in drawing order (depth first), so a renderer
  * walks the visible ones and places them; folding hides a subtree behind
  * its top node, which then says what it holds ("2 GPU, 1 NIC") and the
  * worst health below it. A fold keeps the rows with a problem (and the
@@ -51,6 +51,10 @@ struct ix_tree_node {
 	bool has_link;
 	int gen, width, expected_gen, expected_width;
 	double link_bps; /* per direction, after encoding */
+	int retimers;    /* on it, as either end reports (0 where none or not known) */
+	/* Its label: "Gen5 x16", marked "Gen5 x16 +R" with a retimer on it and
+	 * "Gen5 x16 +2R" with two; "" without a link. */
+	char link[24];
 	/* What it carries now: the busier direction of the NICs at or below
 	 * it, and that as a share of link_bps (when it has one). */
 	bool load_known;

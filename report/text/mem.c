@@ -15,7 +15,7 @@ static void node_line(FILE *f, const struct ix_mem_node *n)
 	else
 		fprintf(f, " %13s", "?");
 	for (int k = 0; k < 2; k++) {
-		const struct ix_mem_hmat *h = &n->access[k];
+		const struct ix_hmat *h = &n->access[k];
 		bool first = true;
 
 		if (!h->present)
@@ -66,7 +66,7 @@ static void cell_line(FILE *f, const struct ix_mem_result *r, const struct ix_me
 		snprintf(lat, sizeof(lat), "-");
 	fprintf(f, " %9s", lat);
 	if (c->hmat_class >= 0) {
-		const struct ix_mem_hmat *h = &ix_mem_node(r, c->target)->access[c->hmat_class];
+		const struct ix_hmat *h = &ix_mem_node(r, c->target)->access[c->hmat_class];
 
 		fprintf(f, "   HMAT %.1f GB/s, %llu ns:", (double)h->read_mbps / 1e3,
 			(unsigned long long)h->read_ns);

@@ -163,6 +163,12 @@ void ix_text_ibblame(FILE *f, const struct ix_ibblame *b, const struct ix_mesh_r
 /* The PCI tree, the path matrix, NUMA and CXL, interfaces and RDMA ports
  * with GIDs, then the findings and notes. */
 void ix_text_topo(FILE *f, const struct ix_topo *t);
+/* ---- cxl.c ---- */
+/* The NUMA nodes with their memory and the HMAT figures beside. */
+void ix_text_numa(FILE *f, const struct ix_topo *t);
+/* The CXL bus: memory devices with their PCIe and CXL links and firmware,
+ * ports as a tree, decoders, regions; nothing without CXL. */
+void ix_text_cxl(FILE *f, const struct ix_topo *t);
 /* The server's tree with its links' loads and health ('top --topo --once'),
  * every node unfolded. */
 void ix_text_tree(FILE *f, const struct ix_tree *tr);

@@ -10,10 +10,15 @@
 
 static void link_text(const struct ix_pci_link *l, char *buf, size_t len)
 {
+	bool rt = l->retimers_known && l->retimers > 0;
+
 	if (!l->present)
 		buf[0] = '\0';
 	else
-		snprintf(buf, len, "  Gen%d x%d (%.0f Gbit/s)%s", l->gen, l->width, l->bps / 1e9,
+		snprintf(buf, len, "  Gen%d x%d (%.0f Gbit/s)%s%s", l->gen, l->width, l->bps / 1e9,
+			 !rt                ? ""
+			 : l->retimers == 1 ? "  retimer"
+					    : "  2 retimers",
 			 l->downtrained ? "  DOWNTRAINED" : "");
 }
 
@@ -139,22 +144,8 @@ void ix_text_topo(FILE *f, const struct ix_topo *t)
 {
 	tree_all(f, t);
 	matrix_text(f, t);
-	fprintf(f, "\nNUMA nodes:\n");
-	for (size_t i = 0; i < t->nnuma; i++) {
-		char what[64];
-
-		if (t->numa[i].gpu[0])
-			snprintf(what, sizeof(what), "none (memory of GPU %s)", t->numa[i].gpu);
-		fprintf(f, "  node %-3d cpus %-20s %s\n", t->numa[i].node,
-			t->numa[i].cpus[0]  ? t->numa[i].cpus
-			: t->numa[i].gpu[0] ? what
-					    : "none (memory only)",
-			t->numa[i].memory_known ? "" : "memory unknown");
-	}
-	for (size_t i = 0; i < t->ncxl; i++)
-		fprintf(f, "  CXL %s on %s, NUMA node %d\n", t->cxl[i].name,
-			t->cxl[i].pci >= 0 ? t->pci.v[t->cxl[i].pci].bdf : "?",
-			t->cxl[i].numa_node);
+	ix_text_numa(f, t);
+	ix_text_cxl(f, t);
 	network_text(f, t);
 	fprintf(f, "\n%zu finding(s)%s\n", t->nfindings, t->nfindings ? ":" : ".");
 	for (size_t i = 0; i < t->nfindings; i++)
@@ -167,14 +158,12 @@ void ix_text_topo(FILE *f, const struct ix_topo *t)
 void ix_text_tree(FILE *f, const struct ix_tree *tr)
 {
 	static const struct ix_unit_choice bits = { .kind = IX_UNITS_BITS };
-	char link[32], load[48], rate[32];
+	char load[48], rate[32];
 
 	for (size_t i = 0; i < tr->n; i++) {
 		const struct ix_tree_node *n = &tr->v[i];
 
-		link[0] = load[0] = '\0';
-		if (n->has_link)
-			snprintf(link, sizeof(link), "Gen%d x%d", n->gen, n->width);
+		load[0] = '\0';
 		if (n->load_known) {
 			ix_fmt_rate(n->load_bps, &bits, rate, sizeof(rate));
 			if (n->has_link && n->link_bps > 0)
@@ -183,8 +172,8 @@ void ix_text_tree(FILE *f, const struct ix_tree *tr)
 			else
 				snprintf(load, sizeof(load), "%s", rate);
 		}
-		fprintf(f, "%*s%-16s %-28s %-9s %-9s %-20s%s%s\n", 2 * n->depth, "", n->name,
-			n->what, n->ids, link, load,
+		fprintf(f, "%*s%-16s %-28s %-9s %-12s %-20s%s%s\n", 2 * n->depth, "", n->name,
+			n->what, n->ids, n->link, load,
 			n->health == IX_TREE_BAD    ? "PROBLEM: "
 			: n->health == IX_TREE_WARN ? "warning: "
 						    : "",

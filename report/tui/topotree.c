@@ -12,7 +12,7 @@
 #include "report/tui/topotree.h"
 
 #define TREE_TOP 2  /* title and header */
-#define LINK_W   9  /* "Gen5 x16 " */
+#define LINK_W   13 /* "Gen5 x16 +2R " */
 #define LOAD_W   14 /* an 8-cell bar and a share, or a rate */
 
 /* The health column: a tag on narrow screens, the sentence on wide ones. */
@@ -99,7 +99,7 @@ static void link_cols(struct ix_tui *t, int y, int x, const struct ix_tree *tr, 
 	enum ix_tree_health h;
 
 	if (n->has_link) {
-		snprintf(s, sizeof(s), "Gen%d x%-2d ", n->gen, n->width);
+		snprintf(s, sizeof(s), "%s ", n->link);
 		ix_tui_text(t, y, x, n->health == IX_TREE_BAD ? IX_ROLE_FAILED : IX_ROLE_PLAIN, s);
 	}
 	x += LINK_W;

@@ -2,7 +2,8 @@
 # ixperf mem on this host: node 0 from node 0 with small buffers, every
 # test, the document against the schema, the text; saved sysfs trees with
 # HMAT figures (met, and far beyond this machine: SLOW and --check's exit
-# 4); a CPU-less node listed but not measurable here; bad command lines.
+# 4); a CPU-less node listed but not measurable here; ixperf report on
+# saved documents, damaged ones refused; bad command lines.
 # Timings are this machine's; the checks are of structure and sense.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -54,6 +55,31 @@ check "node 1 is listed, not measured, saying why" jq_true "$J/fast.json" \
 check "text: SLOW and the count of slow pairs" bash -c \
 	"grep -q 'SLOW' '$J/fast.txt' && grep -q '^1 pair(s) slower than HMAT advertises by more than 25%' '$J/fast.txt'"
 
+# ixperf report: a saved document as the text of ixperf mem. Two runs
+# measure different figures, so the lines are compared with every number
+# blanked and the columns' padding squeezed; the pages of a chase (huge or
+# not) may differ between runs.
+"$IXPERF" mem "${SMALL[@]}" --sysfs "$J/fast" --tests read,latency -J -o "$J/saved.json" 2>/dev/null
+"$IXPERF" report "$J/saved.json" >"$J/saved.txt" 2>"$J/saved.err"
+check "ixperf report on a saved mem document exits 0" test $? = 0 || cat "$J/saved.err"
+blank() { grep -v ' chase over ' "$1" | sed -E 's/[0-9]+(\.[0-9]+)?/N/g; s/ +/ /g'; }
+rows() { grep -E '^ +[0-9]+ -> [0-9]+ +[0-9]+ ' "$1" >"$2"; }
+rows "$J/fast.txt" "$J/live.rows"
+rows "$J/saved.txt" "$J/saved.rows"
+check "ixperf report prints a row per pair, as the live text did (SLOW and not measured)" \
+	bash -c "[ \$(wc -l <'$J/saved.rows') = 2 ] && grep -q 'SLOW' '$J/saved.rows' &&
+		grep -q '^  *0 -> 1 .*not measured: node 1 has 0 MiB free' '$J/saved.rows'"
+check "... the same lines as the live text, figures aside" \
+	diff <(blank "$J/live.rows") <(blank "$J/saved.rows")
+check "... and the whole text the same, figures aside" \
+	diff <(blank "$J/fast.txt") <(blank "$J/saved.txt")
+jq 'del(.results[0].cells[0].latency_ns)' "$J/saved.json" >"$J/damaged.json"
+"$IXPERF" report "$J/damaged.json" >"$J/damaged.txt" 2>"$J/damaged.err"
+rc=$?
+check "a damaged mem document is refused (exit 1), nothing printed" \
+	bash -c "[ $rc = 1 ] && [ ! -s '$J/damaged.txt' ]"
+check "... naming the member" grep -q 'results\[0\]: cells\[0\]\.latency_ns is missing' "$J/damaged.err"
+
 tree "$J/slow" 1 1000000
 "$IXPERF" mem "${SMALL[@]}" --sysfs "$J/slow" --tests read,latency --check -J -o "$J/slow.json" 2>"$J/slow.err"
 check "HMAT this machine beats: not SLOW, --check exits 0" test $? = 0
@@ -85,6 +111,10 @@ check "mem check: a node without room is an ERROR naming it" \
 "$IXPERF" report --format html -o "$J/run.html" "$J/run.json" 2>"$J/html.err"
 check "the HTML report draws the mem checks: heatmaps, pairs, SLOW" bash -c \
 	"grep -q '<h4>Read bandwidth</h4>' '$J/run.html' && grep -q '<h4>Idle latency</h4>' '$J/run.html' && grep -q '<b>SLOW</b>' '$J/run.html'"
+"$IXPERF" report "$J/run.json" >"$J/run.txt" 2>"$J/runtxt.err"
+check "the text report shows each mem check's pairs as ixperf mem printed them" bash -c \
+	"grep -A8 '^Check ok:' '$J/run.txt' | grep -Eq '^ +0 -> 0 +[0-9]+ +[0-9.]+ +[0-9.]+ +- +- +[0-9.]+' &&
+	 grep -A8 '^Check slow:' '$J/run.txt' | grep -q 'SLOW'"
 
 "$IXPERF" mem --tests bogus >/dev/null 2>"$J/bad.err"
 check "a bad --tests is refused (exit 2)" test $? = 2

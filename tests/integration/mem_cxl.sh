@@ -6,9 +6,15 @@
 # node 1 CPU-less with 1 GiB (HMAT: 30 ns, 5 GB/s from node 0), and a CXL
 # type 3 memory device behind a CXL host bridge and root port, with a
 # fixed memory window. ixperf mem must find node 1, measure it from node
-# 0's CPUs and give the advertised figures beside; ixperf topo must list
-# the CXL memory device. Emulated timings say nothing about hardware: the
-# checks are of structure and of node 1 being measured, not of speed.
+# 0's CPUs and give the advertised figures beside; ixperf topo must show
+# the CXL bus as libcxl reads it (mem0 on its PCI function with its link,
+# both ends' CXL protocols and firmware; root, host bridge and endpoint
+# ports; decoders), equal to what the ndctl project's `cxl list` prints,
+# then again after `cxl create-region` maps mem0's memory (region0), and
+# an ERROR once CXL.mem is switched off in mem0's control register (a link
+# left at PCIe only); in text, JSON, the live tree and the HTML report.
+# Emulated timings say nothing about hardware: the checks are of
+# structure and of node 1 being measured, not of speed.
 . "${top_srcdir:-.}/tests/lib.sh"
 . "$top_srcdir/tests/rdma/vm.sh"
 
@@ -47,6 +53,7 @@ IX_VM_QEMU_ARGS=(
 cat >"$O/mem.sh" <<VMEOF
 X=$IXPERF
 O=$O
+T=$top_srcdir/tests/topo
 VMEOF
 cat >>"$O/mem.sh" <<'VMEOF'
 ls /sys/bus/cxl/devices >"$O/cxl.ls" 2>&1
@@ -58,6 +65,19 @@ echo $? >"$O/mem.rc"
 timeout 300 "$X" mem "${S[@]}" --tests read,latency >"$O/mem.txt" 2>&1
 timeout 60 "$X" topo -J -o "$O/topo.json" 2>"$O/topo.err"
 timeout 60 "$X" topo >"$O/topo.txt" 2>&1
+timeout 60 "$X" top --topo --once >"$O/tree.txt" 2>&1
+cxl list -vvv >"$O/cxl-list.json" 2>"$O/cxl-list.err"
+cxl create-region -m -d decoder0.0 -w 1 -t pmem mem0 >"$O/region.json" 2>"$O/region.err"
+echo $? >"$O/region.rc"
+cxl list -vvv >"$O/cxl-list-region.json" 2>&1
+timeout 60 "$X" topo -J -o "$O/topo-region.json" 2>"$O/topo-region.err"
+timeout 60 "$X" topo >"$O/topo-region.txt" 2>&1
+# A link gone PCIe only: CXL.mem switched off in the device's CXL DVSEC
+# control register (as a host whose training failed leaves it).
+python3 "$T/cxl_mem_off.py" 0000:0d:00.0 >"$O/mem-off.txt" 2>&1
+timeout 60 "$X" topo -J -o "$O/topo-off.json" 2>"$O/topo-off.err"
+timeout 60 "$X" top --topo --once >"$O/tree-off.txt" 2>&1
+timeout 60 "$X" report --format html -o "$O/topo.html" "$O/topo.json" 2>"$O/html.err"
 VMEOF
 
 ix_vm_boot "$CACHE" "$O" "$O/mem.sh" 1
@@ -83,5 +103,49 @@ check "node 0 from node 0 against its own HMAT figures (10 ns)" jq_true "$O/mem.
 check "text: node 1's row with HMAT 5.1 GB/s, 30 ns" grep -Eq '^ +0 -> 1 .*HMAT 5\.1 GB/s, 30 ns' "$O/mem.txt"
 check "ixperf topo lists the CXL memory device on its PCI function" jq_true "$O/topo.json" \
 	'[.results[0].cxl[] | select(.name == "mem0" and .pci != null)] | length == 1'
+schema_check "$O/topo.json"
+check "topo: mem0 below its root port, with firmware, enabled, an endpoint" jq_true "$O/topo.json" \
+	'.results[0].cxl[0] | .port != null and .firmware != null and .enabled and (.endpoint | test("^endpoint"))'
+check "topo: the Flex Bus of mem0 and of its port read, CXL.mem enabled at both" jq_true "$O/topo.json" \
+	'.results[0].cxl[0].flexbus | (.device.enabled | index("mem") != null) and (.port.enabled | index("mem") != null) and .port.flit68 and .device.source == "device"'
+check "topo: its PCIe link as trained against both ends' capability" jq_true "$O/topo.json" \
+	'.results[0] as $r | $r.cxl[0].pci as $p | $r.pci[] | select(.bdf == $p) | .type == "cxl" and .link.width > 0 and .link.expected_width > 0'
+check "topo: the CXL bus through libcxl: root, host bridge and endpoint ports" jq_true "$O/topo.json" \
+	'.results[0].cxl_bus | .read and ([.ports[].kind] | index("root") != null and index("host_bridge") != null and index("endpoint") != null) and ([.ports[] | select(.kind == "endpoint") | .memdev] == ["mem0"])'
+check "topo: the host bridge's dport is mem0's root port" jq_true "$O/topo.json" \
+	'.results[0] as $r | [$r.cxl_bus.ports[] | select(.kind == "host_bridge") | .dports[].pci] | index($r.cxl[0].port) != null'
+check "topo: decoders of the root (4 GiB window), the host bridge and the endpoint" jq_true "$O/topo.json" \
+	'.results[0].cxl_bus.decoders as $d | ([$d[] | select(.port == "root0" and .size == 4294967296)] | length == 1) and ([$d[] | select(.port | test("^endpoint"))] | length > 0) and ([$d[] | select(.port | test("^port"))] | length > 0)'
+check "topo: node 1's HMAT figures (30 ns, 5120 MB/s from node 0)" jq_true "$O/topo.json" \
+	'.results[0].numa[] | select(.node == 1) | .cpuless and .hmat[0].read_latency_ns == 30 and .hmat[0].read_bandwidth_Bps == 5120000000'
+check "topo text: mem0 with its links and the CXL ports" bash -c \
+	"grep -Eq '^  mem0 +on ' '$O/topo.txt' && grep -q 'CXL: device mem+io enabled of mem+io (device control); port 0000:0c:00.0 mem+io enabled of mem+io (Flex Bus), 68B flit' '$O/topo.txt' && grep -q '^CXL ports:' '$O/topo.txt' && grep -q 'HMAT class 0 (any initiator) from node 0: read 5.12 GB/s, 30 ns' '$O/topo.txt'"
+check "no CXL finding on a healthy device" jq_true "$O/topo.json" '[.results[0].findings[] | select(.kind == "cxl")] == []'
+check "the live tree names mem0 on its function with CXL.mem" grep -Eq 'cxl mem0 CXL\.mem' "$O/tree.txt"
+check "the HTML tree names mem0" grep -q 'mem0' "$O/topo.html"
+check "HTML: the HMAT table and the CXL memory devices" bash -c \
+	"grep -q '<h3>Memory nodes as the firmware advertises them (HMAT)</h3>' '$O/topo.html' && grep -q '<h3>CXL memory devices</h3>' '$O/topo.html'"
 
+check "ixperf topo's CXL bus equals cxl list's (ports, memdevs, decoders)" \
+	python3 "$top_srcdir/tests/topo/cxl_compare.py" "$O/cxl-list.json" "$O/topo.json"
+check "cxl create-region made region0 of mem0's pmem" test "$(cat "$O/region.rc")" = 0 ||
+	cat "$O/region.err" >&2
+schema_check "$O/topo-region.json"
+check "topo: region0 committed, 256 MiB, decoder2.0 its target" jq_true "$O/topo-region.json" \
+	'.results[0].cxl_bus.regions == [.results[0].cxl_bus.regions[0]] and (.results[0].cxl_bus.regions[0] | .name == "region0" and .committed and .size == 268435456 and .targets == ["decoder2.0"] and .decoder == "decoder0.0")'
+check "ixperf topo's CXL bus with region0 equals cxl list's" \
+	python3 "$top_srcdir/tests/topo/cxl_compare.py" "$O/cxl-list-region.json" "$O/topo-region.json"
+check "topo text: the region and the decoders mapping it" bash -c \
+	"grep -Eq '^  region0 +of decoder0.0 ' '$O/topo-region.txt' && grep -Eq '^  decoder2.0 .* region region0' '$O/topo-region.txt'"
+check "CXL.mem switched off in mem0's control register" grep -q -- '-> 0x0002$' "$O/mem-off.txt" ||
+	cat "$O/mem-off.txt" >&2
+check "topo: an ERROR finding names mem0 gone PCIe only" jq_true "$O/topo-off.json" \
+	'[.results[0].findings[] | select(.kind == "cxl" and .severity == "error" and .device == "mem0" and (.message | test("CXL.mem is not enabled")))] | length == 1'
+check "topo: mem0's device end runs io only, its port still mem+io" jq_true "$O/topo-off.json" \
+	'.results[0].cxl[0] | .flexbus.device.enabled == ["io"] and .flexbus.port.enabled == ["mem", "io"] and (.issue | test("runs as PCIe only"))'
+check "the live tree flags mem0's row" grep -Eq 'cxl mem0 CXL\.io .*PROBLEM: CXL\.mem is not enabled' "$O/tree-off.txt"
+"$IXPERF" report --format html -o "$O/region.html" "$O/topo-region.json"
+"$IXPERF" report --format html -o "$O/off.html" "$O/topo-off.json"
+check "HTML: region0 in the CXL regions table" grep -q '<td><code>region0</code></td><td><code>decoder0.0</code>' "$O/region.html"
+check "HTML: mem0's row failed, with why" grep -q '<tr class="fail"><td><code>mem0</code>.*CXL.mem is not enabled' "$O/off.html"
 ix_done

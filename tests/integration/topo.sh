@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ixperf topo on sysfs trees built by tests/topo/mkfixture.py: device counts,
-# the GPU/NIC path matrix, links, NUMA, interfaces, RDMA ports and GIDs, CXL,
-# every finding and --check's exit status for each layout; a damaged tree; the
-# live host; and how long discovery takes on a large tree.
+# the GPU/NIC path matrix, links (and their retimers), NUMA, interfaces, RDMA
+# ports and GIDs, CXL, every finding and --check's exit status for each
+# layout; a damaged tree; the live host; and how long discovery takes on a
+# large tree.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || ix_skip "python3 is not installed (tests/topo/mkfixture.py builds the fixtures)"
@@ -110,8 +111,8 @@ SYS  SYS  SYS  SYS  PIX  PIX  NODE NODE SYS  SYS  SYS  SYS  SYS  SYS  PIX  X    
 SYS  SYS  SYS  SYS  NODE NODE PIX  PIX  SYS  SYS  SYS  SYS  SYS  SYS  NODE NODE X    PIX
 SYS  SYS  SYS  SYS  NODE NODE PIX  PIX  SYS  SYS  SYS  SYS  SYS  SYS  NODE NODE PIX  X'
 check "dgx-h100: two NUMA nodes with their CPUs and memory" \
-	je "$D" 't.numa' '[{"node":0,"cpus":"0-55,112-167","cpuless":false,"memory_bytes":1081675350016,"gpu_memory_of":null},'\
-'{"node":1,"cpus":"56-111,168-223","cpuless":false,"memory_bytes":1082331758592,"gpu_memory_of":null}]'
+	je "$D" 't.numa' '[{"node":0,"cpus":"0-55,112-167","cpuless":false,"memory_bytes":1081675350016,"gpu_memory_of":null,"hmat":[null,null]},'\
+'{"node":1,"cpus":"56-111,168-223","cpuless":false,"memory_bytes":1082331758592,"gpu_memory_of":null,"hmat":[null,null]}]'
 check "dgx-h100: GPU0 hangs below downstream port 17:00.0 of switch 16:00.0 on host bridge pci0000:15, NUMA 0, driver nvidia" \
 	jt "$D" 'dev("0000:18:00.0") | .type == "gpu" and .vendor == "0x10de" and .device == "0x2330" and .class == "0x030200"
 	  and .parent == "0000:17:00.0" and .switch == "0000:16:00.0" and .host_bridge == "pci0000:15" and .numa_node == 0
@@ -278,7 +279,15 @@ check "cxl: no findings" je "$C" 't.findings' '[]'
 check "cxl: 6 PCI functions: 1 CXL device, 1 NVMe, 1 Ethernet NIC, 3 root ports, no GPU" \
 	je "$C" '[(t.pci | length), count("cxl"), count("nvme"), count("nic"), count("root_port"), count("gpu")]' '[6,1,1,1,3,0]'
 check "cxl: the memdev mem0 belongs to 0000:36:00.0; its numa_node is the PCI device's (0)" \
-	je "$C" 't.cxl' '[{"name":"mem0","pci":"0000:36:00.0","numa_node":0}]'
+	je "$C" 't.cxl | map({name, pci, port, numa_node, firmware, ram_bytes, enabled})' \
+	'[{"name":"mem0","pci":"0000:36:00.0","port":"0000:35:01.0","numa_node":0,"firmware":"BWFW VERSION 00","ram_bytes":274877906944,"enabled":true}]'
+check "cxl: both ends' CXL protocols from config space, no issue" \
+	je "$C" 't.cxl[0] | [.flexbus.device, .flexbus.port, .issue]' \
+	'[{"source":"device","capable":["mem","io"],"enabled":["mem","io"],"flit68":null},{"source":"flexbus","capable":["mem","io"],"enabled":["mem","io"],"flit68":true},null]'
+check "cxl: a saved tree says ports, decoders and regions are read live only" \
+	je "$C" 't.cxl_bus | [.read, (.note | test("live system only")), .ports]' '[false,true,[]]'
+check "cxl: node 2's HMAT figures from node 0 (250 ns, 60 GB/s)" \
+	je "$C" 't.numa[2].hmat[0] | [.read_latency_ns, .read_bandwidth_Bps, .initiators]' '[250,60000000000,[0]]'
 check "cxl: the expander (class 0x050210) trains Gen5 x8 as expected below a Gen5 x16 port" \
 	jt "$C" 'dev("0000:36:00.0") | .type == "cxl" and .class == "0x050210" and .driver == "cxl_pci"
 	  and (.link | .gen == 5 and .width == 8 and .expected_width == 8 and .downtrained == false)'
@@ -416,6 +425,35 @@ check "gpu-numa: the flattened GPU is NVIDIA's, its paths unknown ('?'), never P
 check "gpu-numa: domain 10000's function is below its own host bridge" \
 	jt "$N" 'dev("10000:00:04.0").host_bridge == "pci10000:00"'
 
+# --- retimer: config files with Link Status 2's retimer bits. ------------------
+topo retimer
+R=$J/retimer.json
+check "retimer: --check exits 4 (the AER finding)" test "$RC" = 4
+check "retimer: exactly one finding: aer, warn, on the NIC 0000:02:00.0" \
+	je "$R" 'finds' '[["aer","warn","0000:02:00.0"]]'
+check "retimer: the AER finding names the link's two retimers as suspects" \
+	jt "$R" 't.findings[0].message | test("^0000:02:00.0 .* 11 correctable PCIe errors since boot; 2 retimers sit on this link [(]PCIe Link Status 2[)]: suspects beside the device and its slot[.]$")'
+check "retimer: each link has what either end reports (1 at both ends, 2 seen by the NIC only, 0 detected, null where 64 bytes or no capability list)" \
+	je "$R" '[t.pci[] | [.bdf, (.link // {}).retimers]]' \
+	'[["0000:00:00.0",null],["0000:00:01.0",1],["0000:00:03.0",2],["0000:00:05.0",0],["0000:00:07.0",null],'\
+'["0000:01:00.0",1],["0000:02:00.0",2],["0000:03:00.0",0],["0000:04:00.0",null]]'
+check "retimer: one note says two functions' config space was read short, so their retimers are unknown" \
+	jt "$R" '[t.notes[] | select(test("retimers"))] | length == 1 and (.[0] | test("^2 PCI function[(]s[)] .*64 bytes.*unknown"))'
+check "dgx-h100 (no config files): no link knows its retimers, no note speaks of them" \
+	jt "$D" 'all(t.pci[]; .link == null or .link.retimers == null) and all(t.notes[]; test("retimer") | not)'
+text retimer
+check "retimer: the text tree marks the GPU's link and its port's with a retimer" \
+	test "$(grep -cE '^    0000:01:00\.0 gpu .*Gen5 x16 \(504 Gbit/s\)  retimer$|^  0000:00:01\.0 root_port .*Gen5 x16 \(504 Gbit/s\)  retimer$' "$J/retimer.txt")" = 2
+check "retimer: the text tree marks the NIC's link with 2 retimers" \
+	grep -qE '^    0000:02:00\.0 ib .*Gen5 x16 \(504 Gbit/s\)  2 retimers  \[ibp2s0 mlx5_0\]$' "$J/retimer.txt"
+check "retimer: no retimer on the drive's and the E810's rows" \
+	sh -c '! grep -E "^    0000:0[34]:00\.0 .*retimer" "$1"' sh "$J/retimer.txt"
+check "retimer: the text report gives the finding and the note" \
+	sh -c 'grep -qF "2 retimers sit on this link (PCIe Link Status 2)" "$1" && grep -q "^  note: 2 PCI function(s) gave only part of their config space" "$1"' sh "$J/retimer.txt"
+"$IXPERF" top --topo --once --sysfs "$J/retimer" >"$J/retimer.top" 2>/dev/null
+check "retimer: top --topo --once labels the links +R and +2R" \
+	test "$(grep -cE '^ +0000:0(0:01\.0|1:00\.0) .* Gen5 x16 \+R ' "$J/retimer.top"):$(grep -cE '^ +0000:0(0:03\.0|2:00\.0) .* Gen5 x16 \+2R ' "$J/retimer.top")" = 2:2
+
 # --- One rule in every view. ----------------------------------------------------
 # linkhealth.py judges each tree's links from its files; the JSON's flags,
 # the findings (a link named by its device end), the text tree's tags and
@@ -437,7 +475,7 @@ health() {
 	check "$n: top --topo --once marks the same rows downtrained" \
 		test "$(awk '/PROBLEM: downtrained/ { print $1 }' "$J/h-$n.top" | sort | tr '\n' ' ')" = "$want"
 }
-for l in dgx-h100 amd-mi300x downtrained slow-nic ib-init-aer cxl vmd large dgx-degraded gpu-numa; do
+for l in dgx-h100 amd-mi300x downtrained slow-nic ib-init-aer cxl vmd large dgx-degraded gpu-numa retimer; do
 	health "$J/$l" "$l"
 done
 

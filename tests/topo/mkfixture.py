@@ -13,6 +13,8 @@ included ("0x15b3", "32.0 GT/s PCIe", "4: ACTIVE", "400 Gb/sec (4X NDR)").
 Every PCI device also carries the back links Linux has (subsystem, driver
 and its reverse link, physfn/virtfnN), so a reader that follows symlinks
 while walking sys/devices finds the same cycles it would find on a host.
+A layout may give a function its binary config file (config_space()),
+which only root reads past its first 64 bytes on a host.
 
 Layouts (bus numbers and bridge device ids are illustrative; vendor,
 device and class codes of GPUs, NICs and drives are the real ones):
@@ -77,7 +79,11 @@ cxl         A two-socket host with a CXL type-3 memory expander (the id QEMU
             root port, its memdev at /sys/bus/cxl/devices/mem0 and its
             memory online as the CPU-less NUMA node 2 (256 GiB).  The
             memdev's numa_node is the node of the PCI device (0), as the
-            kernel reports it.  Also an Intel E810 without RDMA.  Healthy.
+            kernel reports it.  Config space as root reads it: the root
+            port's Flex Bus Port DVSEC and the device's CXL DVSEC, both
+            with CXL.mem and CXL.io on.  HMAT: 90 ns, 250 GB/s for each
+            socket's memory from itself; 250 ns, 60 GB/s for node 2 from
+            node 0.  Also an Intel E810 without RDMA.  Healthy.
 large       dgx-h100 plus 32 SR-IOV VFs on each compute NIC (bound to
             vfio-pci, links "Unknown"/0 as VFs show them), a second-level
             switch below each first-level switch with 12 NVMe drives (and,
@@ -121,6 +127,20 @@ vm          A cloud guest like QEMU's i440FX machine: host bridge 8086:1237,
             virtio-net 1af4:1041 (class 0x020000) whose netdev hangs below a
             virtioN device as on a guest, virtio-blk 1af4:1042; no link
             files, numa_node -1, one NUMA node.  Healthy.
+retimer     A one-socket host whose functions carry a binary config file
+            (config space as root reads it, 256 bytes, with a PCI Express
+            capability of version 2): an H100 PCIe GPU (0000:01:00.0)
+            behind a Gen5 x16 root port, both ends reporting one retimer in
+            Link Status 2; a ConnectX-7 in InfiniBand mode (0000:02:00.0,
+            ibp2s0, mlx5_0) whose link has two retimers, which only the NIC
+            can detect (its root port has no Retimer Presence Detect
+            Supported), with AER correctable errors (one finding, naming
+            the retimers as suspects); an NVMe drive (0000:03:00.0) whose
+            link detects retimers at both ends and has none; an Intel E810
+            (0000:04:00.0, eth0) whose config file, like its root port's,
+            holds only the 64 bytes a user other than root reads (retimers
+            unknown, one note); and the host's system function
+            (0000:00:00.0) with 256 bytes but no capability list.
 """
 
 import os
@@ -257,6 +277,9 @@ class Fixture:
             self.write(d + "/max_link_width", dev.max[1])
         if dev.aer is not None:
             self.write_aer(d, dev.aer)
+        if dev.config is not None:
+            with open(self.path(d + "/config"), "wb") as f:
+                f.write(dev.config)
 
     def write_aer(self, d, aer):
         for fname, names, total, key in (
@@ -402,6 +425,7 @@ class Dev:
         self.children = []
         self.netdevs, self.rdma = [], []
         self.aer = aer
+        self.config = None          # its config file's bytes, None for none
         self.physfn, self.vfs = None, []
         # cur/max: (speed, width) as written; fixed_cur keeps a port's
         # current link as set instead of the one of the device below.
@@ -497,6 +521,69 @@ def roce_port(mac, ipv4, ndev, state="4: ACTIVE", phys="5: LinkUp",
             "link_layer": "Ethernet", "lid": "0x0",
             "gids": [(ll, IB_GID_V1, ndev), (ll, IB_GID_V2, ndev),
                      (v4, IB_GID_V1, ndev), (v4, IB_GID_V2, ndev)]}
+
+
+# --- Config space, as sysfs's binary "config" file holds it ------------------
+
+# PCI Express capability: Device/Port Type (bits 7:4 of its capabilities
+# register) by Fixture.pci() kind.
+PCIE_TYPE = {"ep": 0x0, "rp": 0x4, "up": 0x5, "down": 0x6, "bridge": 0x7}
+
+
+def config_space(dev, detect, present, size=256, caps=True):
+    """DEV's config space: vendor and device ids, class, the header type
+    (1 for a bridge), and where CAPS a capability list (Status bit 4, the
+    pointer at 0x34): power management at 0x40, then the PCI Express
+    capability (ID 0x10, version 2) at 0x60.  DETECT: retimers its Link
+    Capabilities 2 (cap+0x2c) can detect, 0 to 2 (bits 23, 24); PRESENT:
+    retimers its Link Status 2 (cap+0x32) reports, 0 to 2 (bits 6, 7).
+    SIZE: 256 or 4096 as root reads it, 64 as anyone else does."""
+    cfg = bytearray(max(size, 256))
+
+    def put(at, value, width):
+        cfg[at:at + width] = value.to_bytes(width, "little")
+
+    put(0x00, int(dev.vendor, 16), 2)
+    put(0x02, int(dev.device, 16), 2)
+    put(0x04, 0x0006, 2)                    # memory space, bus master
+    put(0x09, int(dev.cls or "0x000000", 16), 3)
+    bridge = dev.kind in ("rp", "up", "down", "bridge")
+    cfg[0x0e] = 1 if bridge else 0
+    if caps:
+        put(0x06, 0x0010, 2)                # Status: capabilities list
+        cfg[0x34] = 0x40
+        cfg[0x40:0x42] = bytes((0x01, 0x60))    # power management, next 0x60
+        pcie = 0x60
+        cfg[pcie:pcie + 2] = bytes((0x10, 0x00))   # PCI Express, last
+        put(pcie + 0x02, 0x0002 | PCIE_TYPE.get(dev.kind, 0) << 4, 2)
+        lnkcap2 = 0x3e                      # 2.5 to 32.0 GT/s supported
+        if detect >= 1:
+            lnkcap2 |= 1 << 23
+        if detect >= 2:
+            lnkcap2 |= 1 << 24
+        put(pcie + 0x2c, lnkcap2, 4)
+        lnksta2 = (1 << 6 if present >= 1 else 0) | (1 << 7 if present >= 2 else 0)
+        put(pcie + 0x32, lnksta2, 2)
+    return bytes(cfg[:size])
+
+
+def cxl_config_space(dev, dvsecs):
+    """DEV's config space as root reads it (4096 bytes, config_space()'s
+    first 256) with DVSECS in the extended capabilities from 0x100: each
+    (id, capability, control, status) a DVSEC of the CXL consortium
+    (vendor 0x1e98) 0x40 bytes apart: id 0 the PCIe DVSEC for CXL Devices
+    (capability at +0x0a, control at +0x0c), id 7 the Flex Bus Port DVSEC
+    (capability +0x0a, control +0x0c, status +0x0e)."""
+    cfg = bytearray(config_space(dev, 0, 0, size=4096))
+    for i, (dvid, cap, ctl, sta) in enumerate(dvsecs):
+        at = 0x100 + 0x40 * i
+        nxt = at + 0x40 if i + 1 < len(dvsecs) else 0
+        cfg[at:at + 4] = (0x23 | 1 << 16 | nxt << 20).to_bytes(4, "little")
+        cfg[at + 4:at + 8] = (0x1e98 | 0x38 << 20).to_bytes(4, "little")
+        cfg[at + 8:at + 10] = dvid.to_bytes(2, "little")
+        for off, v in ((0x0a, cap), (0x0c, ctl), (0x0e, sta)):
+            cfg[at + off:at + off + 2] = v.to_bytes(2, "little")
+    return bytes(cfg)
 
 
 def zero_aer():
@@ -794,6 +881,11 @@ def cxl(fx):
     rpc = root_port(fx, hbc, (1, 0), link=(5, 16))
     mem = fx.pci(rpc, bdf(0x36), INTEL, "0x0d93", CLS_CXL_MEM, "cxl_pci",
                  link=(5, 8), aer=zero_aer())
+    # Both ends run CXL.mem and CXL.io: the root port's Flex Bus status
+    # (68B flit), the device's CXL DVSEC control (its own Flex Bus DVSEC
+    # left out, as QEMU's type 3 device has none).
+    rpc.config = cxl_config_space(rpc, [(7, 0x26, 0x02, 0x26)])
+    mem.config = cxl_config_space(mem, [(0, 0x1e, 0x06, 0), (8, 0, 0, 0)])
     hb1 = fx.hostbridge("pci0000:80", 1)
     rp1 = root_port(fx, hb1, (1, 0), link=(4, 16))
     nic = fx.pci(rp1, bdf(0x81), INTEL, E810, CLS_ETH, "ice", link=(4, 16),
@@ -815,6 +907,16 @@ def cxl(fx):
     fx.link(m + "/driver", "bus/cxl/drivers/cxl_mem")
     fx.link(m + "/subsystem", "bus/cxl")
     fx.link("bus/cxl/devices/mem0", m)
+    # What the firmware advertises for node 2 from node 0 (HMAT class 0;
+    # class 1, CPUs only, the same), and for the sockets' own memory.
+    for node, lat, bw, ini in ((0, 90, 250000, 0), (1, 90, 250000, 1), (2, 250, 60000, 0)):
+        for c in (0, 1):
+            a = "devices/system/node/node%d/access%d/initiators" % (node, c)
+            fx.write(a + "/read_latency", str(lat))
+            fx.write(a + "/write_latency", str(lat))
+            fx.write(a + "/read_bandwidth", str(bw))
+            fx.write(a + "/write_bandwidth", str(bw))
+            fx.link(a + "/node%d" % ini, "devices/system/node/node%d" % ini)
     # The CXL root object, which is no memdev.
     fx.write("devices/platform/ACPI0017:00/root0/uevent", "DEVTYPE=cxl_port")
     fx.link("bus/cxl/devices/root0", "devices/platform/ACPI0017:00/root0")
@@ -964,6 +1066,44 @@ def coll_pair(fx):
             gpu.train(4, 8)
 
 
+def retimer(fx):
+    fx.numa({0: ("0-31", 263921664)})
+    hb = fx.hostbridge("pci0000:00", 0)
+    sysfn = fx.pci(hb, bdf(0), INTEL, SPR_VTD, CLS_SYSPERIPH)
+    sysfn.config = config_space(sysfn, 0, 0, caps=False)
+    # The GPU's link: one retimer, seen from both ends.
+    rp_gpu = root_port(fx, hb, (1, 0))
+    gpu = fx.pci(rp_gpu, bdf(0x01), NV, H100_PCIE, CLS_3D, "nvidia", link=(5, 16),
+                 aer=zero_aer())
+    rp_gpu.config = config_space(rp_gpu, 2, 1)
+    gpu.config = config_space(gpu, 1, 1)
+    # The NIC's link: two retimers, which only the NIC can detect; AER
+    # correctable errors on the NIC.
+    rp_ib = root_port(fx, hb, (3, 0))
+    ib = fx.pci(rp_ib, bdf(0x02), MLX, CX7, CLS_IB, "mlx5_core", link=(5, 16),
+                aer={"cor": {"RxErr": 9, "BadTLP": 2}})
+    rp_ib.config = config_space(rp_ib, 0, 0)
+    ib.config = config_space(ib, 2, 2)
+    guid = ib_guid(0x02)
+    fx.rdma(ib, "mlx5_0", [ib_port(guid)], guid)
+    fx.netdev(ib, "ibp2s0", 4092, 400000, "00:00:10:49:fe:80:00:00:00:00:00:00:" + ":".join(
+        guid.replace(":", "")[k:k + 2] for k in range(0, 16, 2)), arptype=32)
+    # The drive's link: both ends detect retimers, none is there.
+    rp_nvme = root_port(fx, hb, (5, 0), link=(4, 4))
+    nvme = fx.pci(rp_nvme, bdf(0x03), SAMSUNG, PM9A3, CLS_NVME, "nvme", link=(4, 4),
+                  aer=zero_aer())
+    rp_nvme.config = config_space(rp_nvme, 2, 0)
+    nvme.config = config_space(nvme, 1, 0)
+    # The E810's link: 64 bytes at both ends, as a user other than root
+    # reads them: unknown.
+    rp_eth = root_port(fx, hb, (7, 0), link=(4, 16))
+    eth = fx.pci(rp_eth, bdf(0x04), INTEL, E810, CLS_ETH, "ice", link=(4, 16),
+                 aer=zero_aer())
+    rp_eth.config = config_space(rp_eth, 2, 1, size=64)
+    eth.config = config_space(eth, 2, 1, size=64)
+    fx.netdev(eth, "eth0", 1500, 100000, mac_of(OUI_INTEL, 0x04, 0))
+
+
 LAYOUTS = {
     "dgx-h100": lambda fx: (dgx_h100(fx), fx.finish_pci()),
     "amd-mi300x": lambda fx: (amd_mi300x(fx), fx.finish_pci()),
@@ -978,6 +1118,7 @@ LAYOUTS = {
     "slow-nic": lambda fx: (slow_nic(fx), fx.finish_pci()),
     "vmd": vmd,
     "coll-pair": lambda fx: (coll_pair(fx), fx.finish_pci()),
+    "retimer": lambda fx: (retimer(fx), fx.finish_pci()),
 }
 
 

@@ -4,6 +4,7 @@
 #define IX_TEST_REPORT_FIXTURES_H
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -14,6 +15,7 @@
 #include "probes/cluster/multi.h"
 #include "probes/cluster/rails.h"
 #include "probes/host/links.h"
+#include "probes/host/topo.h"
 #include "probes/mem/mem.h"
 #include "tests/unit/data.h"
 
@@ -293,20 +295,20 @@ static inline void ix_test_mem_result(struct ix_mem_result *r, struct ix_mem_cel
 					    .mem_known = true,
 					    .mem_bytes = 16ull << 30,
 					    .free_bytes = 8ull << 30 };
-	r->nodes[0].access[1] = (struct ix_mem_hmat){ .present = true,
-						      .read_mbps = 20000,
-						      .write_mbps = 20000,
-						      .read_ns = 90,
-						      .write_ns = 90,
-						      .initiators = 1 };
+	r->nodes[0].access[1] = (struct ix_hmat){ .present = true,
+						  .read_mbps = 20000,
+						  .write_mbps = 20000,
+						  .read_ns = 90,
+						  .write_ns = 90,
+						  .initiators = 1 };
 	r->nodes[1] = (struct ix_mem_node){
 		.id = 1, .mem_known = true, .mem_bytes = 64ull << 30, .free_bytes = 64ull << 30
 	};
-	r->nodes[1].access[0] = (struct ix_mem_hmat){ .present = true,
-						      .read_mbps = 8000,
-						      .write_mbps = 8000,
-						      .read_ns = 250,
-						      .initiators = 1 };
+	r->nodes[1].access[0] = (struct ix_hmat){ .present = true,
+						  .read_mbps = 8000,
+						  .write_mbps = 8000,
+						  .read_ns = 250,
+						  .initiators = 1 };
 	r->nodes[2] = (struct ix_mem_node){
 		.id = 2, .mem_known = true, .mem_bytes = 1ull << 30, .free_bytes = 10ull << 20
 	};
@@ -338,6 +340,164 @@ static inline void ix_test_mem_result(struct ix_mem_result *r, struct ix_mem_cel
 	r->cells = cells;
 	r->ncells = 3;
 	ix_mem_compare(r);
+}
+
+/* A host as QEMU's CXL machine lays it out, by hand: root port
+ * 0000:0c:00.0 and below it mem0 on 0000:0d:00.0 (Gen1 x1), nodes 0 (CPUs,
+ * HMAT 10 ns, 10240 MB/s) and 1 (CPU-less, HMAT class 0 from node 0: 30
+ * ns, 5120 MB/s); root0, port1 (a host bridge) and endpoint2; decoders
+ * 0.0 (4 GiB window), 1.0 and 2.0 (pmem, region0); region0 committed.
+ * With mem_off, mem0's CXL.mem is off while its port has it on. Free t
+ * with ix_topo_free. */
+static inline void ix_test_cxl_topo(struct ix_topo *t, bool mem_off)
+{
+	struct ix_cxl *c = &t->cxl;
+	const struct ix_pci_link l1 = { .present = true,
+					.speed_gts = 2.5,
+					.max_speed_gts = 2.5,
+					.gen = 1,
+					.max_gen = 1,
+					.width = 1,
+					.max_width = 1,
+					.expected_gen = 1,
+					.expected_width = 1,
+					.bps = 2e9,
+					.max_bps = 2e9,
+					.expected_bps = 2e9 };
+
+	memset(t, 0, sizeof(*t));
+	t->pci.n = 2;
+	t->pci.v = calloc(2, sizeof(*t->pci.v));
+	t->nnuma = 2;
+	t->numa = calloc(2, sizeof(*t->numa));
+	c->memdevs = calloc(1, sizeof(*c->memdevs));
+	c->ports = calloc(3, sizeof(*c->ports));
+	c->decoders = calloc(3, sizeof(*c->decoders));
+	c->regions = calloc(1, sizeof(*c->regions));
+	cr_assert(t->pci.v && t->numa && c->memdevs && c->ports && c->decoders && c->regions);
+	t->pci.v[0] = (struct ix_pci_dev){ .bdf = "0000:0c:00.0",
+					   .vendor = 0x8086,
+					   .device = 0x7075,
+					   .type = IX_PCI_ROOT_PORT,
+					   .numa_node = -1,
+					   .parent = -1,
+					   .sw = -1,
+					   .host_bridge = "pci0000:0c",
+					   .below_host_bridge = true,
+					   .link = l1 };
+	t->pci.v[1] = (struct ix_pci_dev){ .bdf = "0000:0d:00.0",
+					   .vendor = 0x8086,
+					   .device = 0x0d93,
+					   .type = IX_PCI_CXL,
+					   .driver = "cxl_pci",
+					   .numa_node = -1,
+					   .parent = 0,
+					   .sw = -1,
+					   .host_bridge = "pci0000:0c",
+					   .depth = 1,
+					   .link = l1 };
+	t->numa[0] = (struct ix_numa_node){
+		.node = 0, .cpus = "0-1", .memory_known = true, .memory_bytes = 1ull << 30
+	};
+	t->numa[1] = (struct ix_numa_node){ .node = 1,
+					    .memory_known = true,
+					    .memory_bytes = 1ull << 30 };
+	t->numa[0].access[0] = t->numa[0].access[1] = (struct ix_hmat){ .present = true,
+									.read_mbps = 10240,
+									.write_mbps = 10240,
+									.read_ns = 10,
+									.write_ns = 10,
+									.initiators = 1 };
+	t->numa[1].access[0] = (struct ix_hmat){
+		.present = true, .read_mbps = 5120, .read_ns = 30, .initiators = 1
+	};
+	c->tree = true;
+	c->nmemdevs = 1;
+	c->memdevs[0] = (struct ix_cxl_memdev){ .name = "mem0",
+						.host = "0000:0d:00.0",
+						.pci = 1,
+						.numa_node = -1,
+						.firmware = "BWFW VERSION 00",
+						.serial = 7,
+						.pmem_bytes = 256ull << 20,
+						.enabled = true,
+						.endpoint = 2,
+						.port = "0000:0c:00.0" };
+	c->memdevs[0].dev_fb = (struct ix_cxl_flexbus){
+		.known = true, .dvsec = 0, .cap = 0x06, .status = mem_off ? 0x02 : 0x06
+	};
+	c->memdevs[0].port_fb =
+		(struct ix_cxl_flexbus){ .known = true, .dvsec = 7, .cap = 0x26, .status = 0x26 };
+	c->nports = 3;
+	c->ports[0] = (struct ix_cxl_port){ .name = "root0",
+					    .kind = IX_CXL_ROOT,
+					    .parent = -1,
+					    .host = "ACPI0017:00",
+					    .memdev = -1,
+					    .ndports = 1 };
+	snprintf(c->ports[0].dports[0].name, IX_CXL_NAME, "ACPI0016:00");
+	c->ports[1] = (struct ix_cxl_port){ .name = "port1",
+					    .kind = IX_CXL_HOST_BRIDGE,
+					    .parent = 0,
+					    .depth = 1,
+					    .enabled = true,
+					    .host = "ACPI0016:00",
+					    .memdev = -1,
+					    .ndports = 1 };
+	c->ports[1].dports[0] = (struct ix_cxl_dport){ "0000:0c:00.0", "0000:0c:00.0" };
+	c->ports[2] = (struct ix_cxl_port){ .name = "endpoint2",
+					    .kind = IX_CXL_ENDPOINT,
+					    .parent = 1,
+					    .depth = 2,
+					    .enabled = true,
+					    .host = "mem0",
+					    .memdev = 0 };
+	c->ndecoders = 3;
+	c->decoders[0] = (struct ix_cxl_decoder){ .name = "decoder0.0",
+						  .port = 0,
+						  .base = 0x290000000ull,
+						  .size = 4ull << 30,
+						  .dpa_base = UINT64_MAX,
+						  .dpa_size = UINT64_MAX,
+						  .target_type = "expander",
+						  .ram = true,
+						  .pmem = true,
+						  .ways = 1,
+						  .granularity = 256,
+						  .ntargets = 1 };
+	snprintf(c->decoders[0].targets[0], IX_CXL_NAME, "ACPI0016:00");
+	c->decoders[1] = (struct ix_cxl_decoder){ .name = "decoder1.0",
+						  .port = 1,
+						  .base = 0x290000000ull,
+						  .size = 256ull << 20,
+						  .dpa_base = UINT64_MAX,
+						  .dpa_size = UINT64_MAX,
+						  .ways = 1,
+						  .granularity = 256,
+						  .ntargets = 1,
+						  .region = "region0" };
+	snprintf(c->decoders[1].targets[0], IX_CXL_NAME, "0000:0c:00.0");
+	c->decoders[2] = (struct ix_cxl_decoder){ .name = "decoder2.0",
+						  .port = 2,
+						  .base = 0x290000000ull,
+						  .size = 256ull << 20,
+						  .dpa_base = 0,
+						  .dpa_size = 256ull << 20,
+						  .mode = "pmem",
+						  .ways = 1,
+						  .granularity = 256,
+						  .region = "region0" };
+	c->nregions = 1;
+	c->regions[0] = (struct ix_cxl_region){ .name = "region0",
+						.decoder = "decoder0.0",
+						.base = 0x290000000ull,
+						.size = 256ull << 20,
+						.ways = 1,
+						.granularity = 256,
+						.committed = true,
+						.enabled = true,
+						.ntargets = 1 };
+	snprintf(c->regions[0].targets[0], IX_CXL_NAME, "decoder2.0");
 }
 
 #endif

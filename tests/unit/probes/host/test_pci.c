@@ -3,11 +3,16 @@
  * on its own (each end slower by design, both ends faster, width against
  * speed, a GPU's idle speed), then on the dgx-h100 and dgx-degraded trees
  * of tests/topo/mkfixture.py, where a root port, a switch port and an
- * endpoint each take their other end from the right side. */
+ * endpoint each take their other end from the right side. The retimers
+ * of PCIe Link Status 2 from crafted config space (none, one, two, a
+ * function that cannot detect them, a capability of version 1, loops and
+ * stray pointers in the capability list, short reads), then on the
+ * retimer tree, where a link has what either of its ends reports. */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <criterion/criterion.h>
 
@@ -171,5 +176,163 @@ Test(pci_tree, a_downtrained_link_is_flagged_at_both_ends)
 	/* The idle GPU and its port: noted on both, flagged on neither. */
 	cr_assert(at(&p, "0000:19:00.0")->idle_slow);
 	cr_assert(at(&p, "0000:17:01.0")->idle_slow);
+	ix_topo_free(&t);
+}
+
+/* Config space of 256 bytes: a capability list of power management at
+ * 0x40 and the PCI Express capability (version ver) at 0x60, whose Link
+ * Capabilities 2 detects `detect` retimers (0 to 2) and whose Link Status
+ * 2 reports `present`. */
+#define PCIE_AT 0x60
+static void cfg_make(uint8_t *cfg, int ver, int detect, int present)
+{
+	uint32_t cap2 = 0x3e | (detect >= 1 ? 1u << 23 : 0) | (detect >= 2 ? 1u << 24 : 0);
+
+	memset(cfg, 0, 256);
+	cfg[0x00] = 0xb3, cfg[0x01] = 0x15, cfg[0x02] = 0x21, cfg[0x03] = 0x10;
+	cfg[0x06] = 0x10; /* Status: capabilities list */
+	cfg[0x34] = 0x40;
+	cfg[0x40] = 0x01, cfg[0x41] = PCIE_AT;
+	cfg[PCIE_AT] = 0x10;
+	cfg[PCIE_AT + 2] = (uint8_t)ver;
+	for (int k = 0; k < 4; k++)
+		cfg[PCIE_AT + 0x2c + k] = (uint8_t)(cap2 >> 8 * k);
+	cfg[PCIE_AT + 0x32] = (uint8_t)((present >= 1 ? 0x40 : 0) | (present >= 2 ? 0x80 : 0));
+}
+
+Test(pci_retimers, none_one_or_two_as_link_status_2_says)
+{
+	static const struct {
+		int detect, present, want;
+		bool can;
+	} cases[] = {
+		{ 1, 0, 0, true },  { 2, 0, 0, true }, { 1, 1, 1, true }, { 2, 1, 1, true },
+		{ 2, 2, 2, true },  { 1, 2, 1, true }, /* two detected, one detectable */
+		{ 0, 0, 0, false }, { 0, 2, 0, false } /* bits of one that cannot detect */
+	};
+	uint8_t cfg[256];
+	bool detect;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		cfg_make(cfg, 2, cases[i].detect, cases[i].present);
+		cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), cases[i].want, "case %zu",
+			     i);
+		cr_assert_eq(detect, cases[i].can, "case %zu", i);
+	}
+	/* Device/Port Type and other capabilities' bits do not count. */
+	cfg_make(cfg, 2, 2, 2);
+	cfg[PCIE_AT + 2] |= 0x40; /* root port */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), 2);
+	/* A pointer's low two bits are reserved. */
+	cfg[0x34] = 0x43;
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), 2);
+}
+
+Test(pci_retimers, no_link_status_2_is_unknown)
+{
+	uint8_t cfg[256];
+	bool detect = true;
+
+	cfg_make(cfg, 1, 2, 2); /* version 1: no Link Status 2 */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cr_assert_not(detect);
+	cfg_make(cfg, 2, 2, 2);
+	cfg[0x06] = 0; /* no capability list */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cfg_make(cfg, 2, 2, 2);
+	cfg[0x41] = 0; /* the list ends before the PCI Express capability */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cfg_make(cfg, 2, 2, 2);
+	cfg[PCIE_AT] = 0x11; /* MSI-X, not PCI Express */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+}
+
+Test(pci_retimers, loops_and_stray_pointers_end_the_walk)
+{
+	uint8_t cfg[256];
+	bool detect;
+
+	cfg_make(cfg, 2, 2, 1);
+	cfg[0x41] = 0x40; /* power management points at itself */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cfg_make(cfg, 2, 2, 1);
+	cfg[0x41] = 0x50, cfg[0x50] = 0x05, cfg[0x51] = 0x40; /* 0x40 -> 0x50 -> 0x40 */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cfg_make(cfg, 2, 2, 1);
+	cfg[0x34] = 0x20; /* into the header */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	cfg_make(cfg, 2, 2, 1);
+	cfg[0x41] = 0xfc, cfg[0xfc] = 0x09, cfg[0xfd] = 0xfc; /* the last dword, a loop */
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), -1);
+	/* A long list that does end at the capability is walked. */
+	cfg_make(cfg, 2, 2, 1);
+	cfg[0x41] = 0xa0;
+	for (int at = 0xa0; at < 0xf0; at += 4)
+		cfg[at] = 0x09, cfg[at + 1] = (uint8_t)(at + 4);
+	cfg[0xf1] = PCIE_AT;
+	cr_assert_eq(ix_pci_retimers(cfg, sizeof(cfg), &detect), 1);
+}
+
+Test(pci_retimers, short_reads_are_unknown)
+{
+	uint8_t cfg[256];
+	bool detect;
+
+	cfg_make(cfg, 2, 2, 2);
+	cr_assert_eq(ix_pci_retimers(cfg, 64, &detect), -1, "64 bytes, as a user reads them");
+	cr_assert_eq(ix_pci_retimers(cfg, 0, &detect), -1);
+	cr_assert_eq(ix_pci_retimers(cfg, 0x3f, &detect), -1);
+	cr_assert_eq(ix_pci_retimers(cfg, PCIE_AT + 0x33, &detect), -1, "Link Status 2 cut");
+	cr_assert_not(detect);
+	cr_assert_eq(ix_pci_retimers(cfg, PCIE_AT + 0x34, &detect), 2);
+	cr_assert(detect);
+}
+
+Test(pci_tree, a_links_retimers_are_what_either_end_reports)
+{
+	struct ix_topo t;
+	size_t notes = 0;
+
+	ix_test_topo_fixture("retimer", &t);
+	const struct ix_pci p = t.pci;
+
+	/* One retimer, reported by both ends of the GPU's link. */
+	cr_assert(at(&p, "0000:00:01.0")->retimers_known);
+	cr_assert_eq(at(&p, "0000:00:01.0")->retimers, 1);
+	cr_assert(at(&p, "0000:01:00.0")->retimers_known);
+	cr_assert_eq(at(&p, "0000:01:00.0")->retimers, 1);
+	/* Two, which only the NIC detects: its port's row has them too. */
+	cr_assert(at(&p, "0000:00:03.0")->retimers_known);
+	cr_assert_eq(at(&p, "0000:00:03.0")->retimers, 2);
+	cr_assert_eq(at(&p, "0000:02:00.0")->retimers, 2);
+	/* Detected at both ends, none there: known, 0. */
+	cr_assert(at(&p, "0000:00:05.0")->retimers_known);
+	cr_assert(at(&p, "0000:03:00.0")->retimers_known);
+	cr_assert_eq(at(&p, "0000:03:00.0")->retimers, 0);
+	/* 64 bytes at both ends, and no capability list: unknown. */
+	cr_assert_not(at(&p, "0000:00:07.0")->retimers_known);
+	cr_assert_not(at(&p, "0000:04:00.0")->retimers_known);
+	cr_assert_not(at(&p, "0000:00:00.0")->retimers_known);
+	/* The short reads are one note for both functions. */
+	for (size_t i = 0; i < p.nnotes; i++)
+		if (strstr(p.notes[i], "retimers")) {
+			notes++;
+			cr_assert(strstr(p.notes[i], "2 PCI function(s)") &&
+					  strstr(p.notes[i], "root"),
+				  "%s", p.notes[i]);
+		}
+	cr_assert_eq(notes, 1);
+	ix_topo_free(&t);
+}
+
+Test(pci_tree, trees_without_config_files_know_no_retimers)
+{
+	struct ix_topo t;
+
+	ix_test_topo_fixture("dgx-h100", &t);
+	for (size_t i = 0; i < t.pci.n; i++)
+		cr_assert_not(t.pci.v[i].link.retimers_known, "%s", t.pci.v[i].bdf);
+	for (size_t i = 0; i < t.pci.nnotes; i++)
+		cr_assert_null(strstr(t.pci.notes[i], "retimers"), "%s", t.pci.notes[i]);
 	ix_topo_free(&t);
 }

@@ -4,7 +4,9 @@
  * it, a PCI domain behind an Intel VMD controller and an RDMA port whose
  * GID table has unused (all-zero) entries, also seen through the text,
  * JSON and HTML reports. The large real-world layouts are in tests/topo
- * (tests/integration/topo.sh). */
+ * (tests/integration/topo.sh); the retimer layout's links with retimers
+ * are checked here through the AER finding, the text and the JSON; the
+ * CXL findings on a CXL host built by hand (tests/unit/report/fixtures.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -23,6 +25,7 @@
 #include "report/json/json.h"
 #include "report/text/text.h"
 #include "tests/unit/common.h"
+#include "tests/unit/report/fixtures.h"
 
 static char root[256];
 
@@ -626,5 +629,132 @@ Test(topo, hcas_gpu_memory_nodes_and_an_unknown_place)
 	for (size_t i = 0; i < t.nnuma; i++)
 		cr_assert_str_eq(t.numa[i].gpu, owner[i], "node %d", t.numa[i].node);
 	cr_assert_geq(t.pci.nnotes, 1);
+	ix_topo_free(&t);
+}
+
+/* The row of the PCI tree that lists bdf, without its newline ("" when
+ * none does). */
+static const char *row(const char *text, const char *bdf, char *buf, size_t len)
+{
+	char key[32];
+	const char *at, *end;
+
+	snprintf(key, sizeof(key), " %s ", bdf);
+	buf[0] = '\0';
+	at = strstr(text, key);
+	if (at && (end = strchr(at, '\n')))
+		snprintf(buf, len, "%.*s", (int)(end - at), at);
+	return buf;
+}
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t n = strlen(s), k = strlen(tail);
+
+	return n >= k && strcmp(s + n - k, tail) == 0;
+}
+
+/* The retimer layout of mkfixture.py: retimers on the GPU's link (one)
+ * and the NIC's (two), the NIC with AER correctable errors. */
+Test(topo, retimers_are_shown_and_suspected_of_aer_errors)
+{
+	struct ix_topo t;
+	struct ix_err err = { 0 };
+	char dir[64], path[96], buf[256], *text = NULL;
+	size_t len = 0, i;
+	FILE *f;
+	json_t *j, *d;
+
+	ix_test_mkfixture("retimer", dir, sizeof(dir), "/tmp/ixperf-topofx.XXXXXX");
+	snprintf(path, sizeof(path), "%s/t", dir);
+	cr_assert_eq(ix_topo_read(path, &t, &err), 0, "%s", err.msg);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	cr_expect_eq(system(path), 0);
+
+	cr_assert_eq(t.nfindings, 1);
+	cr_assert_eq(t.findings[0].kind, IX_FIND_AER);
+	cr_assert_str_eq(t.findings[0].device, "0000:02:00.0");
+	cr_assert(strstr(t.findings[0].message, "11 correctable PCIe errors since boot; 2 retimers "
+						"sit on this link (PCIe Link Status 2): suspects "
+						"beside the device and its slot."),
+		  "%s", t.findings[0].message);
+
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	ix_text_topo(f, &t);
+	fclose(f);
+	cr_assert(ends_with(row(text, "0000:01:00.0", buf, sizeof(buf)),
+			    "Gen5 x16 (504 Gbit/s)  retimer"),
+		  "%s", text);
+	cr_assert(ends_with(row(text, "0000:02:00.0", buf, sizeof(buf)),
+			    "Gen5 x16 (504 Gbit/s)  2 retimers  [ibp2s0 mlx5_0]"),
+		  "%s", text);
+	cr_assert(ends_with(row(text, "0000:00:03.0", buf, sizeof(buf)), "  2 retimers"), "%s",
+		  text);
+	cr_assert(ends_with(row(text, "0000:03:00.0", buf, sizeof(buf)), "Gen4 x4 (63 Gbit/s)"),
+		  "%s", text);
+	cr_assert(ends_with(row(text, "0000:04:00.0", buf, sizeof(buf)),
+			    "Gen4 x16 (252 Gbit/s)  [eth0]"),
+		  "%s", text);
+	cr_assert(strstr(text, "note: 2 PCI function(s) gave only part of their config space"),
+		  "%s", text);
+	free(text);
+
+	j = ix_test_json_roundtrip(ix_json_topo(&t));
+	json_array_foreach(json_object_get(j, "pci"), i, d)
+	{
+		const char *bdf = json_string_value(json_object_get(d, "bdf"));
+		json_t *rt = json_object_get(json_object_get(d, "link"), "retimers");
+
+		if (strcmp(bdf, "0000:00:00.0") == 0)
+			continue; /* no link */
+		cr_assert_not_null(rt, "%s", bdf);
+		if (strcmp(bdf, "0000:01:00.0") == 0 || strcmp(bdf, "0000:00:01.0") == 0)
+			cr_assert_eq(json_integer_value(rt), 1, "%s", bdf);
+		else if (strcmp(bdf, "0000:02:00.0") == 0 || strcmp(bdf, "0000:00:03.0") == 0)
+			cr_assert_eq(json_integer_value(rt), 2, "%s", bdf);
+		else if (strcmp(bdf, "0000:03:00.0") == 0 || strcmp(bdf, "0000:00:05.0") == 0)
+			cr_assert(json_is_integer(rt) && json_integer_value(rt) == 0, "%s", bdf);
+		else
+			cr_assert(json_is_null(rt), "%s", bdf);
+	}
+	json_decref(j);
+	ix_topo_free(&t);
+}
+
+/* CXL findings: none on a healthy device; an ERROR naming a device whose
+ * link runs without CXL.mem; warnings for a device without an endpoint
+ * and a region not committed. */
+Test(topo, cxl_findings)
+{
+	struct ix_topo t;
+
+	ix_test_cxl_topo(&t, false);
+	ix_topo_check("", &t);
+	cr_assert_eq(t.nfindings, 0, "%s", t.nfindings ? t.findings[0].message : "");
+	ix_topo_free(&t);
+
+	ix_test_cxl_topo(&t, true);
+	t.cxl.regions[0].committed = false;
+	ix_topo_check("", &t);
+	cr_assert_eq(t.nfindings, 2);
+	cr_assert_eq(t.findings[0].kind, IX_FIND_CXL);
+	cr_assert(t.findings[0].error);
+	cr_assert_str_eq(t.findings[0].device, "mem0");
+	cr_assert(strstr(t.findings[0].message, "CXL memory device mem0 (0000:0d:00.0): CXL.mem is "
+						"not enabled on its link"),
+		  "%s", t.findings[0].message);
+	cr_assert_str_eq(ix_finding_name(t.findings[0].kind), "cxl");
+	cr_assert_not(t.findings[1].error);
+	cr_assert_str_eq(t.findings[1].device, "region0");
+	cr_assert(strstr(t.findings[1].message, "not committed"), "%s", t.findings[1].message);
+	ix_topo_free(&t);
+
+	ix_test_cxl_topo(&t, false);
+	t.cxl.memdevs[0].endpoint = -1;
+	ix_topo_check("", &t);
+	cr_assert_eq(t.nfindings, 1);
+	cr_assert(strstr(t.findings[0].message, "has no endpoint port"), "%s",
+		  t.findings[0].message);
 	ix_topo_free(&t);
 }

@@ -3,7 +3,8 @@
  * functions, a downtrained link marked and its ancestors knowing it,
  * folding to a screen's height (the large layout's 466 functions too;
  * the GPU servers' GPUs and NICs kept in sight or named by their fold),
- * and a NIC's counters loading its link and every link above it. */
+ * a NIC's counters loading its link and every link above it, and links
+ * with retimers marked in their labels; a CXL memory device's row. */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "report/model/topotree.h"
 #include "tests/unit/common.h"
+#include "tests/unit/report/fixtures.h"
 
 /* The layout's tree, scanned (its directory is gone again). */
 static void fixture(const char *layout, struct ix_topo *t)
@@ -374,4 +376,67 @@ Test(topotree, a_fold_says_what_it_holds)
 	ix_tree_summary(&tr, 12, held, sizeof(held));
 	cr_assert_str_eq(held, "1 port");
 	free(tr.v);
+}
+
+Test(topotree, links_with_retimers_say_so_in_their_labels)
+{
+	static const struct {
+		const char *name, *link;
+		int retimers;
+	} want[] = {
+		{ "0000:00:01.0", "Gen5 x16 +R", 1 },  { "0000:01:00.0", "Gen5 x16 +R", 1 },
+		{ "0000:00:03.0", "Gen5 x16 +2R", 2 }, { "0000:02:00.0", "Gen5 x16 +2R", 2 },
+		{ "0000:03:00.0", "Gen4 x4", 0 },      { "0000:04:00.0", "Gen4 x16", 0 },
+	};
+	struct ix_topo t;
+	struct ix_tree tr;
+	size_t seen = 0;
+
+	fixture("retimer", &t);
+	cr_assert_eq(ix_tree_build(&t, &tr), 0);
+	for (size_t i = 0; i < tr.n; i++) {
+		if (!tr.v[i].has_link)
+			cr_assert_str_eq(tr.v[i].link, "", "%s", tr.v[i].name);
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			if (strcmp(tr.v[i].name, want[k].name) == 0) {
+				cr_assert_str_eq(tr.v[i].link, want[k].link);
+				cr_assert_eq(tr.v[i].retimers, want[k].retimers, "%s",
+					     tr.v[i].name);
+				seen++;
+			}
+	}
+	cr_assert_eq(seen, sizeof(want) / sizeof(want[0]));
+	ix_tree_free(&tr);
+	ix_topo_free(&t);
+}
+
+/* A CXL memory device's row: its memdev, the protocols its link runs and
+ * its firmware; with CXL.mem off, the row is a problem saying so. */
+Test(topotree, cxl_memdev_row)
+{
+	for (int off = 0; off < 2; off++) {
+		struct ix_topo t;
+		struct ix_tree tr;
+		const struct ix_tree_node *n = NULL;
+
+		ix_test_cxl_topo(&t, off);
+		cr_assert_eq(ix_tree_build(&t, &tr), 0);
+		for (size_t i = 0; i < tr.n; i++)
+			if (tr.v[i].pci == 1)
+				n = &tr.v[i];
+		cr_assert_not_null(n);
+		cr_assert_str_eq(n->what, off ? "cxl mem0 CXL.io fw BWFW VERSION 00"
+					      : "cxl mem0 CXL.mem+io fw BWFW VERSION 00");
+		if (off) {
+			cr_assert_eq(n->health, IX_TREE_BAD);
+			cr_assert_str_eq(n->tag, "CXL LINK");
+			cr_assert(!strncmp(n->issue, "CXL.mem is not enabled on its link", 34),
+				  "%s", n->issue);
+			cr_assert_eq(tr.v[0].worst, IX_TREE_BAD, "its ancestors know");
+		} else {
+			cr_assert_eq(n->health, IX_TREE_OK, "%s", n->issue);
+		}
+		ix_tree_free(&tr);
+		ix_topo_free(&t);
+	}
 }
