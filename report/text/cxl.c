@@ -108,13 +108,11 @@ static void memdev_text(FILE *f, const struct ix_topo *t, const struct ix_cxl_me
 		fprintf(f, "      PROBLEM: %s\n", issue);
 }
 
-static void port_text(FILE *f, const struct ix_cxl *c, size_t i)
+/* Port i and, below it, the ports whose parent it is: a tree. */
+static void port_text(FILE *f, const struct ix_cxl *c, size_t i, int depth)
 {
 	const struct ix_cxl_port *p = &c->ports[i];
-	int depth = 0;
 
-	for (int k = p->parent; k >= 0 && depth < 16; k = c->ports[k].parent)
-		depth++;
 	/* A root port has no driver of its own: enabled says nothing there. */
 	fprintf(f, "  %*s%-12s %-11s %-14s%s", 2 * depth, "", p->name,
 		ix_cxl_port_kind_name(p->kind), p->host,
@@ -124,6 +122,9 @@ static void port_text(FILE *f, const struct ix_cxl *c, size_t i)
 	for (size_t k = 0; k < p->ndports; k++)
 		fprintf(f, " %s", p->dports[k].pci[0] ? p->dports[k].pci : p->dports[k].name);
 	fprintf(f, "\n");
+	for (size_t k = 0; k < c->nports && depth < 16; k++)
+		if (c->ports[k].parent == (int)i && k != i)
+			port_text(f, c, k, depth + 1);
 }
 
 static void decoder_text(FILE *f, const struct ix_cxl *c, const struct ix_cxl_decoder *d)
@@ -166,7 +167,8 @@ void ix_text_cxl(FILE *f, const struct ix_topo *t)
 	}
 	fprintf(f, "CXL ports:\n");
 	for (size_t i = 0; i < c->nports; i++)
-		port_text(f, c, i);
+		if (c->ports[i].parent < 0)
+			port_text(f, c, i, 0);
 	fprintf(f, "CXL decoders:\n");
 	for (size_t i = 0; i < c->ndecoders; i++)
 		decoder_text(f, c, &c->decoders[i]);
