@@ -931,6 +931,22 @@ fi
 spread() {
 	sort -g "$WORK/samples/$1" | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%.2f-%.2f", lo, hi }'
 }
+# paired A B: each run of A over the run of B beside it (the same run
+# number: the two ran one after the other), the median of those ratios and
+# how many are at most 1. On a machine whose speed drifts between runs this
+# compares the tools where the medians of each compare the drift.
+paired() {
+	paste "$WORK/samples/$1" "$WORK/samples/$2" |
+		awk '$2 > 0 { r = $1 / $2; print r; n++; if (r <= 1) k++ } END { print "k", k + 0, n + 0 }' |
+		{
+			local v=() k n
+			while read -r a b c; do
+				if [ "$a" = k ]; then k=$b n=$c; else v+=("$a"); fi
+			done
+			printf '%-34s %12s   (each run over the other tool'"'"'s beside it; at or below 1 in %d of %d)\n' \
+				"" "$(printf '%s\n' "${v[@]}" | median | awk '{ printf "%.3f", $1 }')" "$k" "$n"
+		}
+}
 if section mem; then
 	row "mem read, GB/s (sysbench)" "$(median_of mem-ixperf-read)" "$(median_of mem-sysbench-read)" ">=1"
 	row "mem write, GB/s (sysbench)" "$(median_of mem-ixperf-write)" "$(median_of mem-sysbench-write)" ">=1"
@@ -947,6 +963,7 @@ if section lat; then
 					"$(median_of "$q-sockperf-$m-$path")" "<=1"
 				printf '%-34s %12s %12s   (the runs, lowest-highest)\n' "" \
 					"$(spread "$q-ixperf-$m-$path")" "$(spread "$q-sockperf-$m-$path")"
+				paired "$q-ixperf-$m-$path" "$q-sockperf-$m-$path"
 			done
 		done
 	done

@@ -323,8 +323,9 @@ static int add_port(struct walk *w, struct cxl_port *p, int parent, enum ix_cxl_
 		const char *phys = cxl_dport_get_physical_node(dp);
 
 		copy(d->name, sizeof(d->name), cxl_dport_get_devname(dp));
-		/* A root port is named by its address; a host bridge's
-		 * dport (ACPI0016:00) has one as its physical node. */
+		/* A PCI port (a root or switch downstream port) is named by
+		 * its address or has it as its physical node; a root's dport
+		 * is a host bridge (ACPI0016:00), no PCI function. */
 		if (phys && ix_sysfs_is_bdf(phys))
 			copy(d->pci, sizeof(d->pci), phys);
 		else if (ix_sysfs_is_bdf(d->name))
