@@ -234,11 +234,11 @@ static void check_cxl(struct ix_topo *t)
 
 void ix_topo_check(const char *root, struct ix_topo *t)
 {
-	check_cxl(t);
 	check_links(t);
 	check_ports(t);
 	check_numa(root, t);
 	check_aer(t);
+	check_cxl(t);
 }
 
 int ix_topo_read(const char *root, struct ix_topo *t, struct ix_err *err)

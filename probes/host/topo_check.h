@@ -14,7 +14,9 @@ int ix_topo_read(const char *root, struct ix_topo *t, struct ix_err *err);
 
 /* Findings over what was scanned: links below both ends' capabilities,
  * RDMA ports not ACTIVE/LinkUp, RoCE MTUs, NICs far from their nearest
- * GPU, AER errors. */
+ * GPU, AER errors (naming the retimers on the link), CXL memory devices
+ * whose links run without CXL.mem or that are not set up, CXL regions not
+ * committed. */
 void ix_topo_check(const char *root, struct ix_topo *t);
 
 #endif

@@ -3,11 +3,11 @@
  * them the PCI functions that matter (root and switch ports, GPUs, NICs,
  * NVMe, CXL, anything others hang from), each with the link above it as
  * trained (and the retimers on it), its health (downtrained, AER errors, a
- * port not up) and what it carries now (the NICs' counters, summed up the
- * tree against each link's bandwidth). Nodes are in drawing order (depth first), so a renderer
- * walks the visible ones and places them; folding hides a subtree behind
- * its top node, which then says what it holds ("2 GPU, 1 NIC") and the
- * worst health below it. A fold keeps the rows with a problem (and the
+ * port not up, a CXL link without CXL.mem) and what it carries now (the
+ * NICs' counters, summed up the tree against each link's bandwidth). Nodes
+ * are in drawing order (depth first), so a renderer walks the visible ones
+ * and places them; folding hides a subtree behind its top node, which then
+ * says what it holds ("2 GPU, 1 NIC") and the worst health below it. A fold keeps the rows with a problem (and the
  * way down to them) in sight, unless the screen cannot hold them.
  */
 #ifndef IX_TOPOTREE_H
