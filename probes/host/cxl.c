@@ -10,6 +10,7 @@
 #include <cxl/libcxl.h>
 
 #include "probes/host/cxl.h"
+#include "probes/host/pci.h"
 #include "probes/host/sysfs.h"
 
 #define CXL_VENDOR    0x1e98 /* the CXL consortium's DVSEC vendor id */
@@ -131,41 +132,14 @@ static void copy(char *dst, size_t len, const char *src)
 	dst[n] = '\0';
 }
 
-/* The Flex Bus of PCI function bdf, from its config space. */
-static void flexbus_of(const char *root, const char *bdf, struct ix_cxl_flexbus *fb)
+void ix_cxl_flexbus_read(const char *root, const char *bdf, struct ix_cxl_flexbus *fb)
 {
-	char rel[96], path[PATH_MAX];
-	uint8_t *cfg;
-	size_t n = 0;
-	FILE *f;
+	uint8_t *cfg = calloc(1, CFG_SIZE);
 
 	memset(fb, 0, sizeof(*fb));
-	if (!bdf[0] || (size_t)snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s/config", bdf) >=
-			       sizeof(rel))
-		return;
-	if (!ix_sysfs_path(path, sizeof(path), root, rel) || !(f = fopen(path, "rb")))
-		return;
-	if ((cfg = calloc(1, CFG_SIZE))) {
-		n = fread(cfg, 1, CFG_SIZE, f);
-		ix_cxl_flexbus_parse(cfg, n, fb);
-		free(cfg);
-	}
-	fclose(f);
-}
-
-/* The PCI function right above function bdf, or "". */
-static void pci_parent(const char *root, const char *bdf, char *out, size_t len)
-{
-	char rel[96], path[PATH_MAX], real[PATH_MAX], *slash;
-
-	out[0] = '\0';
-	if ((size_t)snprintf(rel, sizeof(rel), "/sys/bus/pci/devices/%s", bdf) >= sizeof(rel) ||
-	    !ix_sysfs_path(path, sizeof(path), root, rel) || !realpath(path, real) ||
-	    !(slash = strrchr(real, '/')))
-		return;
-	*slash = '\0';
-	if ((slash = strrchr(real, '/')) && ix_sysfs_is_bdf(slash + 1))
-		copy(out, len, slash + 1);
+	if (cfg)
+		ix_cxl_flexbus_parse(cfg, ix_pci_config(root, bdf, cfg, CFG_SIZE), fb);
+	free(cfg);
 }
 
 static void *grow(void *v, size_t n, size_t size)
@@ -179,7 +153,7 @@ static void quiet(struct cxl_ctx *ctx, int priority, const char *file, int line,
 	(void)ctx, (void)priority, (void)file, (void)line, (void)fn, (void)format, (void)args;
 }
 
-static void read_memdevs(const char *root, struct cxl_ctx *ctx, struct ix_cxl *c)
+static void read_memdevs(struct cxl_ctx *ctx, struct ix_cxl *c)
 {
 	struct cxl_memdev *md;
 
@@ -196,13 +170,11 @@ static void read_memdevs(const char *root, struct cxl_ctx *ctx, struct ix_cxl *c
 		copy(m->firmware, sizeof(m->firmware), cxl_memdev_get_firmware_version(md));
 		m->numa_node = cxl_memdev_get_numa_node(md);
 		m->serial = cxl_memdev_get_serial(md);
+		m->serial_known = m->serial != UINT64_MAX; /* libcxl's "not read" */
 		m->ram_bytes = cxl_memdev_get_ram_size(md);
 		m->pmem_bytes = cxl_memdev_get_pmem_size(md);
 		m->enabled = cxl_memdev_is_enabled(md) > 0;
 		m->endpoint = -1;
-		pci_parent(root, m->host, m->port, sizeof(m->port));
-		flexbus_of(root, m->host, &m->dev_fb);
-		flexbus_of(root, m->port, &m->port_fb);
 	}
 }
 
@@ -392,7 +364,7 @@ out:
 	free(w.lp);
 }
 
-void ix_cxl_read_live(const char *root, struct ix_cxl *c)
+void ix_cxl_read_live(struct ix_cxl *c)
 {
 	struct cxl_ctx *ctx = NULL;
 	int rc;
@@ -404,7 +376,7 @@ void ix_cxl_read_live(const char *root, struct ix_cxl *c)
 	}
 	cxl_set_log_fn(ctx, quiet);
 	c->tree = true;
-	read_memdevs(root, ctx, c);
+	read_memdevs(ctx, c);
 	read_ports(ctx, c);
 	cxl_unref(ctx);
 }
@@ -432,7 +404,7 @@ void ix_cxl_read_tree(const char *root, struct ix_cxl *c)
 	snprintf(c->note, sizeof(c->note),
 		 "CXL ports, decoders and regions are read on the live system only (libcxl)");
 	while ((e = readdir(dir))) {
-		char dir_m[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX], *slash;
+		char dir_m[PATH_MAX], path[PATH_MAX + 32], real[PATH_MAX];
 		struct ix_cxl_memdev *v, *m;
 		long val;
 
@@ -446,28 +418,20 @@ void ix_cxl_read_tree(const char *root, struct ix_cxl *c)
 		m = memset(&v[c->nmemdevs++], 0, sizeof(*m));
 		copy(m->name, sizeof(m->name), e->d_name);
 		m->endpoint = -1;
-		if (realpath(dir_m, real) && (slash = strrchr(real, '/'))) {
-			*slash = '\0';
-			if ((slash = strrchr(real, '/')) && ix_sysfs_is_bdf(slash + 1))
-				copy(m->host, sizeof(m->host), slash + 1);
-		}
 		snprintf(path, sizeof(path), "%s/numa_node", dir_m);
 		m->numa_node = ix_sysfs_read_long(path, &val) == 0 && val >= 0 ? (int)val : -1;
 		snprintf(path, sizeof(path), "%s/firmware_version", dir_m);
 		if (ix_sysfs_read(path, m->firmware, sizeof(m->firmware)) < 0)
 			m->firmware[0] = '\0';
 		snprintf(path, sizeof(path), "%s/serial", dir_m);
-		if (ix_sysfs_read_long(path, &val) == 0 && val >= 0)
+		if (ix_sysfs_read_long(path, &val) == 0 && val >= 0) {
 			m->serial = (uint64_t)val;
+			m->serial_known = true;
+		}
 		snprintf(path, sizeof(path), "%s/driver", dir_m);
 		m->enabled = realpath(path, real) != NULL;
 		m->ram_bytes = size_of(dir_m, "ram/size");
 		m->pmem_bytes = size_of(dir_m, "pmem/size");
-		if (m->host[0]) {
-			pci_parent(root, m->host, m->port, sizeof(m->port));
-			flexbus_of(root, m->host, &m->dev_fb);
-			flexbus_of(root, m->port, &m->port_fb);
-		}
 	}
 	closedir(dir);
 }

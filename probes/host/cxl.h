@@ -27,7 +27,6 @@ enum {
 	IX_FLEXBUS_IO = 1u << 1,
 	IX_FLEXBUS_MEM = 1u << 2,
 	IX_FLEXBUS_68B_FLIT = 1u << 5,
-	IX_FLEXBUS_MLD = 1u << 6,
 };
 
 struct ix_cxl_flexbus {
@@ -82,15 +81,20 @@ struct ix_cxl_region {
 
 struct ix_cxl_memdev {
 	char name[IX_CXL_NAME];
-	char host[64]; /* its PCI function's address, as the kernel names it */
-	int pci;       /* that function's index in a topology's PCI tree, else -1 */
+	char host[64]; /* its PCI function's address */
 	int numa_node; /* the device's own (its PCI function's), -1 when unknown */
 	char firmware[64];
+	bool serial_known;
 	uint64_t serial, ram_bytes, pmem_bytes;
 	bool enabled;
-	int endpoint;  /* index of its endpoint port, -1 when it has none */
-	char port[24]; /* the PCI function above it (a root or switch downstream port), or "" */
-	struct ix_cxl_flexbus dev_fb, port_fb; /* the device's and that port's Flex Bus */
+	int endpoint; /* index of its endpoint port, -1 when it has none */
+	/* Set by the topology (probes/host/topo.h) from its PCI tree: the
+	 * function's index (-1 when it is not in the tree), the function
+	 * above it (a root or switch downstream port, "" when none) and what
+	 * both ends of their link run. */
+	int pci;
+	char port[24];
+	struct ix_cxl_flexbus dev_fb, port_fb;
 };
 
 struct ix_cxl {
@@ -106,18 +110,20 @@ struct ix_cxl {
 	char note[160]; /* what could not be read, "" when nothing */
 };
 
-/* The live system's CXL bus through libcxl; config space from
- * ROOT/sys/bus/pci/devices/BDF/config. A system without CXL reads as
+/* The live system's CXL bus through libcxl. A system without CXL reads as
  * empty, not as an error; where libcxl cannot start, c->note says why. */
-void ix_cxl_read_live(const char *root, struct ix_cxl *c);
+void ix_cxl_read_live(struct ix_cxl *c);
 /* A saved sysfs tree (libcxl reads only the live one): the memory devices
- * under ROOT/sys/bus/cxl/devices with what their own directories say. */
+ * under ROOT/sys/bus/cxl/devices with what their own directories say
+ * (host left "": the topology finds their PCI functions). */
 void ix_cxl_read_tree(const char *root, struct ix_cxl *c);
 void ix_cxl_free(struct ix_cxl *c);
 
 /* The Flex Bus Port DVSEC in config bytes (n of them: 4096 as root, 64
  * otherwise, where the walk finds nothing). */
 bool ix_cxl_flexbus_parse(const uint8_t *cfg, size_t n, struct ix_cxl_flexbus *fb);
+/* The same, read from PCI function bdf's config space under root. */
+void ix_cxl_flexbus_read(const char *root, const char *bdf, struct ix_cxl_flexbus *fb);
 /* "mem" "io" "cache" joined by '+' ("mem+io"), "none" */
 const char *ix_cxl_protocols(uint16_t bits, char *buf, size_t len);
 /* What is wrong with memdev m's Flex Bus, in a sentence: CXL.mem capable at

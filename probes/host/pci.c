@@ -285,20 +285,17 @@ int ix_pci_retimers(const uint8_t *cfg, size_t n, bool *detect)
 /* What d says of the retimers on its link: -1 where its config space does
  * not tell or it cannot detect them; *cut where that is because fewer
  * bytes than its PCI Express capability needs could be read. */
-static int read_retimers(const char *root, const struct ix_pci_dev *d, bool *cut)
+size_t ix_pci_config(const char *root, const char *bdf, uint8_t *buf, size_t len)
 {
 	char path[PATH_MAX];
-	uint8_t cfg[CFG_READ];
 	size_t n = 0;
-	bool detect;
-	int fd, r;
+	int fd;
 
-	*cut = false;
-	if (!attr(path, sizeof(path), root, d->bdf, "config") ||
+	if (!bdf[0] || !attr(path, sizeof(path), root, bdf, "config") ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	while (n < sizeof(cfg)) {
-		ssize_t got = read(fd, cfg + n, sizeof(cfg) - n);
+		return 0;
+	while (n < len) {
+		ssize_t got = read(fd, buf + n, len - n);
 
 		if (got < 0 && errno == EINTR)
 			continue;
@@ -307,8 +304,17 @@ static int read_retimers(const char *root, const struct ix_pci_dev *d, bool *cut
 		n += (size_t)got;
 	}
 	close(fd);
-	r = ix_pci_retimers(cfg, n, &detect);
-	*cut = r < 0 && n < sizeof(cfg);
+	return n;
+}
+
+static int read_retimers(const char *root, const struct ix_pci_dev *d, bool *cut)
+{
+	uint8_t cfg[CFG_READ];
+	size_t n = ix_pci_config(root, d->bdf, cfg, sizeof(cfg));
+	bool detect;
+	int r = ix_pci_retimers(cfg, n, &detect);
+
+	*cut = n > 0 && r < 0 && n < sizeof(cfg);
 	return detect ? r : -1;
 }
 

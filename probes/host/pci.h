@@ -131,6 +131,9 @@ void ix_pci_judge_link(struct ix_pci_link *l, const struct ix_pci_link *partner,
  * capability in it (a list that loops or leaves the bytes ends the walk),
  * or one of version 1, which has no Link Status 2. */
 int ix_pci_retimers(const uint8_t *cfg, size_t n, bool *detect);
+/* Up to len bytes of function bdf's config space (its sysfs "config"
+ * file: 64 bytes without root); how many were read, 0 when none. */
+size_t ix_pci_config(const char *root, const char *bdf, uint8_t *buf, size_t len);
 
 /* The function at the other end of function i's link: a root or switch
  * downstream port's link goes to the function below it (the first that

@@ -227,15 +227,37 @@ static void read_ports(const char *root, struct ix_topo *t)
 }
 
 /* The CXL bus: through libcxl on the live system, from the memory
- * devices' own directories in a saved tree. */
+ * devices' own directories in a saved tree; then each device's place in
+ * the PCI tree (by its address, or by where its directory really is) and
+ * what both ends of its link run. */
 static void read_cxl(const char *root, struct ix_topo *t)
 {
-	if (!root || !*root)
-		ix_cxl_read_live(root ? root : "", &t->cxl);
+	if (!root)
+		root = "";
+	if (!*root)
+		ix_cxl_read_live(&t->cxl);
 	else
 		ix_cxl_read_tree(root, &t->cxl);
-	for (size_t i = 0; i < t->cxl.nmemdevs; i++)
-		t->cxl.memdevs[i].pci = ix_pci_find(&t->pci, t->cxl.memdevs[i].host);
+	for (size_t i = 0; i < t->cxl.nmemdevs; i++) {
+		struct ix_cxl_memdev *m = &t->cxl.memdevs[i];
+		char rel[96], path[PATH_MAX];
+		int up;
+
+		m->pci = ix_pci_find(&t->pci, m->host);
+		if (m->pci < 0 &&
+		    (size_t)snprintf(rel, sizeof(rel), "/sys/bus/cxl/devices/%s", m->name) <
+			    sizeof(rel) &&
+		    ix_sysfs_path(path, sizeof(path), root, rel))
+			m->pci = pci_of(root, &t->pci, path);
+		if (m->pci < 0)
+			continue;
+		snprintf(m->host, sizeof(m->host), "%s", t->pci.v[m->pci].bdf);
+		if ((up = t->pci.v[m->pci].parent) >= 0)
+			snprintf(m->port, sizeof(m->port), "%s", t->pci.v[up].bdf);
+		ix_cxl_flexbus_read(root, m->host, &m->dev_fb);
+		if (m->port[0])
+			ix_cxl_flexbus_read(root, m->port, &m->port_fb);
+	}
 }
 
 int ix_topo_numa(const struct ix_topo *t, int pci)

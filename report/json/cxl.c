@@ -55,9 +55,9 @@ static json_t *memdev(const struct ix_topo *t, const struct ix_cxl_memdev *m)
 		str_or_null(m->port), "numa_node",
 		m->numa_node >= 0 ? json_integer(m->numa_node) : json_null(), "firmware",
 		str_or_null(m->firmware), "serial",
-		c->tree || m->serial ? json_integer((json_int_t)m->serial) : json_null(),
-		"ram_bytes", (json_int_t)m->ram_bytes, "pmem_bytes", (json_int_t)m->pmem_bytes,
-		"enabled", m->enabled, "endpoint",
+		m->serial_known ? json_integer((json_int_t)m->serial) : json_null(), "ram_bytes",
+		(json_int_t)m->ram_bytes, "pmem_bytes", (json_int_t)m->pmem_bytes, "enabled",
+		m->enabled, "endpoint",
 		m->endpoint >= 0 ? json_string(c->ports[m->endpoint].name) : json_null(), "flexbus",
 		"device", flexbus(&m->dev_fb), "port", flexbus(&m->port_fb), "issue",
 		ix_cxl_link_issue(m, issue, sizeof(issue)) ? json_string(issue) : json_null());

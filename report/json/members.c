@@ -36,6 +36,12 @@ int ix_member_bad_type(struct ix_err *err, const char *where, const char *key, c
 		       key, ix_member_type(v), want);
 }
 
+bool ix_member_null(const json_t *v, int flags)
+{
+	return (v && json_is_null(v) && flags != IX_MEMBER_REQUIRED) ||
+	       (!v && flags == IX_MEMBER_NULLABLE);
+}
+
 /* A number in [lo, hi]. */
 int ix_member_num(json_t *o, const char *where, const char *key, int flags, double lo, double hi,
 		  double *out, struct ix_err *err)
@@ -44,12 +50,11 @@ int ix_member_num(json_t *o, const char *where, const char *key, int flags, doub
 	double x;
 
 	*out = 0;
-	if ((!v || json_is_null(v)) && flags == IX_MEMBER_NULLABLE)
+	if (ix_member_null(v, flags))
 		return 0;
 	if (!json_is_number(v))
-		return ix_member_bad_type(
-			err, where, key,
-			flags == IX_MEMBER_NULLABLE ? "a number or null" : "a number", v);
+		return ix_member_bad_type(err, where, key, flags ? "a number or null" : "a number",
+					  v);
 	x = json_number_value(v);
 	if (!isfinite(x) || x < lo || x > hi)
 		return ix_fail(err, IX_EXIT_FAIL, "%s%s%s is %g, out of range %g to %g", where,
@@ -65,13 +70,11 @@ int ix_member_count(json_t *o, const char *where, const char *key, int flags, ui
 	json_t *v = json_object_get(o, key);
 
 	*out = 0;
-	if ((!v || json_is_null(v)) && flags == IX_MEMBER_NULLABLE)
+	if (ix_member_null(v, flags))
 		return 0;
 	if (!json_is_integer(v))
 		return ix_member_bad_type(err, where, key,
-					  flags == IX_MEMBER_NULLABLE ? "a whole number or null"
-								      : "a whole number",
-					  v);
+					  flags ? "a whole number or null" : "a whole number", v);
 	if (json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
 		return ix_fail(err, IX_EXIT_FAIL, "%s%s%s is %lld, out of range 0 to %llu", where,
 			       *where && *key ? "." : "", key, (long long)json_integer_value(v),
@@ -109,19 +112,18 @@ int ix_member_bool(json_t *o, const char *where, const char *key, bool *out, str
 	return 0;
 }
 
-/* A string (or, IX_MEMBER_NULLABLE, null or absent: *out NULL). */
+/* A string (or, as flags allow, null or absent: *out NULL). */
 int ix_member_str(json_t *o, const char *where, const char *key, int flags, const char **out,
 		  struct ix_err *err)
 {
 	json_t *v = key[0] ? json_object_get(o, key) : o;
 
 	*out = NULL;
-	if ((!v || json_is_null(v)) && flags == IX_MEMBER_NULLABLE)
+	if (ix_member_null(v, flags))
 		return 0;
 	if (!json_is_string(v))
-		return ix_member_bad_type(
-			err, where, key,
-			flags == IX_MEMBER_NULLABLE ? "a string or null" : "a string", v);
+		return ix_member_bad_type(err, where, key, flags ? "a string or null" : "a string",
+					  v);
 	*out = json_string_value(v);
 	return 0;
 }

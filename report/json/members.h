@@ -21,7 +21,11 @@
 enum ix_member_flags {
 	IX_MEMBER_REQUIRED = 0,
 	IX_MEMBER_NULLABLE = 1, /* null or absent reads as 0 (NULL for a string) */
+	IX_MEMBER_NULL = 2,     /* null reads so too, but absent is an error */
 };
+
+/* Whether v (NULL: absent) reads as no value under flags. */
+bool ix_member_null(const json_t *v, int flags);
 
 /* "an object", "a number", ..., "null", "missing" (v NULL). */
 const char *ix_member_type(const json_t *v);

@@ -31,32 +31,11 @@ static int null_or_not(json_t *o, const char *where, const char *key, const char
 /* A number in [0, DBL_MAX], or null: -1 (not run, none). */
 static int opt_num(json_t *o, const char *where, const char *key, double *out, struct ix_err *err)
 {
-	int n = null_or_not(o, where, key, "a number or null", err);
-
-	*out = -1;
-	if (n != 0)
-		return n < 0 ? -1 : 0;
-	return ix_member_num(o, where, key, IX_MEMBER_NULLABLE, 0, DBL_MAX, out, err);
-}
-
-/* A whole number in [0, max], or null: 0. */
-static int opt_count(json_t *o, const char *where, const char *key, uint64_t max, uint64_t *out,
-		     struct ix_err *err)
-{
-	*out = 0;
-	if (null_or_not(o, where, key, "a whole number or null", err) < 0)
+	if (ix_member_num(o, where, key, IX_MEMBER_NULL, 0, DBL_MAX, out, err) < 0)
 		return -1;
-	return ix_member_count(o, where, key, IX_MEMBER_NULLABLE, max, out, err);
-}
-
-/* A string made safe for a terminal, or null: "". */
-static int opt_text(json_t *o, const char *where, const char *key, char *buf, size_t len,
-		    struct ix_err *err)
-{
-	buf[0] = '\0';
-	if (null_or_not(o, where, key, "a string or null", err) < 0)
-		return -1;
-	return ix_member_text(o, where, key, IX_MEMBER_NULLABLE, buf, len, err);
+	if (ix_member_null(json_object_get(o, key), IX_MEMBER_NULL))
+		*out = -1;
+	return 0;
 }
 
 /* "WHERE.KEY", or KEY when where is "" (cut to fit: a name in a message). */
@@ -105,7 +84,7 @@ static int hmat_mbps(json_t *o, const char *where, const char *key, uint64_t *mb
 {
 	uint64_t Bps;
 
-	if (opt_count(o, where, key, INT64_MAX, &Bps, err) < 0)
+	if (ix_member_count(o, where, key, IX_MEMBER_NULL, INT64_MAX, &Bps, err) < 0)
 		return -1;
 	*mbps = (Bps + 500000) / 1000000;
 	return 0;
@@ -136,8 +115,10 @@ static int read_hmat(json_t *nd, const char *where, struct ix_mem_node *n, struc
 		x->present = true;
 		if (hmat_mbps(h, at, "read_bandwidth_Bps", &x->read_mbps, err) < 0 ||
 		    hmat_mbps(h, at, "write_bandwidth_Bps", &x->write_mbps, err) < 0 ||
-		    opt_count(h, at, "read_latency_ns", INT64_MAX, &x->read_ns, err) < 0 ||
-		    opt_count(h, at, "write_latency_ns", INT64_MAX, &x->write_ns, err) < 0 ||
+		    ix_member_count(h, at, "read_latency_ns", IX_MEMBER_NULL, INT64_MAX,
+				    &x->read_ns, err) < 0 ||
+		    ix_member_count(h, at, "write_latency_ns", IX_MEMBER_NULL, INT64_MAX,
+				    &x->write_ns, err) < 0 ||
 		    node_mask(h, at, "initiators", false, &x->initiators, err) < 0)
 			return -1;
 	}
@@ -164,12 +145,15 @@ static int read_nodes(json_t *res, struct ix_mem_result *r, struct ix_err *err)
 			return ix_member_bad_type(err, at, "", "an object", nd);
 		if (ix_member_count(nd, at, "node", IX_MEMBER_REQUIRED, IX_MEM_MAX_NODES - 1, &id,
 				    err) < 0 ||
-		    opt_text(nd, at, "cpus", n->cpus, sizeof(n->cpus), err) < 0 ||
+		    ix_member_text(nd, at, "cpus", IX_MEMBER_NULL, n->cpus, sizeof(n->cpus), err) <
+			    0 ||
 		    ix_member_u32(nd, at, "ncpus", &n->ncpus, err) < 0 ||
 		    (unknown = null_or_not(nd, at, "memory_bytes", "a whole number or null", err)) <
 			    0 ||
-		    opt_count(nd, at, "memory_bytes", INT64_MAX, &mem, err) < 0 ||
-		    opt_count(nd, at, "free_bytes", INT64_MAX, &free_bytes, err) < 0 ||
+		    ix_member_count(nd, at, "memory_bytes", IX_MEMBER_NULL, INT64_MAX, &mem, err) <
+			    0 ||
+		    ix_member_count(nd, at, "free_bytes", IX_MEMBER_NULL, INT64_MAX, &free_bytes,
+				    err) < 0 ||
 		    read_hmat(nd, at, n, err) < 0)
 			return -1;
 		if (seen >> id & 1)
@@ -193,14 +177,16 @@ static int read_params(json_t *res, struct ix_mem_result *r, struct ix_err *err)
 	json_t *o;
 
 	if (ix_member_bool(res, "", "complete", &r->complete, err) < 0 ||
-	    opt_text(res, "", "error", r->error, sizeof(r->error), err) < 0 ||
-	    opt_text(res, "", "sysfs", r->sysfs, sizeof(r->sysfs), err) < 0 ||
-	    opt_count(res, "", "llc_bytes", INT64_MAX, &r->llc_bytes, err) < 0 ||
+	    ix_member_text(res, "", "error", IX_MEMBER_NULL, r->error, sizeof(r->error), err) < 0 ||
+	    ix_member_text(res, "", "sysfs", IX_MEMBER_NULL, r->sysfs, sizeof(r->sysfs), err) < 0 ||
+	    ix_member_count(res, "", "llc_bytes", IX_MEMBER_NULL, INT64_MAX, &r->llc_bytes, err) <
+		    0 ||
 	    ix_member_bool(res, "", "nt_stores", &r->nt_stores, err) < 0 ||
 	    ix_member_object(res, "", "params", &o, err) < 0 ||
 	    node_mask(o, "params", "initiators", true, &p->initiators, err) < 0 ||
 	    node_mask(o, "params", "targets", true, &p->targets, err) < 0 ||
-	    opt_count(o, "params", "threads", UINT32_MAX, &threads, err) < 0 ||
+	    ix_member_count(o, "params", "threads", IX_MEMBER_NULL, UINT32_MAX, &threads, err) <
+		    0 ||
 	    ix_member_num(o, "params", "time_s", IX_MEMBER_REQUIRED, 0, 1e9, &p->time_s, err) < 0 ||
 	    ix_member_num(o, "params", "slack", IX_MEMBER_REQUIRED, 0, 1e9, &p->slack, err) < 0 ||
 	    ix_member_bool(o, "params", "hugepages", &huge, err) < 0)
@@ -257,7 +243,7 @@ static int read_pages(json_t *c, const char *at, struct ix_mem_cell *x, struct i
 	    ix_member_count(o, where, "huge_bytes", IX_MEMBER_REQUIRED, INT64_MAX, &pg->huge_bytes,
 			    err) < 0 ||
 	    ix_member_bool(o, where, "huge_asked", &pg->huge_asked, err) < 0 ||
-	    opt_text(o, where, "thp", pg->thp, sizeof(pg->thp), err) < 0)
+	    ix_member_text(o, where, "thp", IX_MEMBER_NULL, pg->thp, sizeof(pg->thp), err) < 0)
 		return -1;
 	return 0;
 }
@@ -279,7 +265,8 @@ static int read_curve(json_t *c, const char *at, struct ix_mem_cell *x, struct i
 			where[0] = '\0';
 		if (!json_is_object(pt))
 			return ix_member_bad_type(err, where, "", "an object", pt);
-		if (opt_count(pt, where, "delay_ns", UINT32_MAX, &delay, err) < 0 ||
+		if (ix_member_count(pt, where, "delay_ns", IX_MEMBER_NULL, UINT32_MAX, &delay,
+				    err) < 0 ||
 		    ix_member_num(pt, where, "load_Bps", IX_MEMBER_REQUIRED, 0, DBL_MAX,
 				  &p->load_Bps, err) < 0 ||
 		    ix_member_num(pt, where, "latency_ns", IX_MEMBER_REQUIRED, 0, DBL_MAX,
@@ -329,7 +316,7 @@ static int read_cell(json_t *c, const char *at, const struct ix_mem_result *r,
 	if (pair_node(c, at, "initiator", r, &x->initiator, err) < 0 ||
 	    pair_node(c, at, "target", r, &x->target, err) < 0 ||
 	    ix_member_bool(c, at, "measured", &x->measured, err) < 0 ||
-	    opt_text(c, at, "note", x->why, sizeof(x->why), err) < 0 ||
+	    ix_member_text(c, at, "note", IX_MEMBER_NULL, x->why, sizeof(x->why), err) < 0 ||
 	    ix_member_u32(c, at, "threads", &x->threads, err) < 0 ||
 	    ix_member_count(c, at, "buffer_bytes", IX_MEMBER_REQUIRED, INT64_MAX, &x->buf_bytes,
 			    err) < 0 ||

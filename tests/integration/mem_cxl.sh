@@ -145,7 +145,7 @@ check "topo text: the ports as a tree, the switch between the host bridge and an
 	grep -Pzq '\n  root0 [^\n]*\n    port1 +host_bridge [^\n]*\n(      endpoint[0-9]+ +endpoint +mem[01] *\n)?      port[0-9]+ +switch +0000:0e:00.0 +dports: 0000:0f:00.0\n        endpoint[0-9]+ +endpoint +mem[01]' "$O/topo.txt"
 check "no CXL finding on healthy devices" jq_true "$O/topo.json" '[.results[0].findings[] | select(.kind == "cxl")] == []'
 check "the live tree names $D on its function with CXL.mem" grep -Eq "cxl $D CXL\.mem" "$O/tree.txt"
-check "the HTML tree names $D" grep -q "$D" "$O/topo.html"
+check "the HTML tree names $D on its function with CXL.mem" grep -q "cxl $D CXL.mem+io" "$O/topo.html"
 check "HTML: the HMAT table and the CXL memory devices" bash -c \
 	"grep -q '<h3>Memory nodes as the firmware advertises them (HMAT)</h3>' '$O/topo.html' && grep -q '<h3>CXL memory devices</h3>' '$O/topo.html'"
 check "ixperf topo's CXL bus equals cxl list's (ports, memdevs, decoders)" \

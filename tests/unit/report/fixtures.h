@@ -418,6 +418,7 @@ static inline void ix_test_cxl_topo(struct ix_topo *t, bool mem_off)
 						.pci = 1,
 						.numa_node = -1,
 						.firmware = "BWFW VERSION 00",
+						.serial_known = true,
 						.serial = 7,
 						.pmem_bytes = 256ull << 20,
 						.enabled = true,
