@@ -86,9 +86,14 @@ run_tests() {
 	local rc=0
 	build
 	echo "===== make check (${SECONDS} s into the run) ====="
-	# the test programs on every core (TESTS= runs none), then the tests one at a time
+	# the test programs on every core (TESTS= runs none), the unit tests and
+	# source checks on every core, then the shell tests one at a time (every
+	# test runs even after a failure: the logs show them all)
 	make -C _build -j"$(nproc)" check TESTS= || rc=$?
-	[ "$rc" = 0 ] && { make -C _build check || rc=$?; }
+	if [ "$rc" = 0 ]; then
+		make -C _build -j"$(nproc)" check TESTS="$(make -s -C _build print-parallel-tests)" || rc=$?
+		make -C _build check TESTS="$(make -s -C _build print-serial-tests)" || rc=$?
+	fi
 	show_logs
 	slowest
 	failed_logs

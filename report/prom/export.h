@@ -1,7 +1,8 @@
 /*
  * The metrics exporter: an HTTP listener (probes/net/httpd.h) whose
  * /metrics renders, at each scrape, the live monitor's model of this
- * host's links (sampled by its owner, or here with ix_prom_export_step),
+ * host's links (sampled by its owner, or here with ix_prom_export_step
+ * and at each scrape),
  * the PCIe link behind each, read at the scrape, and an agent's counters.
  */
 #ifndef IX_PROM_EXPORT_H
@@ -37,8 +38,11 @@ void ix_prom_export_serve(struct ix_prom_export *e, int64_t until_ns);
  * metric). */
 void ix_prom_export_sampled(struct ix_prom_export *e);
 /* Serve until the next sample is due (interval_s after the last one),
- * then sample the model: the loop of a headless exporter. A failed
- * sample keeps the last one, whose age the metrics show. */
+ * then sample the model: the loop of a headless exporter. From the first
+ * call on, a scrape also samples the model when its reading is over
+ * 100 ms old, so that counters are served as of the scrape (a caller that
+ * samples the model itself serves its last reading). A failed sample
+ * keeps the last one, whose age the metrics show. */
 void ix_prom_export_step(struct ix_prom_export *e, double interval_s);
 /* The metrics as served now (malloc'd); -1 when out of memory. */
 int ix_prom_export_render(struct ix_prom_export *e, char **body, size_t *len);
