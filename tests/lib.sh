@@ -144,6 +144,18 @@ ix_wait_for() {
 	return 1
 }
 
+# ix_signal_wait SIGNAL PID WAITED: send SIGNAL to PID, then wait for the
+# background job WAITED (PID itself, or a client of it); IX_RC is its exit
+# status and IX_TOOK the seconds from the signal to its end.
+ix_signal_wait() {
+	local start
+	start=$(date +%s.%N)
+	kill "-$1" "$2"
+	wait "$3"
+	IX_RC=$?
+	IX_TOOK=$(echo "$(date +%s.%N) - $start" | bc)
+}
+
 # ix_wait_log FILE REGEX [SECONDS]: wait (20 s by default) until a line of
 # FILE matches REGEX (grep -E), e.g. the agent's "bw test over tcp" line
 # that says a test holds its slot.

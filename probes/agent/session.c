@@ -358,7 +358,7 @@ static int run_streams(struct session *ss, struct ix_agent_test *t, double inter
 		while (!ix_streams_done(t->streams, t->n) && ix_now_ns() < grace)
 			usleep(2000);
 	}
-	atomic_store(stop, 1);
+	ix_streams_stop(t->streams, t->n);
 	ix_streams_join(t->streams, t->n);
 	if (rc == 0 && interval_s > 0) {
 		/* The tail since the last tick. */

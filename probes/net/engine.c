@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -175,7 +176,7 @@ int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err)
 	if (rc != 0) {
 		/* The ones already running use s: they end before it is
 		 * given back. */
-		atomic_store(s[0].stop, 1);
+		ix_streams_stop(s, n);
 		ix_streams_join(s, n);
 		return ix_fail(err, IX_EXIT_FAIL, "cannot start stream thread %u: %s", started + 1,
 			       strerror(rc));
@@ -201,6 +202,19 @@ bool ix_streams_done(struct ix_stream *s, uint32_t n)
 		group_free(&s[i]);
 	}
 	return true;
+}
+
+void ix_streams_stop(struct ix_stream *s, uint32_t n)
+{
+	if (!n)
+		return;
+	/* Sequentially consistent, against the loop's store of
+	 * wakes_by_shutdown then load of stop: either it sees the stop, or
+	 * this sees its flag. */
+	atomic_store(s[0].stop, 1);
+	for (uint32_t i = 0; i < n; i++)
+		if (s[i].fd >= 0 && atomic_load(&s[i].wakes_by_shutdown))
+			shutdown(s[i].fd, SHUT_RD);
 }
 
 void ix_streams_join(struct ix_stream *s, uint32_t n)

@@ -85,12 +85,25 @@ uint64_t ix_net_window_bytes(uint64_t bytes)
 	return 2 * (w < snd ? w : snd) + 2 * (w < rcv ? w : rcv);
 }
 
-int ix_net_set_timeouts(int fd, int ms)
+int ix_net_set_send_timeout(int fd, int ms)
 {
 	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
-	if (setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
-		return -1;
+
+	return setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+int ix_net_set_recv_timeout(int fd, int ms)
+{
+	struct timeval tv = { ms / 1000, (ms % 1000) * 1000 };
+
 	return setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+int ix_net_set_timeouts(int fd, int ms)
+{
+	if (ix_net_set_send_timeout(fd, ms) < 0)
+		return -1;
+	return ix_net_set_recv_timeout(fd, ms);
 }
 
 static int resolve(const char *host, uint16_t port, int type, int passive, struct addrinfo **res,

@@ -51,6 +51,11 @@ uint64_t ix_net_window_bytes(uint64_t bytes);
 uint64_t ix_net_buffer_size(int fd, bool send_side);
 /* SO_SNDTIMEO and SO_RCVTIMEO, so blocking data loops can check stop flags. */
 int ix_net_set_timeouts(int fd, int ms);
+/* SO_SNDTIMEO alone; ms 0: none (blocks until the peer takes it). */
+int ix_net_set_send_timeout(int fd, int ms);
+/* SO_RCVTIMEO alone; ms 0: none (blocks until data, the peer's end or a
+ * shutdown(2) of this socket). */
+int ix_net_set_recv_timeout(int fd, int ms);
 /* Printable address of a socket's peer ("[::1]:5301"). */
 void ix_net_peer_name(int fd, char *buf, size_t len);
 uint16_t ix_net_local_port(int fd);

@@ -36,6 +36,11 @@ enum ix_cap {
 	IX_CAP_EOF = 1u << 5,        /* the receiver sees the sender's end in band */
 	IX_CAP_BLOCKS = 1u << 6,     /* serves requested blocks (synchronised reads) */
 	IX_CAP_RDMA = 1u << 7,       /* the agents' RDMA devices (probes/rdma/); no socket data */
+	/* Latency: ping's receive may block without a socket timeout (none
+	 * costs a kernel timer per wait); the caller bounds it with a
+	 * watchdog (watchdog.h). Its responder, likewise, is woken at a stop
+	 * by ix_streams_stop. */
+	IX_CAP_PING_BLOCKS = 1u << 8,
 };
 
 /* Counters a data thread publishes; the engine samples them for intervals. */
@@ -68,6 +73,10 @@ struct ix_stream {
 	int64_t warm_until;  /* end of warm-up, monotonic ns */
 	int64_t send_until;  /* sender deadline, 0 = by bytes */
 	atomic_int *stop;    /* set to end the test early */
+	/* Its loop blocks in a receive without a timeout: ix_streams_stop
+	 * shuts its reading side down to wake it. Set by the loop itself,
+	 * before it looks at stop once more. */
+	atomic_bool wakes_by_shutdown;
 	bool busy_poll;
 	bool no_offload;   /* UDP: no GSO or GRO (the batching stays) */
 	char io[8];        /* UDP: how its datagrams went ("gso", "gro", "mmsg") */
@@ -177,6 +186,9 @@ uint32_t ix_bw_threads(uint32_t asked, uint32_t streams, int ncpus, bool same_ho
 int ix_streams_start(struct ix_stream *s, uint32_t n, struct ix_err *err);
 void ix_streams_join(struct ix_stream *s, uint32_t n);
 bool ix_streams_done(struct ix_stream *s, uint32_t n);
+/* Ask the streams' loops to end (s[0].stop, which they share), and wake
+ * those blocked without a timeout (wakes_by_shutdown). */
+void ix_streams_stop(struct ix_stream *s, uint32_t n);
 /* Fill one end's figures of stream s from what its thread recorded. */
 void ix_stream_end_fill(struct ix_stream *s, struct ix_stream_end *e);
 /* The data threads that ran s's streams (counted once they ended). */

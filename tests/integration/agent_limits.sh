@@ -410,14 +410,10 @@ IX_PIDS+=("$coord")
 # The RUN sends once the target took its test; the stop comes 1 s into it.
 ix_wait_log "$J/target.err" "bw test over tcp" || exit 99
 sleep 1
-start=$(date +%s.%N)
-kill -TERM "$rpid"
-wait "$rpid"
-rc=$?
-took=$(echo "$(date +%s.%N) - $start" | bc)
+ix_signal_wait TERM "$rpid" "$rpid"
 # Stopping cancels the RUN's stream at once (it is woken, not polled): 10 s
 # is room for a loaded machine, half the RUN's 20 s.
-check "an agent stopped mid-RUN exits 0 ($rc) within 10 s (${took} s)" test "$rc" = 0 -a "$(echo "$took < 10" | bc)" = 1
+check "an agent stopped mid-RUN exits 0 ($IX_RC) within 10 s (${IX_TOOK} s)" test "$IX_RC" = 0 -a "$(echo "$IX_TOOK < 10" | bc)" = 1
 check "the RUN ran until the stop ($(cat "$J/run.out"))" grep -q "stopped: the agent is shutting down" "$J/run.out"
 check "the log names the RUN's target" grep -q "RUN bandwidth test towards a peer towards 127.0.0.1:$tport" "$J/runner.err" ||
 	cat "$J/runner.err"

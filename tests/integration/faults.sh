@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Faults: a server that dies mid-test, hostile bytes on the control port,
+# Faults: a server that dies or freezes mid-test, hostile bytes on the control port,
 # limits, and a server that must keep serving everyone else.
 . "${top_srcdir:-.}/tests/lib.sh"
 
@@ -45,6 +45,30 @@ check "udp lat exits 1 when the server dies" test "$?" = 1
 check "udp lat keeps the samples it took" jq_true "$J/latkilled.json" \
 	'(.complete | not) and .results[0].samples > 0 and .results[0].stats.p50_ns > 0'
 schema_check "$J/latkilled.json"
+
+# --- A server that stops answering mid-lat: the reply watchdog. -------------
+# TCP ping-pong receives block without a socket timeout (a timed wait costs
+# a kernel timer per reply); a watchdog shuts the socket down once no echo
+# came for --timeout. The server is frozen (SIGSTOP), not dead: its socket
+# stays open and says nothing, as a hung host's would.
+ix_server frozen || exit 99
+"$IXPERF" lat -t 10 --timeout 0.5 -J -p "$IX_PORT" 127.0.0.1 >"$J/frozen.json" 2>"$J/frozen.err" &
+cpid=$!
+IX_PIDS+=("$cpid")
+ix_wait_log "$J/frozen.err" "lat test over tcp" || exit 99
+sleep 1
+ix_signal_wait STOP "$IX_SPID" "$cpid"
+kill -CONT "$IX_SPID"
+check "tcp lat exits 1 when the server stops answering" test "$IX_RC" = 1
+check "it gives up after its 0.5 s timeout, within 3 s (${IX_TOOK} s)" \
+	test "$(echo "$IX_TOOK >= 0.5 && $IX_TOOK < 3" | bc)" = 1
+check "the message names the timeout" grep -q "no echo from the server within 0.5 s" "$J/frozen.err"
+check "tcp lat keeps the samples it took, marked incomplete" jq_true "$J/frozen.json" \
+	'(.complete | not) and .results[0].samples > 0 and (.results[0].error | test("no echo"))'
+schema_check "$J/frozen.json"
+"$IXPERF" lat -t 1 -J -p "$IX_PORT" 127.0.0.1 >"$J/thawed.json" 2>"$J/thawed.err"
+check "the thawed server serves the next lat test (exit $?)" jq_true "$J/thawed.json" \
+	'.complete and .results[0].samples > 0'
 
 # --- Hostile bytes while a real test runs. -----------------------------------
 ix_server main || exit 99

@@ -1,18 +1,22 @@
 /* Unit tests for probes/net/engine.c: a stream end's summary figures from
  * what its thread recorded (retransmits and loss in the measured window,
- * never below zero; the socket buffer the kernel kept). */
+ * never below zero; the socket buffer the kernel kept), and a stop that
+ * wakes a receive blocked without a timeout. */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
 
 #include "probes/net/net.h"
 #include "probes/net/transport.h"
+#include "tests/unit/common.h"
 
 static uint64_t fake_total; /* retransmits since the connection opened */
 
@@ -205,4 +209,38 @@ Test(layout, streams_take_consecutive_source_ports)
 	cr_assert_eq(n, 6);
 	for (uint32_t i = 0; i < n; i++)
 		cr_assert_eq(s[i].local_port, 40000 + i);
+}
+
+/* A responder blocked in recv without a socket timeout, as TCP's echo is. */
+static void *blocked_recv(void *arg)
+{
+	struct ix_stream *s = arg;
+	char b;
+
+	atomic_store(&s->wakes_by_shutdown, true);
+	if (!ix_stream_stopped(s))
+		s->failed = recv(s->fd, &b, 1, 0) != 0;
+	return NULL;
+}
+
+Test(streams_stop, wakes_a_receive_blocked_without_a_timeout)
+{
+	struct ix_stream s;
+	atomic_int stop = 0;
+	int fds[2];
+	pthread_t th;
+	struct timespec ts = { 0, 50 * 1000000L };
+
+	ix_test_tcp_pair(fds);
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, false);
+	s.fd = fds[1];
+	s.stop = &stop;
+	cr_assert_eq(pthread_create(&th, NULL, blocked_recv, &s), 0);
+	nanosleep(&ts, NULL);
+	ix_streams_stop(&s, 1);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_eq(atomic_load(&stop), 1);
+	cr_assert_not(s.failed, "the receive returned the socket's end");
+	close(fds[0]);
+	close(fds[1]);
 }
