@@ -589,7 +589,6 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 {
 	const struct ix_transport *tp = ix_transport_find(p->path);
 	struct ix_stream s;
-	struct ix_watchdog *wd = NULL;
 	atomic_int stop = 0;
 	struct rusage ru0;
 	uint8_t *buf = NULL;
@@ -627,7 +626,7 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 	ix_net_set_timeouts(s.fd, p->timeout_s < 0.2 ? (int)(p->timeout_s * 1000) + 1 : 200);
 	timeout_ns = ix_seconds_to_ns(p->timeout_s);
 	if ((tp->caps & IX_CAP_PING_BLOCKS) && !p->busy_poll) {
-		if (ix_watchdog_start(&wd, s.fd, timeout_ns, err) < 0)
+		if (ix_watchdog_start(&s.wd, s.fd, timeout_ns, err) < 0)
 			goto fail;
 		ix_net_set_recv_timeout(s.fd, 0);
 	}
@@ -640,14 +639,12 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 
 		if (rtt < 0) {
 			*err = s.err;
-			if (wd && ix_watchdog_fired(wd))
+			if (s.wd && ix_watchdog_fired(s.wd))
 				ix_fail(err, IX_EXIT_FAIL, "no echo from the server within %.1f s",
 					p->timeout_s);
 			ix_fail_prefix(err, "server %s", c->host);
 			goto fail_measured;
 		}
-		if (wd)
-			ix_watchdog_beat(wd, now);
 		if (rtt == 0) {
 			if (now >= warm_until)
 				r->lost++;
@@ -672,8 +669,8 @@ int ix_lat_run(struct ix_client *c, const struct ix_lat_params *p, struct ix_lat
 		}
 	}
 	r->seconds = (double)(ix_now_ns() - (warm_until > t0 ? warm_until : t0)) / 1e9;
-	ix_watchdog_stop(wd);
-	wd = NULL;
+	ix_watchdog_stop(s.wd);
+	s.wd = NULL;
 	cpu_since(&ru0, t0, &r->cpu_local);
 	counters_since(c, &ctr0, &r->ctr_local);
 	if (tp->caps & IX_CAP_EOF)
@@ -695,7 +692,7 @@ fail_measured:
 	if (ctr0.valid)
 		counters_since(c, &ctr0, &r->ctr_local);
 fail:
-	ix_watchdog_stop(wd);
+	ix_watchdog_stop(s.wd);
 	ix_ctr_set_free(&ctr0);
 	ix_stats_compute(&r->samples, &r->stats);
 	ix_streams_close(&s, 1);

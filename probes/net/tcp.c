@@ -14,6 +14,7 @@
 #include "probes/net/net.h"
 #include "probes/net/proto.h"
 #include "probes/net/transport.h"
+#include "probes/net/watchdog.h"
 #include "probes/net/zcopy.h"
 
 #define TCP_RECV_MIN (128u * 1024)
@@ -508,6 +509,9 @@ static int64_t tcp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 	int64_t t0 = ix_now_ns(), deadline = t0 + timeout_ns;
 	size_t len = s->msg_size, off = 0;
 	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+
+	if (s->wd)
+		ix_watchdog_beat(s->wd, t0);
 
 	/* A blocked send wakes with EAGAIN at SO_SNDTIMEO: a server that stops
 	 * reading must not hold the client past the deadline. The receive

@@ -58,6 +58,8 @@ struct ix_stream_group {
 	uint32_t n;
 };
 
+struct ix_watchdog;
+
 struct ix_stream {
 	uint32_t id;
 	enum ix_dir dir;
@@ -77,6 +79,10 @@ struct ix_stream {
 	 * shuts its reading side down to wake it. Set by the loop itself,
 	 * before it looks at stop once more. */
 	atomic_bool wakes_by_shutdown;
+	/* Latency client: the watchdog over its receive (watchdog.h), told
+	 * at each ping's send, so that an echo has the timeout from its send
+	 * as with a socket timeout; NULL: none. */
+	struct ix_watchdog *wd;
 	bool busy_poll;
 	bool no_offload;   /* UDP: no GSO or GRO (the batching stays) */
 	char io[8];        /* UDP: how its datagrams went ("gso", "gro", "mmsg") */

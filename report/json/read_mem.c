@@ -137,7 +137,6 @@ static int read_nodes(json_t *res, struct ix_mem_result *r, struct ix_err *err)
 	{
 		struct ix_mem_node *n = &r->nodes[i];
 		char at[MEM_AT_MAX];
-		int unknown;
 
 		if (snprintf(at, sizeof(at), "nodes[%zu]", i) < 0)
 			at[0] = '\0';
@@ -148,8 +147,6 @@ static int read_nodes(json_t *res, struct ix_mem_result *r, struct ix_err *err)
 		    ix_member_text(nd, at, "cpus", IX_MEMBER_NULL, n->cpus, sizeof(n->cpus), err) <
 			    0 ||
 		    ix_member_u32(nd, at, "ncpus", &n->ncpus, err) < 0 ||
-		    (unknown = null_or_not(nd, at, "memory_bytes", "a whole number or null", err)) <
-			    0 ||
 		    ix_member_count(nd, at, "memory_bytes", IX_MEMBER_NULL, INT64_MAX, &mem, err) <
 			    0 ||
 		    ix_member_count(nd, at, "free_bytes", IX_MEMBER_NULL, INT64_MAX, &free_bytes,
@@ -161,7 +158,7 @@ static int read_nodes(json_t *res, struct ix_mem_result *r, struct ix_err *err)
 				       (unsigned long long)id);
 		seen |= 1ull << id;
 		n->id = (int)id;
-		n->mem_known = !unknown;
+		n->mem_known = !ix_member_null(json_object_get(nd, "memory_bytes"), IX_MEMBER_NULL);
 		n->mem_bytes = mem;
 		n->free_bytes = free_bytes;
 		r->nnodes++;

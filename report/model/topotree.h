@@ -7,8 +7,9 @@
  * NICs' counters, summed up the tree against each link's bandwidth). Nodes
  * are in drawing order (depth first), so a renderer walks the visible ones
  * and places them; folding hides a subtree behind its top node, which then
- * says what it holds ("2 GPU, 1 NIC") and the worst health below it. A fold keeps the rows with a problem (and the
- * way down to them) in sight, unless the screen cannot hold them.
+ * says what it holds ("2 GPU, 1 NIC") and the worst health below it. A
+ * fold keeps the rows with a problem (and the way down to them) in sight,
+ * unless the screen cannot hold them.
  */
 #ifndef IX_TOPOTREE_H
 #define IX_TOPOTREE_H

@@ -166,6 +166,8 @@ Test(read_mem, damaged_ones_name_the_member)
 		{ "llc_bytes", NULL, "llc_bytes is missing, not a whole number or null" },
 		{ "nodes", "{}", "nodes is an object, not an array" },
 		{ "nodes[1].node", "0", "nodes[1].node: node 0 is listed twice" },
+		{ "nodes[1].memory_bytes", NULL,
+		  "nodes[1].memory_bytes is missing, not a whole number or null" },
 		{ "nodes[0].hmat", "[null]", "nodes[0].hmat has 1 entries, not 2" },
 		{ "nodes[0].hmat[1].read_latency_ns", "-1",
 		  "nodes[0].hmat[1].read_latency_ns is -1, out of range" },
@@ -204,6 +206,26 @@ Test(read_mem, damaged_ones_name_the_member)
 		cr_expect_null(back.cells, "%s: left empty", bad[i].path);
 		json_decref(j);
 	}
+}
+
+/* A node whose memory size the kernel did not give reads back as unknown,
+ * not as 0 bytes. */
+Test(read_mem, a_null_memory_size_is_unknown)
+{
+	static struct ix_mem_result r, back;
+	struct ix_mem_cell cells[3];
+	struct ix_err err = { 0 };
+	json_t *j;
+
+	ix_test_mem_result(&r, cells);
+	j = ix_json_mem(&r);
+	damage(j, "nodes[1].memory_bytes", json_null());
+	cr_assert_eq(ix_json_read_mem(j, &back, &err), 0, "%s", err.msg);
+	cr_expect(back.nodes[0].mem_known);
+	cr_expect_not(back.nodes[1].mem_known);
+	cr_expect_eq(back.nodes[1].mem_bytes, 0);
+	json_decref(j);
+	ix_mem_result_free(&back);
 }
 
 Test(read_mem, not_an_object)
