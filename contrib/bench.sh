@@ -30,7 +30,9 @@
 #      ping-pong, one-way (RTT/2) p50 and p99 in usec, both pinned alike
 #      and both left to the scheduler, with each tool's run-to-run spread
 #      (goal: ratio <= 1). Both block in receive by default; ixperf
-#      --busy-poll is shown for information only.
+#      --busy-poll is shown for information only. Both tools' servers are
+#      started afresh for every run, and a second sockperf server beside
+#      them: sockperf against itself, the resolution of each row.
 #   6. Memory: ixperf mem on node 0
 #      from node 0 against mbw (one thread: its MEMCPY against ixperf -T 1's
 #      copy), sysbench memory (read and write, a thread per CPU, blocks
@@ -48,7 +50,7 @@
 #   BENCH_STREAMS  the stream counts of the TCP and UDP sweeps (default "1 2 4 8 16")
 #   BENCH_ONLY   the parts to run, of "tcp udp tbf lat mem" (default all)
 #   BENCH_VETH_MTU  the veth pair's MTU (default 1500)
-#   BENCH_PORT   first of the 12 consecutive ports used (default 15301)
+#   BENCH_PORT   first of the 13 consecutive ports used (default 15301)
 #   BENCH_CC     TCP congestion control (default: the system's default)
 #   BENCH_PIN    CPUs for latency clients,servers (default 0,1; "none" = unpinned)
 #   BENCH_UDP_RATE  ixperf's UDP rate, all streams together (default 10G)
@@ -86,7 +88,7 @@ for part in $ONLY; do
 done
 # section NAME: whether that part runs (BENCH_ONLY).
 section() { [[ " $ONLY " == *" $1 "* ]]; }
-if ! [[ $PORT =~ ^[0-9]+$ ]] || ((PORT < 1 || PORT > 65530)); then
+if ! [[ $PORT =~ ^[0-9]+$ ]] || ((PORT < 1 || PORT > 65523)); then
 	echo "bench: BENCH_PORT must be a port number" >&2
 	exit 2
 fi
@@ -94,6 +96,7 @@ fi
 # Ports: one per server so a server that lingers cannot disturb another.
 P_IX_BW=$PORT P_IPERF=$((PORT + 1)) P_IX_LAT=$((PORT + 2)) P_SP_TCP=$((PORT + 3)) P_SP_UDP=$((PORT + 4))
 P_IPERF2=$((PORT + 5)) P_IPERF2_UDP=$((PORT + 6)) P_NUT=$((PORT + 7)) P_NUT_DATA=$((PORT + 8)) # +8..+11
+P_SP_SELF=$((PORT + 12)) # a second sockperf server: the latency rows' control
 
 # A client that has not finished well after its run is hung: give up on it.
 CLIENT_TIMEOUT=$((2 * T + 30))
@@ -694,12 +697,16 @@ sockperf_pct() {
 	awk -v p="$1" '$2 == "--->" && $3 == "percentile" && $4 + 0 == p { print $6; exit }'
 }
 
-# lat_sockperf PATH RUN: one sockperf ping-pong run. sockperf prints one-way
-# latency (RTT/2) in usec, e.g. "---> percentile 99.000 =   44.490", coloured
-# with ANSI escapes on some lines; the escapes are stripped first.
+# lat_sockperf PATH RUN [self]: one sockperf ping-pong run; with "self",
+# against the second sockperf server (the control: sockperf against
+# itself). sockperf prints one-way latency (RTT/2) in usec, e.g.
+# "---> percentile 99.000 =   44.490", coloured with ANSI escapes on some
+# lines; the escapes are stripped first.
 lat_sockperf() {
-	local path=$1 i=$2 port=$P_SP_UDP opt=() name="lat-sockperf-$PM-$1-$2" txt p50 p99 obs
+	local path=$1 i=$2 port=$P_SP_UDP opt=() tool=sockperf name txt p50 p99 obs
 	[ "$path" = tcp ] && { port=$P_SP_TCP; opt=(--tcp); }
+	[ "${3:-}" = self ] && { port=$P_SP_SELF tool=sockperf2; }
+	name="lat-$tool-$PM-$path-$i"
 	run_client "$name" "${PIN_CLIENT[@]}" sockperf ping-pong -i "$HOST" -p "$port" "${opt[@]}" -m "$LAT_SIZE" -t "$T"
 	txt=$(cat "$WORK/$name.out" "$WORK/$name.err" | sed 's/\x1b\[[0-9;]*m//g')
 	p50=$(sockperf_pct 50 <<<"$txt")
@@ -708,7 +715,7 @@ lat_sockperf() {
 		die "$name: no percentiles in sockperf's output ($WORK/$name.out)"
 	fi
 	obs=$(sed -n 's/.*Total \([0-9]*\) observations.*/\1/p' <<<"$txt" | head -n 1)
-	lat_record "sockperf-$PM-$path" "$i" "$p50" "$p99" "${obs:-?} samples"
+	lat_record "$tool-$PM-$path" "$i" "$p50" "$p99" "${obs:-?} samples"
 }
 
 # lat_record KEY RUN P50 P99 NOTE: keep the samples, print a line.
@@ -726,6 +733,28 @@ PIN=${BENCH_PIN:-0,1}
 PMODES="pinned free"
 { [ "$PIN" = none ] || ! command -v taskset >/dev/null; } && PMODES=free
 
+# lat_servers_up PATH / lat_servers_down: the servers of one run: ixperf's,
+# sockperf's and the control's (a second sockperf). Each run starts them
+# afresh: a server process brings a fixed offset of its own (where its
+# pages and stacks fall), up to 0.6 % of a loopback round trip between two
+# servers of the same build, which one server kept for every run would add
+# to all of its tool's runs alike.
+lat_servers_up() {
+	local port=$P_SP_UDP opt=()
+	[ "$1" = tcp ] && { port=$P_SP_TCP; opt=(--tcp); }
+	server_up ix_lat tcp "$P_IX_LAT" "${PIN_SERVER[@]}" "$IXPERF" server -B "$HOST" -p "$P_IX_LAT" -q
+	ix_lat_pid=$SERVER_PID
+	server_up "sp_$1" "$1" "$port" "${PIN_SERVER[@]}" sockperf server "${opt[@]}" -i "$HOST" -p "$port"
+	sp_lat_pid=$SERVER_PID
+	server_up "sp2_$1" "$1" "$P_SP_SELF" "${PIN_SERVER[@]}" sockperf server "${opt[@]}" -i "$HOST" -p "$P_SP_SELF"
+	sp2_lat_pid=$SERVER_PID
+}
+lat_servers_down() {
+	server_down "$ix_lat_pid"
+	server_down "$sp_lat_pid"
+	server_down "$sp2_lat_pid"
+}
+
 # lat_pass MODE: the ping-pong runs with both tools pinned ("pinned") or not
 # ("free"); ixperf --busy-poll beside them when pinned.
 lat_pass() {
@@ -736,33 +765,26 @@ lat_pass() {
 		PIN_SERVER=(taskset -c "${PIN#*,}")
 	fi
 	echo "== Latency, $LAT_SIZE-byte ping-pong, one-way (RTT/2), ixperf lat vs sockperf, $PM"
-	echo "   pinning: ${PIN_CLIENT[*]:-none} (clients), ${PIN_SERVER[*]:-none} (servers)"
-	server_up ix_lat tcp "$P_IX_LAT" "${PIN_SERVER[@]}" "$IXPERF" server -B "$HOST" -p "$P_IX_LAT" -q
-	ix_lat_pid=$SERVER_PID
-	server_up sp_tcp tcp "$P_SP_TCP" "${PIN_SERVER[@]}" sockperf server --tcp -i "$HOST" -p "$P_SP_TCP"
-	sp_tcp_pid=$SERVER_PID
-	server_up sp_udp udp "$P_SP_UDP" "${PIN_SERVER[@]}" sockperf server -i "$HOST" -p "$P_SP_UDP"
-	sp_udp_pid=$SERVER_PID
+	echo "   pinning: ${PIN_CLIENT[*]:-none} (clients), ${PIN_SERVER[*]:-none} (servers); servers restarted for each run"
 	for path in tcp udp; do
 		echo "-- $path"
 		for ((i = 1; i <= RUNS; i++)); do
+			lat_servers_up "$path"
+			# sockperf in the middle: ixperf and the control each run
+			# before it in one run and after it in the next
 			if ((i % 2)); then
 				lat_ixperf "$path" "$i"
 				lat_sockperf "$path" "$i"
+				lat_sockperf "$path" "$i" self
 			else
+				lat_sockperf "$path" "$i" self
 				lat_sockperf "$path" "$i"
 				lat_ixperf "$path" "$i"
 			fi
-		done
-		[ "$PM" = pinned ] || continue
-		echo "-- $path, ixperf --busy-poll (information only)"
-		for ((i = 1; i <= RUNS; i++)); do
-			lat_ixperf "$path" "$i" --busy-poll
+			[ "$PM" = pinned ] && lat_ixperf "$path" "$i" --busy-poll
+			lat_servers_down
 		done
 	done
-	server_down "$ix_lat_pid"
-	server_down "$sp_tcp_pid"
-	server_down "$sp_udp_pid"
 	echo
 }
 if section lat; then
@@ -836,11 +858,15 @@ fi
 # ---- summary ------------------------------------------------------------------
 
 # row METRIC IX PEER GOAL: one table line; GOAL is ">=N", "<=N" (on the
-# ratio ixperf/peer) or "-" (no goal). The verdict is taken on the ratio as
-# printed (3 decimals); against a peer of 0, "<=" holds only for 0.
+# ratio ixperf/peer), "-" (no goal) or "ctl" (a control: the ratio of a
+# tool to itself, no goal). The verdict is taken on the ratio as printed
+# (3 decimals); against a peer of 0, "<=" holds only for 0.
 row() {
 	local metric=$1 ix=$2 peer=$3 goal=$4 ratio="-" verdict="info" lim
-	if [ "$goal" != "-" ]; then
+	if [ "$goal" = ctl ]; then
+		ratio=$(printf '%.3f' "$(calc 'a/b' a="$ix" b="$peer")")
+		peer=$(printf '%.3f' "$peer") goal="-" verdict="control"
+	elif [ "$goal" != "-" ]; then
 		lim=${goal#??}
 		if awk -v p="$peer" 'BEGIN { exit !(p == 0) }'; then
 			verdict=$(awk -v a="$ix" -v g="$goal" 'BEGIN {
@@ -964,6 +990,9 @@ if section lat; then
 				printf '%-34s %12s %12s   (the runs, lowest-highest)\n' "" \
 					"$(spread "$q-ixperf-$m-$path")" "$(spread "$q-sockperf-$m-$path")"
 				paired "$q-ixperf-$m-$path" "$q-sockperf-$m-$path"
+				row "  control: sockperf vs sockperf" "$(median_of "$q-sockperf2-$m-$path")" \
+					"$(median_of "$q-sockperf-$m-$path")" "ctl"
+				paired "$q-sockperf2-$m-$path" "$q-sockperf-$m-$path"
 			done
 		done
 	done

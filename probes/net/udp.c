@@ -357,17 +357,19 @@ static bool udp_is_hello(const uint8_t *buf, ssize_t n, uint32_t id)
 static int udp_echo(struct ix_stream *s)
 {
 	uint8_t *buf = malloc(UDP_MAX);
-	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+	/* Between the receive and the send: no page it need not (tcp_echo). */
+	const int fd = s->fd, flags = s->busy_poll ? MSG_DONTWAIT : 0;
+	const uint32_t id = s->id;
 
 	if (!buf)
 		return ix_fail(&s->err, IX_EXIT_FAIL, "out of memory");
 	while (!ix_stream_stopped(s)) {
-		ssize_t n = recv(s->fd, buf, UDP_MAX, flags);
+		ssize_t n = ix_net_recv(fd, buf, UDP_MAX, flags);
 		if (n < 0)
 			continue; /* timeout, EAGAIN or a refused port: check stop */
-		if (udp_is_hello(buf, n, s->id))
+		if (udp_is_hello(buf, n, id))
 			continue; /* a repeated HELLO is no ping */
-		send(s->fd, buf, (size_t)n, 0);
+		ix_net_send(fd, buf, (size_t)n, 0);
 		atomic_fetch_add_explicit(&s->c.packets, 1, memory_order_relaxed);
 	}
 	free(buf);
@@ -378,22 +380,23 @@ static int64_t udp_ping(struct ix_stream *s, uint8_t *buf, uint64_t seq, int64_t
 {
 	size_t len = s->msg_size;
 	int64_t t0, deadline;
-	int flags = s->busy_poll ? MSG_DONTWAIT : 0;
+	const int fd = s->fd, flags = s->busy_poll ? MSG_DONTWAIT : 0;
 	uint8_t tag[8];
 
 	put64(tag, seq);
 	memcpy(buf, tag, sizeof(tag)); /* len >= 8: min_lat_size */
 	t0 = ix_now_ns();
 	deadline = t0 + timeout_ns;
-	if (send(s->fd, buf, len, 0) < 0 && errno != ECONNREFUSED)
+	if (ix_net_send(fd, buf, len, 0) < 0 && errno != ECONNREFUSED)
 		return ix_fail(&s->err, IX_EXIT_FAIL, "send failed: %s", strerror(errno));
 	/* One blocking recv per reply (SO_RCVTIMEO bounds it), or a spin. */
 	for (;;) {
-		ssize_t n = recv(s->fd, buf, len, flags);
+		ssize_t n = ix_net_recv(fd, buf, len, flags);
+		int64_t t1 = ix_now_ns(); /* before the reply is read (tcp_ping) */
 
 		if (n == (ssize_t)len && memcmp(buf, tag, sizeof(tag)) == 0)
-			return ix_now_ns() - t0;
-		if (ix_now_ns() >= deadline)
+			return t1 - t0;
+		if (t1 >= deadline)
 			return 0; /* lost */
 		if (ix_stream_stopped(s))
 			return ix_fail(&s->err, IX_EXIT_FAIL, "stopped");

@@ -1,9 +1,10 @@
 /* Unit tests for probes/net/net.c: datagram sequence accounting (loss,
- * late arrivals, duplicates, the warm-up boundary) and socket buffer sizes
- * as the kernel grants them. */
+ * late arrivals, duplicates, the warm-up boundary), socket buffer sizes
+ * as the kernel grants them, and the bare send and receive calls. */
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -320,4 +321,31 @@ Test(source_port, udp_binds_the_asked_port)
 	cr_assert_not_null(strstr(err.msg, "the port is in use on this host"), "%s", err.msg);
 	close(u);
 	close(l);
+}
+
+/* ---- the bare calls ------------------------------------------------------- */
+
+/* ix_net_send and ix_net_recv are send(2) and recv(2): bytes, flags,
+ * results and errno alike. */
+Test(calls, send_and_recv_as_the_system_calls)
+{
+	int sv[2];
+	char buf[16];
+
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	cr_assert_eq(ix_net_send(sv[0], "ping", 4, MSG_NOSIGNAL), 4);
+	cr_assert_eq(ix_net_recv(sv[1], buf, sizeof(buf), 0), 4);
+	cr_assert_eq(memcmp(buf, "ping", 4), 0);
+	errno = 0;
+	cr_assert_eq(ix_net_recv(sv[1], buf, sizeof(buf), MSG_DONTWAIT), -1);
+	cr_assert_eq(errno, EAGAIN, "errno %d", errno);
+	close(sv[1]);
+	errno = 0;
+	/* MSG_NOSIGNAL reaches the kernel: EPIPE, and no SIGPIPE to end the test */
+	cr_assert_eq(ix_net_send(sv[0], "x", 1, MSG_NOSIGNAL), -1);
+	cr_assert_eq(errno, EPIPE, "errno %d", errno);
+	close(sv[0]);
+	errno = 0;
+	cr_assert_eq(ix_net_recv(sv[0], buf, sizeof(buf), 0), -1);
+	cr_assert_eq(errno, EBADF, "errno %d", errno);
 }

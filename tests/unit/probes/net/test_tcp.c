@@ -1,5 +1,6 @@
 /* Unit tests for probes/net/tcp.c: a latency ping towards a peer that
- * stops reading ends at its deadline or at the stop flag; a bandwidth
+ * stops reading ends at its deadline or at the stop flag; the responder
+ * echoes every byte, in order, when its replies must wait; a bandwidth
  * receiver's wake-up mark follows its stream's rate; streams sharing a
  * thread (tcp_mux) move every byte, keep their deadline and stop. */
 #include "config.h"
@@ -75,6 +76,92 @@ Test(tcp_ping, peer_not_reading_honours_stop, .timeout = 10)
 	cr_assert_eq(ix_tcp_transport.ping(&r.s, r.buf, 0, 3600 * IX_NSEC_PER_SEC), -1);
 	cr_assert_str_eq(r.s.err.msg, "stopped");
 	rig_close(&r);
+}
+
+struct feed {
+	int fd;
+	size_t len;
+};
+
+static uint8_t pattern(size_t i)
+{
+	return (uint8_t)(i * 7 % 251);
+}
+
+/* Writes len pattern bytes, then ends its side. */
+static void *feed(void *arg)
+{
+	struct feed *f = arg;
+	uint8_t chunk[4096];
+
+	for (size_t off = 0; off < f->len;) {
+		size_t n = f->len - off < sizeof(chunk) ? f->len - off : sizeof(chunk);
+		ssize_t w;
+
+		for (size_t i = 0; i < n; i++)
+			chunk[i] = pattern(off + i);
+		w = write(f->fd, chunk, n);
+		if (w <= 0)
+			return (void *)1;
+		off += (size_t)w;
+	}
+	shutdown(f->fd, SHUT_WR);
+	return NULL;
+}
+
+static void *echo(void *arg)
+{
+	struct ix_stream *s = arg;
+
+	return (void *)(intptr_t)ix_tcp_transport.echo(s);
+}
+
+/* The responder's one send per echo is the fast path; when the reply
+ * cannot all go at once (the pinger is not reading yet), the rest waits
+ * for room. 4 MiB through 4 KiB buffers, read only after 200 ms: every
+ * byte comes back in order, and the responder ends at the pinger's EOF. */
+Test(tcp_echo, echoes_every_byte_when_the_reply_must_wait, .timeout = 30)
+{
+	enum { LEN = 4 << 20 };
+	int sv[2], small = 4096;
+	atomic_int stop;
+	struct ix_stream s;
+	struct feed f;
+	pthread_t te, tf;
+	uint8_t *got = malloc(LEN);
+	size_t have = 0;
+	void *rc_echo, *rc_feed;
+
+	cr_assert_not_null(got);
+	cr_assert_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	setsockopt(sv[0], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	cr_assert_eq(ix_net_set_recv_timeout(sv[0], 5000), 0); /* a lost byte fails, not hangs */
+	atomic_init(&stop, 0);
+	ix_stream_init(&s, 0, IX_DIR_FORWARD, true);
+	s.fd = sv[1];
+	s.tp = &ix_tcp_transport;
+	s.stop = &stop;
+	f = (struct feed){ .fd = sv[0], .len = LEN };
+	cr_assert_eq(pthread_create(&te, NULL, echo, &s), 0);
+	cr_assert_eq(pthread_create(&tf, NULL, feed, &f), 0);
+	usleep(200 * 1000);
+	while (have < LEN) {
+		ssize_t n = read(sv[0], got + have, LEN - have);
+
+		cr_assert_gt(n, 0, "echo ended after %zu of %d bytes", have, LEN);
+		have += (size_t)n;
+	}
+	pthread_join(tf, &rc_feed);
+	pthread_join(te, &rc_echo);
+	cr_assert_null(rc_feed);
+	cr_assert_eq((intptr_t)rc_echo, 0, "%s", s.err.msg);
+	for (size_t i = 0; i < LEN; i++)
+		cr_assert_eq(got[i], pattern(i), "byte %zu", i);
+	cr_assert_gt(atomic_load(&s.c.packets), 1, "several receives, each echoed");
+	close(sv[0]);
+	close(sv[1]);
+	free(got);
 }
 
 static void *receive(void *arg)
