@@ -67,15 +67,16 @@ int ix_net_set_recv_timeout(int fd, int ms);
  * without PCID. ixperf cancels no thread, and a ping-pong's round trip
  * holds four such calls: 0.4 to 0.8 % of a loopback round trip, measured
  * in a bare ping-pong with and without a second thread. Same arguments,
- * result and errno as send(2) and recv(2). */
+ * result and errno as send(2) and recv(2); each argument is passed to
+ * syscall(2) as a long, the width it reads. */
 static inline ssize_t ix_net_send(int fd, const void *buf, size_t len, int flags)
 {
-	return syscall(SYS_sendto, fd, buf, len, flags, NULL, 0);
+	return syscall(SYS_sendto, (long)fd, buf, (long)len, (long)flags, NULL, 0L);
 }
 
 static inline ssize_t ix_net_recv(int fd, void *buf, size_t len, int flags)
 {
-	return syscall(SYS_recvfrom, fd, buf, len, flags, NULL, NULL);
+	return syscall(SYS_recvfrom, (long)fd, buf, (long)len, (long)flags, NULL, NULL);
 }
 
 /* Printable address of a socket's peer ("[::1]:5301"). */
